@@ -1,0 +1,22 @@
+/**
+ * `npm start`: the whole service on http://localhost:3000/v1 with an embedded DynamoDB Local.
+ *   PORT             HTTP port (default 3000)
+ *   LOCAL_DATA_DIR   where DynamoDB Local keeps data (default .local-data); "memory" keeps none
+ */
+import { startLocalRuntime } from '../shared/local/runtime.js';
+
+const dataDirectory = process.env.LOCAL_DATA_DIR ?? '.local-data';
+const runtime = await startLocalRuntime({
+  port: Number(process.env.PORT ?? 3000),
+  dataDirectory: dataDirectory === 'memory' ? undefined : dataDirectory,
+});
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await runtime.close();
+  process.exit(0);
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);

@@ -1,0 +1,3 @@
+import { notImplementedHandler } from '../../shared/http/api-handler.js';
+
+export const handler = notImplementedHandler('refreshToken');

@@ -1,0 +1,3 @@
+import { notImplementedReceiver } from '../../shared/http/receiver-handler.js';
+
+export const handler = notImplementedReceiver('handleGatewayBWebhook', ['POST']);

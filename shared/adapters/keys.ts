@@ -1,0 +1,68 @@
+/**
+ * Every key of the single table, built in one place. An item's kind is visible from its pk
+ * prefix; a reader of this file sees every access pattern the service has.
+ */
+
+export interface ItemKey {
+  pk: string;
+  sk: string;
+}
+
+const item = (pk: string, sk = '#'): ItemKey => ({ pk, sk });
+
+export const keys = {
+  /** A user account. */
+  user: (userId: string) => item(`USER#${userId}`, 'PROFILE'),
+  /** Uniqueness guard for an email address (lower-cased); holds the owner's user id. */
+  emailGuard: (email: string) => item(`EMAIL#${email}`),
+  /** Uniqueness guard for an E.164 phone number; holds the owner's user id. */
+  phoneGuard: (phone: string) => item(`PHONE#${phone}`),
+  /** Consecutive failed logins of one account, for the growing delay. */
+  loginFailures: (userId: string) => item(`USER#${userId}`, 'LOGIN_FAILURES'),
+  /** A session (one login); access tokens carry its id as `sid`. */
+  session: (sessionId: string) => item(`SESSION#${sessionId}`),
+  /** gsi1: the sessions of a user, newest last. */
+  userSessions: (userId: string) => ({ gsi1pk: `USER_SESSIONS#${userId}` }),
+  /** A refresh token, by the SHA-256 of its value. */
+  refreshToken: (tokenHash: string) => item(`REFRESH#${tokenHash}`),
+  /** The live OTP for one channel + target + purpose. */
+  otp: (channel: string, target: string, purpose: string) =>
+    item(`OTP#${channel}#${target}#${purpose}`),
+  /** Wrong-code budget per target and purpose; survives new codes being issued. */
+  otpAttempts: (channel: string, target: string, purpose: string) =>
+    item(`OTP_ATTEMPTS#${channel}#${target}#${purpose}`),
+  /** Sends to one target in one hour window (at most 5). */
+  otpSends: (channel: string, target: string, hourWindow: number) =>
+    item(`OTP_SENDS#${channel}#${target}`, `${hourWindow}`),
+  /** A fixed-window request counter for one client (or one limit scope) and one window. */
+  rateCounter: (scope: string, client: string, windowStart: number) =>
+    item(`RATE#${scope}#${client}`, `${windowStart}`),
+  /** An outbound webhook endpoint of an account. */
+  webhookEndpoint: (accountId: string, endpointId: string) =>
+    item(`ACCOUNT#${accountId}`, `ENDPOINT#${endpointId}`),
+  /** All endpoints of an account: query pk with this prefix on sk. */
+  accountEndpoints: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'ENDPOINT#' }),
+  /** A published outbound event with its exact payload bytes. */
+  event: (eventId: string) => item(`EVENT#${eventId}`),
+  /** Idempotency-Key of an event publication, per account. */
+  eventIdempotency: (accountId: string, idempotencyKey: string) =>
+    item(`EVENT_IDEMPOTENCY#${accountId}#${idempotencyKey}`),
+  /** One delivery of one event to one endpoint. */
+  delivery: (deliveryId: string) => item(`DELIVERY#${deliveryId}`),
+  /** One attempt of a delivery, numbered from 1. */
+  deliveryAttempt: (deliveryId: string, attempt: number) =>
+    item(`DELIVERY#${deliveryId}`, `ATTEMPT#${String(attempt).padStart(2, '0')}`),
+  /** gsi1: the deliveries of an endpoint, by creation time. */
+  endpointDeliveries: (endpointId: string) => ({ gsi1pk: `ENDPOINT_DELIVERIES#${endpointId}` }),
+  /** gsi2: deliveries waiting for a next attempt, by due time. */
+  dueDeliveries: () => ({ gsi2pk: 'DELIVERIES_DUE' }),
+  /** Dedupe record of an inbound webhook event, by source and the source's event id. */
+  inboundEvent: (source: string, eventId: string) => item(`INBOUND#${source}#${eventId}`),
+  /** Audit record of one inbound webhook attempt; gsi1 lists a source's attempts by time. */
+  inboundAttempt: (source: string, attemptId: string) =>
+    item(`INBOUND_ATTEMPT#${source}#${attemptId}`),
+  inboundAttemptsBySource: (source: string) => ({ gsi1pk: `INBOUND_ATTEMPTS#${source}` }),
+  /** A gateway subscription of an account. */
+  subscription: (accountId: string, subscriptionId: string) =>
+    item(`ACCOUNT#${accountId}`, `SUBSCRIPTION#${subscriptionId}`),
+};

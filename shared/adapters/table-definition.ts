@@ -1,0 +1,28 @@
+/**
+ * The single table, declared once: the CDK stack and the local runtime (DynamoDB Local) both
+ * build it from this definition, so they cannot drift apart.
+ *
+ * Generic key names (pk/sk, gsi1pk/gsi1sk, gsi2pk/gsi2sk) carry entity-specific values built in
+ * keys.ts; each index is named after the access pattern it serves.
+ */
+export const tableKeys = { partitionKey: 'pk', sortKey: 'sk' } as const;
+
+/** DynamoDB deletes an item some time after this epoch-seconds attribute passes (lazily). */
+export const ttlAttribute = 'expires_at';
+
+export const tableIndexes = [
+  {
+    /** Items owned by one parent, in time order: a user's sessions, an endpoint's deliveries. */
+    indexName: 'gsi1',
+    partitionKey: 'gsi1pk',
+    sortKey: 'gsi1sk',
+  },
+  {
+    /** Work due by time: deliveries whose next attempt is overdue (the sweeper's query). */
+    indexName: 'gsi2',
+    partitionKey: 'gsi2pk',
+    sortKey: 'gsi2sk',
+  },
+] as const;
+
+export type IndexName = (typeof tableIndexes)[number]['indexName'];

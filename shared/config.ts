@@ -1,0 +1,145 @@
+/**
+ * Configuration, read from the environment once and validated up front: a missing variable fails
+ * the cold start with its name, not a request with an undefined.
+ *
+ * Secrets never sit in the environment on AWS. There, a secret named X is given as `X_SECRET_ARN`
+ * and fetched once per cold start through the AWS Parameters and Secrets Lambda Extension (a
+ * localhost HTTP call: no Secrets Manager SDK in the bundle). Locally, and in tests, the plain
+ * variable X carries the value.
+ */
+
+export type RateLimitMode = 'test' | 'production';
+
+/** Requests per minute per client in each mode (service-interface.md, "Limits"). */
+export const rateLimitPerMode: Record<RateLimitMode, number> = { test: 100, production: 1000 };
+
+/** The retry ladder: attempt 1 at once, then +5 min, +30 min, +2 h, +24 h. */
+export const defaultRetryDelaysSeconds = [0, 300, 1800, 7200, 86400];
+
+function optional(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+export function required(name: string): string {
+  const value = optional(name);
+  if (value === undefined) {
+    throw new Error(`Missing configuration: environment variable ${name} is not set`);
+  }
+  return value;
+}
+
+function positiveInteger(name: string, fallback: number): number {
+  const raw = optional(name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new Error(`Invalid configuration: ${name} must be a positive integer, got "${raw}"`);
+  }
+  return value;
+}
+
+function list(name: string): string[] {
+  return (optional(name) ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
+export function tableName(): string {
+  return required('TABLE_NAME');
+}
+
+export function rateLimitMode(): RateLimitMode {
+  const mode = optional('RATE_LIMIT_MODE') ?? 'test';
+  if (mode !== 'test' && mode !== 'production') {
+    throw new Error(
+      `Invalid configuration: RATE_LIMIT_MODE must be test or production, got "${mode}"`,
+    );
+  }
+  return mode;
+}
+
+/** Requests per minute per client: RATE_LIMIT_PER_MINUTE, else the mode's figure. */
+export function rateLimitPerMinute(): number {
+  return positiveInteger('RATE_LIMIT_PER_MINUTE', rateLimitPerMode[rateLimitMode()]);
+}
+
+/** WEBHOOK_RETRY_DELAYS: seconds from the first attempt's schedule, one per attempt. */
+export function webhookRetryDelaysSeconds(): number[] {
+  const raw = list('WEBHOOK_RETRY_DELAYS');
+  if (raw.length === 0) return defaultRetryDelaysSeconds;
+  const delays = raw.map(Number);
+  if (delays.some((delay) => !Number.isInteger(delay) || delay < 0)) {
+    throw new Error(
+      'Invalid configuration: WEBHOOK_RETRY_DELAYS must be whole seconds, e.g. 0,300,1800',
+    );
+  }
+  return delays;
+}
+
+/** Only for tests and the local runtime: lets webhook endpoints resolve to private addresses. */
+export function webhookAllowPrivateNetwork(): boolean {
+  return optional('WEBHOOK_ALLOW_PRIVATE_NETWORK') === 'true';
+}
+
+export function optionalSetting(name: string): string | undefined {
+  return optional(name);
+}
+
+export function listSetting(name: string): string[] {
+  return list(name);
+}
+
+export type SecretName =
+  | 'JWT_SIGNING_KEYS'
+  | 'OTP_PEPPER'
+  | 'GATEWAY_A_WEBHOOK_SECRET'
+  | 'GATEWAY_B_WEBHOOK_SECRET'
+  | 'MESSAGING_APP_SECRET'
+  | 'MESSAGING_VERIFY_TOKEN';
+
+const secretCache = new Map<SecretName, Promise<string>>();
+
+/**
+ * A secret's value, fetched at most once per process. Rotatable secrets hold several values
+ * separated by commas, newest first (see `secretValues`).
+ */
+export function secret(name: SecretName): Promise<string> {
+  let value = secretCache.get(name);
+  if (value === undefined) {
+    value = loadSecret(name);
+    secretCache.set(name, value);
+    value.catch(() => secretCache.delete(name));
+  }
+  return value;
+}
+
+/** The active values of a rotatable secret, newest first. */
+export async function secretValues(name: SecretName): Promise<string[]> {
+  return (await secret(name))
+    .split(',')
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
+}
+
+async function loadSecret(name: SecretName): Promise<string> {
+  const plain = optional(name);
+  if (plain !== undefined) return plain;
+  const arn = required(`${name}_SECRET_ARN`);
+  // The extension listens on localhost and authenticates the caller by the function's own
+  // session token; it caches the value, and so do we, per cold start.
+  const port = optional('PARAMETERS_SECRETS_EXTENSION_HTTP_PORT') ?? '2773';
+  const response = await fetch(
+    `http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(arn)}`,
+    { headers: { 'X-Aws-Parameters-Secrets-Token': required('AWS_SESSION_TOKEN') } },
+  );
+  if (!response.ok) {
+    throw new Error(`Secret ${name} could not be read: extension answered ${response.status}`);
+  }
+  const body = (await response.json()) as { SecretString?: string };
+  if (typeof body.SecretString !== 'string' || body.SecretString === '') {
+    throw new Error(`Secret ${name} is empty`);
+  }
+  return body.SecretString;
+}

@@ -1,0 +1,16 @@
+/** The outbound event types a client can subscribe to (service-interface.md, "Events"). */
+export const eventTypes = [
+  'order.created',
+  'order.updated',
+  'order.cancelled',
+  'order.completed',
+  'delivery.assigned',
+  'delivery.picked_up',
+  'delivery.in_transit',
+  'delivery.completed',
+  'payment.successful',
+  'payment.failed',
+  'payment.refunded',
+] as const;
+
+export type EventType = (typeof eventTypes)[number];

@@ -1,0 +1,282 @@
+import { createHash } from 'node:crypto';
+import middy, { type MiddlewareObj } from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type * as v from 'valibot';
+import { dynamoWindowCounter } from '../adapters/window-counter.js';
+import { rateLimitPerMinute } from '../config.js';
+import { systemClock } from '../domain/clock.js';
+import { ServiceError } from '../domain/errors.js';
+import { consume, type RateLimitDecision } from '../domain/rate-limit.js';
+import { log } from '../log.js';
+import {
+  type HttpResponse,
+  type PageMeta,
+  responseForError,
+  successResponse,
+} from './responses.js';
+import { parseRequestPart } from './validate.js';
+
+/** Largest accepted API request body (contract.md): larger is a 413. */
+export const maxApiBodyBytes = 64 * 1024;
+
+/** Who is calling, as established by a valid access token with a live session. */
+export interface Principal {
+  userId: string;
+  sessionId: string;
+}
+
+type Schema = v.GenericSchema;
+type Output<TSchema> = TSchema extends Schema ? v.InferOutput<TSchema> : undefined;
+
+export interface ApiRequest<TBody, TQuery, TParams> {
+  body: TBody;
+  query: TQuery;
+  params: TParams;
+  /** Header names are lower-cased. */
+  headers: Record<string, string>;
+  requestId: string;
+  sourceIp: string;
+}
+
+export interface AuthenticatedRequest<TBody, TQuery, TParams>
+  extends ApiRequest<TBody, TQuery, TParams> {
+  principal: Principal;
+}
+
+/** A page of a list, answered as `data` plus `meta`. */
+export class Page<TItem> {
+  constructor(
+    readonly items: TItem[],
+    readonly meta: PageMeta,
+  ) {}
+}
+
+interface Options<TBody, TQuery, TParams> {
+  body?: TBody;
+  query?: TQuery;
+  params?: TParams;
+  /** Status of a success. @default 200 */
+  successStatus?: 200 | 201;
+}
+
+interface AuthenticatedOptions<TBody, TQuery, TParams> extends Options<TBody, TQuery, TParams> {
+  /** Resolves the Authorization header to a principal or throws unauthorized/invalid_token. */
+  authenticate: (authorization: string | undefined) => Promise<Principal>;
+}
+
+type ApiEvent = APIGatewayProxyEvent;
+type Handler = (event: ApiEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+interface State {
+  headers: Record<string, string>;
+  requestId: string;
+  sourceIp: string;
+  rateLimit?: RateLimitDecision;
+  principal?: Principal;
+  startedAt: number;
+}
+
+/** Per-invocation state the middlewares share, keyed by the event object. */
+const states = new WeakMap<object, State>();
+const stateOf = (event: object): State => {
+  const state = states.get(event);
+  if (state === undefined) throw new Error('request state missing: requestState() must run first');
+  return state;
+};
+
+function lowerCaseHeaders(headers: ApiEvent['headers'] | null | undefined): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value !== undefined) result[name.toLowerCase()] = value;
+  }
+  return result;
+}
+
+/** Normalises headers, remembers the request id and logs one line per request. */
+function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
+  const finish = (event: ApiEvent, response: HttpResponse | null | undefined) => {
+    const state = stateOf(event);
+    log.info('request', {
+      requestId: state.requestId,
+      method: event.httpMethod,
+      path: event.path,
+      status: response?.statusCode,
+      durationMs: Date.now() - state.startedAt,
+    });
+  };
+  return {
+    before: ({ event }) => {
+      const headers = lowerCaseHeaders(event.headers);
+      event.headers = headers;
+      states.set(event, {
+        headers,
+        requestId: event.requestContext?.requestId ?? 'local',
+        sourceIp: event.requestContext?.identity?.sourceIp ?? 'unknown',
+        startedAt: Date.now(),
+      });
+    },
+    after: ({ event, response }) => finish(event, response),
+    onError: ({ event, response }) => finish(event, response),
+  };
+}
+
+/**
+ * The per-client fixed window of contract.md: by API key when one is sent (the usage-plan key on
+ * AWS), else by source IP. Every response carries the X-RateLimit-* headers.
+ */
+function rateLimit(): MiddlewareObj<ApiEvent, HttpResponse> {
+  const addHeaders = (event: ApiEvent, response: HttpResponse | null | undefined) => {
+    const decision = stateOf(event).rateLimit;
+    if (decision === undefined || !response) return;
+    response.headers['x-ratelimit-limit'] = String(decision.limit);
+    response.headers['x-ratelimit-remaining'] = String(decision.remaining);
+    response.headers['x-ratelimit-reset'] = String(decision.reset);
+  };
+  return {
+    before: async ({ event }) => {
+      const state = stateOf(event);
+      const apiKey = state.headers['x-api-key'];
+      // Keys are credentials: count under a digest, never the key itself.
+      const client = apiKey
+        ? `key:${createHash('sha256').update(apiKey).digest('hex').slice(0, 32)}`
+        : `ip:${state.sourceIp}`;
+      const window = { scope: 'api', limit: rateLimitPerMinute(), windowSeconds: 60 };
+      try {
+        state.rateLimit = await consume(dynamoWindowCounter, window, client, systemClock.now());
+      } catch (error) {
+        // Fail open: the usage plan on API Gateway stays as the backstop.
+        log.warn('rate limiter unavailable', { requestId: state.requestId, error });
+        return;
+      }
+      if (!state.rateLimit.allowed) {
+        throw new ServiceError(
+          'rate_limited',
+          'Too many requests; retry after the window resets',
+          [],
+          {
+            retryAfterSeconds: state.rateLimit.retryAfter,
+          },
+        );
+      }
+    },
+    after: ({ event, response }) => addHeaders(event, response),
+    onError: ({ event, response }) => addHeaders(event, response),
+  };
+}
+
+/** Maps whatever was thrown to the error envelope (5xx bodies stay generic). */
+function errorEnvelope(): MiddlewareObj<ApiEvent, HttpResponse> {
+  return {
+    onError: (request) => {
+      request.response = responseForError(request.error, stateOf(request.event).requestId);
+    },
+  };
+}
+
+/** Refuses bodies over the limit before anything parses them. */
+function bodyLimit(): MiddlewareObj<ApiEvent, HttpResponse> {
+  return {
+    before: ({ event }) => {
+      if (
+        event.body &&
+        Buffer.byteLength(event.body, event.isBase64Encoded ? 'base64' : 'utf8') > maxApiBodyBytes
+      ) {
+        throw new ServiceError(
+          'payload_too_large',
+          `The request body must be at most ${maxApiBodyBytes} bytes`,
+          [{ field: 'body', message: `must be at most ${maxApiBodyBytes} bytes` }],
+        );
+      }
+    },
+  };
+}
+
+function buildHandler<
+  TBody extends Schema | undefined,
+  TQuery extends Schema | undefined,
+  TParams extends Schema | undefined,
+>(
+  options: Options<TBody, TQuery, TParams>,
+  authenticate: ((authorization: string | undefined) => Promise<Principal>) | undefined,
+  run: (
+    request: AuthenticatedRequest<Output<TBody>, Output<TQuery>, Output<TParams>>,
+  ) => Promise<unknown>,
+): Handler {
+  const core = async (event: ApiEvent): Promise<HttpResponse> => {
+    const state = stateOf(event);
+    const body = options.body ? parseRequestPart(options.body, event.body, 'body') : undefined;
+    const query = options.query
+      ? parseRequestPart(options.query, event.queryStringParameters ?? {}, 'query')
+      : undefined;
+    const params = options.params
+      ? parseRequestPart(options.params, event.pathParameters ?? {}, 'path')
+      : undefined;
+    const result = await run({
+      body,
+      query,
+      params,
+      headers: state.headers,
+      requestId: state.requestId,
+      sourceIp: state.sourceIp,
+      principal: state.principal as Principal,
+    } as AuthenticatedRequest<Output<TBody>, Output<TQuery>, Output<TParams>>);
+    const status = options.successStatus ?? 200;
+    return result instanceof Page
+      ? successResponse(status, result.items, result.meta)
+      : successResponse(status, result);
+  };
+
+  const stack = middy<ApiEvent, HttpResponse>(core)
+    .use(requestState())
+    .use(rateLimit())
+    .use(errorEnvelope())
+    .use(bodyLimit());
+  // Credentials are checked before the body is read: an anonymous caller learns nothing more.
+  if (authenticate) {
+    stack.use({
+      before: async ({ event }) => {
+        const state = stateOf(event);
+        state.principal = await authenticate(state.headers.authorization);
+      },
+    });
+  }
+  if (options.body) stack.use(httpJsonBodyParser());
+  return stack as unknown as Handler;
+}
+
+/**
+ * A public API operation: parses and validates the request, applies the rate limit, runs the
+ * use-case and wraps its result in the success envelope (a `Page` adds `meta`).
+ */
+export function apiHandler<
+  TBody extends Schema | undefined = undefined,
+  TQuery extends Schema | undefined = undefined,
+  TParams extends Schema | undefined = undefined,
+>(
+  options: Options<TBody, TQuery, TParams>,
+  run: (request: ApiRequest<Output<TBody>, Output<TQuery>, Output<TParams>>) => Promise<unknown>,
+): Handler {
+  return buildHandler(options, undefined, run);
+}
+
+/** Like apiHandler, for operations of an authenticated user: no valid session, no call. */
+export function authenticatedHandler<
+  TBody extends Schema | undefined = undefined,
+  TQuery extends Schema | undefined = undefined,
+  TParams extends Schema | undefined = undefined,
+>(
+  options: AuthenticatedOptions<TBody, TQuery, TParams>,
+  run: (
+    request: AuthenticatedRequest<Output<TBody>, Output<TQuery>, Output<TParams>>,
+  ) => Promise<unknown>,
+): Handler {
+  return buildHandler(options, options.authenticate, run);
+}
+
+/** Placeholder for an operation whose behaviour has not landed yet: 501 in the envelope. */
+export function notImplementedHandler(operation: string): Handler {
+  return apiHandler({}, async () => {
+    throw new ServiceError('not_implemented', `${operation} is not implemented yet`);
+  });
+}

@@ -1,0 +1,108 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { ServiceError } from '../domain/errors.js';
+import { log } from '../log.js';
+import { type HttpResponse, responseForError, successResponse } from './responses.js';
+import type { HttpMethod } from './routes.js';
+
+/** Largest accepted inbound webhook body (1 MiB): larger is a 413. */
+export const maxReceiverBodyBytes = 1024 * 1024;
+
+/** An inbound webhook call as it arrived: the raw bytes are what signatures cover. */
+export interface InboundRequest {
+  method: HttpMethod;
+  /** Header names are lower-cased. */
+  headers: Record<string, string>;
+  query: Record<string, string>;
+  rawBody: Buffer;
+  requestId: string;
+  sourceIp: string;
+  receivedAt: number;
+}
+
+/** A text/plain answer (the messaging handshake echoes its challenge this way). */
+export class PlainText {
+  constructor(readonly text: string) {}
+}
+
+interface ReceiverOptions {
+  methods: HttpMethod[];
+  /** @default maxReceiverBodyBytes */
+  maxBodyBytes?: number;
+  /**
+   * Called with every refused call (bad signature, malformed or oversized body, wrong method)
+   * before the 4xx goes out, so that the audit trail holds every attempt.
+   */
+  onRefused?: (request: InboundRequest, error: ServiceError) => Promise<void>;
+}
+
+type Handler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+
+function toResponse(result: unknown): HttpResponse {
+  if (result instanceof PlainText) {
+    return {
+      statusCode: 200,
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+      body: result.text,
+    };
+  }
+  return successResponse(200, result);
+}
+
+/**
+ * A Lambda Function URL receiver. Function URLs base64-encode bodies that are not text; either
+ * way the handler gets the exact bytes that were sent, never a re-serialised copy.
+ */
+export function receiverHandler(
+  options: ReceiverOptions,
+  run: (request: InboundRequest) => Promise<unknown>,
+): Handler {
+  const maxBodyBytes = options.maxBodyBytes ?? maxReceiverBodyBytes;
+  return async (event) => {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(event.headers ?? {})) {
+      if (value !== undefined) headers[name.toLowerCase()] = value;
+    }
+    const request: InboundRequest = {
+      method: event.requestContext.http.method.toUpperCase() as HttpMethod,
+      headers,
+      query: Object.fromEntries(
+        Object.entries(event.queryStringParameters ?? {}).filter(
+          (entry): entry is [string, string] => entry[1] !== undefined,
+        ),
+      ),
+      rawBody: Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8'),
+      requestId: event.requestContext.requestId,
+      sourceIp: event.requestContext.http.sourceIp,
+      receivedAt: Date.now(),
+    };
+    try {
+      if (!options.methods.includes(request.method)) {
+        throw new ServiceError('not_found', `${request.method} is not served here`);
+      }
+      if (request.rawBody.length > maxBodyBytes) {
+        throw new ServiceError(
+          'payload_too_large',
+          `The body must be at most ${maxBodyBytes} bytes`,
+          [{ field: 'body', message: `must be at most ${maxBodyBytes} bytes` }],
+        );
+      }
+      const response = toResponse(await run(request));
+      log.info('inbound webhook', { requestId: request.requestId, status: response.statusCode });
+      return response;
+    } catch (error) {
+      if (error instanceof ServiceError && options.onRefused) {
+        await options.onRefused(request, error);
+      }
+      const response = responseForError(error, request.requestId);
+      log.info('inbound webhook', { requestId: request.requestId, status: response.statusCode });
+      return response;
+    }
+  };
+}
+
+/** Placeholder for a receiver whose behaviour has not landed yet: 501 in the envelope. */
+export function notImplementedReceiver(operation: string, methods: HttpMethod[]): Handler {
+  return receiverHandler({ methods }, async () => {
+    throw new ServiceError('not_implemented', `${operation} is not implemented yet`);
+  });
+}

@@ -1,0 +1,95 @@
+import type { ErrorCode, ErrorDetail } from '../domain/errors.js';
+import { ServiceError } from '../domain/errors.js';
+import { log } from '../log.js';
+
+/** The HTTP status of each error code: the one place where domain errors meet HTTP. */
+export const statusOfCode: Record<ErrorCode, number> = {
+  invalid_request: 400,
+  invalid_otp: 400,
+  otp_expired: 400,
+  invalid_credentials: 401,
+  unauthorized: 401,
+  invalid_token: 401,
+  invalid_signature: 401,
+  email_not_verified: 403,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  too_many_attempts: 429,
+  rate_limited: 429,
+  internal_error: 500,
+  not_implemented: 501,
+};
+
+export interface HttpResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface PageMeta {
+  page: number;
+  per_page: number;
+  total: number;
+}
+
+const jsonHeaders = { 'content-type': 'application/json; charset=utf-8' };
+
+export function successResponse(status: number, data: unknown, meta?: PageMeta): HttpResponse {
+  return {
+    statusCode: status,
+    headers: { ...jsonHeaders },
+    body: JSON.stringify(
+      meta === undefined ? { success: true, data } : { success: true, data, meta },
+    ),
+  };
+}
+
+export function errorResponse(
+  code: ErrorCode,
+  message: string,
+  details: ErrorDetail[] = [],
+): HttpResponse {
+  return {
+    statusCode: statusOfCode[code],
+    headers: { ...jsonHeaders },
+    body: JSON.stringify({ success: false, error: { code, message, details } }),
+  };
+}
+
+/** An error thrown by middy's own middlewares (they carry a statusCode). */
+interface HttpLikeError {
+  statusCode: number;
+  message: string;
+}
+
+const isHttpLikeError = (error: unknown): error is HttpLikeError =>
+  error instanceof Error && typeof (error as Partial<HttpLikeError>).statusCode === 'number';
+
+/**
+ * Turns anything thrown into the error envelope. Service errors speak for themselves; a 4xx from
+ * a middy middleware (malformed JSON, wrong content type) becomes invalid_request; everything else
+ * is a 500 whose body says nothing about the cause, which is logged instead.
+ */
+export function responseForError(error: unknown, requestId: string): HttpResponse {
+  if (error instanceof ServiceError) {
+    const response = errorResponse(error.code, error.message, error.details);
+    if (error.retryAfterSeconds !== undefined) {
+      response.headers['retry-after'] = String(error.retryAfterSeconds);
+    }
+    return response;
+  }
+  if (isHttpLikeError(error) && error.statusCode >= 400 && error.statusCode < 500) {
+    return errorResponse(
+      'invalid_request',
+      'The request body must be valid JSON sent as application/json',
+      [{ field: 'body', message: error.message }],
+    );
+  }
+  log.error('unhandled error', { requestId, error });
+  return errorResponse(
+    'internal_error',
+    'Something went wrong on our side; the request can be retried',
+  );
+}

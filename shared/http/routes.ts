@@ -1,0 +1,477 @@
+import type { GenericSchema } from 'valibot';
+import type { SecretName } from '../config.js';
+import * as auth from './schemas/auth.js';
+import * as otp from './schemas/otp.js';
+import * as webhooks from './schemas/webhooks.js';
+
+/**
+ * Every operation of the service, written once. The CDK stack makes one Lambda per distinct
+ * `entry`, the local runtime serves the same entries at the same paths, and the OpenAPI document
+ * is generated from this table — nothing else lists the operations.
+ *
+ * Handlers do not import this module (it would pull every schema into every bundle); they import
+ * their own schema from ./schemas.
+ */
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * - none: public (signature-authenticated receivers are `none` too);
+ * - user: a Bearer access token whose session is live;
+ * - iam: SigV4 on AWS (other services of the platform); open in the local runtime.
+ */
+export type Auth = 'none' | 'user' | 'iam';
+
+/**
+ * What an operation's function uses beyond the table (which every function reads and writes:
+ * API routes count rate-limit hits in it). The stack grants exactly these, and sets the
+ * environment they need, next to the function's declaration.
+ */
+export interface Needs {
+  /** Sends email through SES. */
+  email?: boolean;
+  /** Sends SMS through SNS (to phone numbers only). */
+  sms?: boolean;
+  /** Sends messages to the outbound delivery queue. */
+  deliveryQueue?: boolean;
+  /** Creates and deletes one-time schedules in the delivery schedule group. */
+  scheduler?: boolean;
+  /** Secrets read once per cold start. */
+  secrets?: SecretName[];
+}
+
+interface HttpRoute {
+  /** The operation id (service-interface.md's names where it has one). */
+  name: string;
+  method: HttpMethod;
+  /** Path below /v1, with {param} placeholders. */
+  path: string;
+  /** The Lambda entry module, relative to the project root. */
+  entry: string;
+  auth: Auth;
+  summary: string;
+  tag: 'auth' | 'profile' | 'otp' | 'webhooks' | 'events' | 'receivers' | 'meta';
+  /** Status of a success response. @default 200 */
+  successStatus?: 200 | 201;
+  body?: GenericSchema;
+  query?: GenericSchema;
+  needs: Needs;
+}
+
+/** Behind API Gateway (stage v1), with the usage plans and the per-client rate limit. */
+export interface ApiRoute extends HttpRoute {
+  surface: 'api';
+}
+
+/**
+ * On a Lambda Function URL: the inbound webhook receivers, which authenticate by signature.
+ * Routes that share an entry share one function (and one URL): the messaging platform calls a
+ * single callback URL with GET for the handshake and POST for notifications.
+ */
+export interface FunctionUrlRoute extends HttpRoute {
+  surface: 'function-url';
+  /** Largest accepted body in bytes. @default 1 MiB */
+  maxBodyBytes?: number;
+}
+
+/** Not on HTTP: invoked by SQS or by a schedule. */
+export interface BackgroundRoute {
+  name: string;
+  entry: string;
+  surface: 'queue' | 'schedule';
+  summary: string;
+  needs: Needs;
+}
+
+export type Route = ApiRoute | FunctionUrlRoute | BackgroundRoute;
+
+export type HttpRouteEntry = ApiRoute | FunctionUrlRoute;
+
+const api = (route: Omit<ApiRoute, 'surface'>): ApiRoute => ({ ...route, surface: 'api' });
+const receiver = (route: Omit<FunctionUrlRoute, 'surface' | 'auth' | 'tag'>): FunctionUrlRoute => ({
+  ...route,
+  auth: 'none',
+  tag: 'receivers',
+  surface: 'function-url',
+});
+
+export const routes: Route[] = [
+  // Accounts and sessions
+  api({
+    name: 'signup',
+    method: 'POST',
+    path: '/auth/signup',
+    entry: 'functions/auth/signup.ts',
+    auth: 'none',
+    tag: 'auth',
+    summary: 'Register an account and email a verification code',
+    needs: { email: true, secrets: ['OTP_PEPPER'] },
+    successStatus: 201,
+    body: auth.SignupRequest,
+  }),
+  api({
+    name: 'verifySignupOtp',
+    method: 'POST',
+    path: '/auth/verify-signup-otp',
+    entry: 'functions/auth/verify-signup-otp.ts',
+    auth: 'none',
+    tag: 'auth',
+    summary: 'Verify the sign-up code, activate the account and log in',
+    needs: { secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
+    body: auth.VerifySignupOtpRequest,
+  }),
+  api({
+    name: 'login',
+    method: 'POST',
+    path: '/auth/login',
+    entry: 'functions/auth/login.ts',
+    auth: 'none',
+    tag: 'auth',
+    summary: 'Log in with email and password',
+    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+    body: auth.LoginRequest,
+  }),
+  api({
+    name: 'refreshToken',
+    method: 'POST',
+    path: '/auth/refresh-token',
+    entry: 'functions/auth/refresh-token.ts',
+    auth: 'none',
+    tag: 'auth',
+    summary: 'Exchange a refresh token for a new token pair (rotation)',
+    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+    body: auth.RefreshTokenRequest,
+  }),
+  api({
+    name: 'logout',
+    method: 'POST',
+    path: '/auth/logout',
+    entry: 'functions/auth/logout.ts',
+    auth: 'none',
+    tag: 'auth',
+    summary: 'Revoke the session of the Bearer token, if any; always succeeds',
+    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+  }),
+  api({
+    name: 'changePassword',
+    method: 'POST',
+    path: '/auth/change-password',
+    entry: 'functions/auth/change-password.ts',
+    auth: 'user',
+    tag: 'auth',
+    summary: 'Change the password and revoke every other session',
+    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+    body: auth.ChangePasswordRequest,
+  }),
+  api({
+    name: 'forgotPassword',
+    method: 'POST',
+    path: '/auth/forgot-password',
+    entry: 'functions/auth/forgot-password.ts',
+    auth: 'none',
+    tag: 'auth',
+    summary: 'Email a password-reset code (or a verification code first)',
+    needs: { email: true, secrets: ['OTP_PEPPER'] },
+    body: auth.ForgotPasswordRequest,
+  }),
+  api({
+    name: 'resetPasswordWithOtp',
+    method: 'POST',
+    path: '/auth/reset-password-otp',
+    entry: 'functions/auth/reset-password-otp.ts',
+    auth: 'none',
+    tag: 'auth',
+    summary: 'Set a new password with the emailed code; revokes all sessions',
+    needs: { secrets: ['OTP_PEPPER'] },
+    body: auth.ResetPasswordWithOtpRequest,
+  }),
+  api({
+    name: 'getProfile',
+    method: 'GET',
+    path: '/profile',
+    entry: 'functions/profile/get-profile.ts',
+    auth: 'user',
+    tag: 'profile',
+    summary: "The caller's own profile",
+    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+  }),
+  api({
+    name: 'profileUpdate',
+    method: 'PUT',
+    path: '/profile/update',
+    entry: 'functions/profile/update-profile.ts',
+    auth: 'user',
+    tag: 'profile',
+    summary: 'Change name, email, phone number, gender or online status',
+    needs: { email: true, sms: true, secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
+    body: auth.ProfileUpdateRequest,
+  }),
+  api({
+    name: 'jwks',
+    method: 'GET',
+    path: '/.well-known/jwks.json',
+    entry: 'functions/meta/jwks.ts',
+    auth: 'none',
+    tag: 'meta',
+    summary: 'Public keys that verify access tokens',
+    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+  }),
+  api({
+    name: 'openapi',
+    method: 'GET',
+    path: '/openapi.json',
+    entry: 'functions/meta/openapi.ts',
+    auth: 'none',
+    tag: 'meta',
+    summary: 'This API as an OpenAPI 3.1 document',
+    needs: {},
+  }),
+
+  // One-time passwords
+  api({
+    name: 'sendOtp',
+    method: 'POST',
+    path: '/otp/send',
+    entry: 'functions/otp/send-otp.ts',
+    auth: 'none',
+    tag: 'otp',
+    summary: 'Send an SMS code for login or a generic check',
+    needs: { sms: true, secrets: ['OTP_PEPPER'] },
+    body: otp.SendOtpInput,
+  }),
+  api({
+    name: 'verifyOtp',
+    method: 'POST',
+    path: '/otp/verify',
+    entry: 'functions/otp/verify-otp.ts',
+    auth: 'none',
+    tag: 'otp',
+    summary: 'Verify an SMS code; purpose login returns a token pair',
+    needs: { secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
+    body: otp.VerifyOtpInput,
+  }),
+  api({
+    name: 'resendEmailOtp',
+    method: 'POST',
+    path: '/otp/resend/email',
+    entry: 'functions/otp/resend-email-otp.ts',
+    auth: 'none',
+    tag: 'otp',
+    summary: 'Send a new email verification code',
+    needs: { email: true, secrets: ['OTP_PEPPER'] },
+    body: otp.ResendEmailOtpRequest,
+  }),
+  api({
+    name: 'resendMobileOtp',
+    method: 'POST',
+    path: '/otp/resend/mobile',
+    entry: 'functions/otp/resend-mobile-otp.ts',
+    auth: 'none',
+    tag: 'otp',
+    summary: 'Send a new SMS verification code',
+    needs: { sms: true, secrets: ['OTP_PEPPER'] },
+    body: otp.ResendMobileOtpRequest,
+  }),
+  api({
+    name: 'verifyEmailOtp',
+    method: 'POST',
+    path: '/otp/verify/email',
+    entry: 'functions/otp/verify-email-otp.ts',
+    auth: 'none',
+    tag: 'otp',
+    summary: 'Confirm ownership of an email address',
+    needs: { secrets: ['OTP_PEPPER'] },
+    body: otp.VerifyEmailOtpRequest,
+  }),
+  api({
+    name: 'verifyMobileOtp',
+    method: 'POST',
+    path: '/otp/verify/mobile',
+    entry: 'functions/otp/verify-mobile-otp.ts',
+    auth: 'none',
+    tag: 'otp',
+    summary: 'Confirm ownership of a phone number',
+    needs: { secrets: ['OTP_PEPPER'] },
+    body: otp.VerifyMobileOtpRequest,
+  }),
+  api({
+    name: 'verifyPhoneAccount',
+    method: 'GET',
+    path: '/verify/phone',
+    entry: 'functions/otp/verify-phone-account.ts',
+    auth: 'none',
+    tag: 'otp',
+    summary: 'Whether a phone number is already registered',
+    needs: {},
+    query: otp.VerifyPhoneAccountQuery,
+  }),
+
+  // Outbound webhooks
+  api({
+    name: 'registerWebhook',
+    method: 'POST',
+    path: '/webhooks',
+    entry: 'functions/webhooks/register-webhook.ts',
+    auth: 'user',
+    tag: 'webhooks',
+    summary: 'Register an HTTPS endpoint for event types; returns its signing secret once',
+    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+    successStatus: 201,
+    body: webhooks.RegisterWebhookRequest,
+  }),
+  api({
+    name: 'listWebhooks',
+    method: 'GET',
+    path: '/webhooks',
+    entry: 'functions/webhooks/list-webhooks.ts',
+    auth: 'user',
+    tag: 'webhooks',
+    summary: "The caller's endpoints, paginated",
+    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+    query: webhooks.ListQuery,
+  }),
+  api({
+    name: 'getWebhook',
+    method: 'GET',
+    path: '/webhooks/{id}',
+    entry: 'functions/webhooks/get-webhook.ts',
+    auth: 'user',
+    tag: 'webhooks',
+    summary: 'One endpoint',
+    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+  }),
+  api({
+    name: 'deleteWebhook',
+    method: 'DELETE',
+    path: '/webhooks/{id}',
+    entry: 'functions/webhooks/delete-webhook.ts',
+    auth: 'user',
+    tag: 'webhooks',
+    summary: 'Delete an endpoint; pending deliveries to it stop',
+    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+  }),
+  api({
+    name: 'rotateWebhookSecret',
+    method: 'POST',
+    path: '/webhooks/{id}/rotate-secret',
+    entry: 'functions/webhooks/rotate-webhook-secret.ts',
+    auth: 'user',
+    tag: 'webhooks',
+    summary: 'Issue a new signing secret; the old one also signs for 24 hours',
+    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+  }),
+  api({
+    name: 'listWebhookDeliveries',
+    method: 'GET',
+    path: '/webhooks/{id}/deliveries',
+    entry: 'functions/webhooks/list-webhook-deliveries.ts',
+    auth: 'user',
+    tag: 'webhooks',
+    summary: 'Deliveries to an endpoint with their attempts',
+    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+    query: webhooks.ListDeliveriesQuery,
+  }),
+  api({
+    name: 'retryWebhookDelivery',
+    method: 'POST',
+    path: '/webhooks/{id}/deliveries/{delivery_id}/retry',
+    entry: 'functions/webhooks/retry-webhook-delivery.ts',
+    auth: 'user',
+    tag: 'webhooks',
+    summary: 'Attempt a delivery again now',
+    needs: { deliveryQueue: true, secrets: ['JWT_SIGNING_KEYS'] },
+  }),
+  api({
+    name: 'sendWebhookTestEvent',
+    method: 'POST',
+    path: '/webhooks/{id}/test',
+    entry: 'functions/webhooks/send-webhook-test-event.ts',
+    auth: 'user',
+    tag: 'webhooks',
+    summary: 'Deliver a test event to the endpoint',
+    needs: { deliveryQueue: true, secrets: ['JWT_SIGNING_KEYS'] },
+  }),
+  api({
+    name: 'publishEvent',
+    method: 'POST',
+    path: '/events',
+    entry: 'functions/webhooks/publish-event.ts',
+    auth: 'iam',
+    tag: 'events',
+    summary: "Publish an event to the account's subscribed endpoints",
+    needs: { deliveryQueue: true },
+    successStatus: 201,
+    body: webhooks.PublishEventRequest,
+  }),
+
+  // Inbound webhook receivers (Function URLs)
+  receiver({
+    name: 'handleGatewayAWebhook',
+    method: 'POST',
+    path: '/gateway-a-webhook-listener',
+    entry: 'functions/receivers/gateway-a-webhook.ts',
+    summary: 'Gateway A payment and order events',
+    needs: { deliveryQueue: true, secrets: ['GATEWAY_A_WEBHOOK_SECRET'] },
+  }),
+  receiver({
+    name: 'handleGatewayAWebhookEnhanced',
+    method: 'POST',
+    path: '/gateway-a-webhook-enhanced',
+    entry: 'functions/receivers/gateway-a-webhook-enhanced.ts',
+    summary: 'Gateway A events, enhanced verification',
+    needs: { deliveryQueue: true, secrets: ['GATEWAY_A_WEBHOOK_SECRET'] },
+  }),
+  receiver({
+    name: 'handleGatewayASubscriptionWebhook',
+    method: 'POST',
+    path: '/subscriptions/gateway-a',
+    entry: 'functions/receivers/gateway-a-subscription-webhook.ts',
+    summary: 'Gateway A subscription events',
+    needs: { secrets: ['GATEWAY_A_WEBHOOK_SECRET'] },
+  }),
+  receiver({
+    name: 'handleGatewayBWebhook',
+    method: 'POST',
+    path: '/gateway-b-webhook',
+    entry: 'functions/receivers/gateway-b-webhook.ts',
+    summary: 'All gateway B events',
+    needs: { deliveryQueue: true, secrets: ['GATEWAY_B_WEBHOOK_SECRET'] },
+  }),
+  receiver({
+    name: 'messagingWebhookVerification',
+    method: 'GET',
+    path: '/messaging',
+    entry: 'functions/receivers/messaging-webhook.ts',
+    summary: 'Messaging platform subscription handshake',
+    needs: { secrets: ['MESSAGING_APP_SECRET', 'MESSAGING_VERIFY_TOKEN'] },
+  }),
+  receiver({
+    name: 'messagingWebhookNotification',
+    method: 'POST',
+    path: '/messaging',
+    entry: 'functions/receivers/messaging-webhook.ts',
+    summary: 'Messaging platform notifications',
+    needs: { secrets: ['MESSAGING_APP_SECRET', 'MESSAGING_VERIFY_TOKEN'] },
+  }),
+
+  // Background work
+  {
+    name: 'deliverWebhook',
+    entry: 'functions/workers/deliver-webhook.ts',
+    surface: 'queue',
+    summary: 'Make one delivery attempt per SQS message',
+    needs: { email: true, deliveryQueue: true, scheduler: true },
+  },
+  {
+    name: 'sweepDeliveries',
+    entry: 'functions/workers/sweep-deliveries.ts',
+    surface: 'schedule',
+    summary: 'Re-enqueue deliveries whose next attempt is overdue',
+    needs: { deliveryQueue: true },
+  },
+];
+
+export const isHttpRoute = (route: Route): route is HttpRouteEntry =>
+  route.surface === 'api' || route.surface === 'function-url';
+
+export const httpRoutes = routes.filter(isHttpRoute);

@@ -1,0 +1,62 @@
+import * as v from 'valibot';
+import { email, gender, name, otpCode, password, phone } from './fields.js';
+
+/** Request bodies of the account operations (contract.md, "Request bodies"). */
+
+export const SignupRequest = v.strictObject({
+  name,
+  email,
+  phone: v.optional(phone),
+  password,
+});
+
+export const VerifySignupOtpRequest = v.strictObject({ email, otp: otpCode });
+
+export const LoginRequest = v.strictObject({
+  email,
+  // Any length up to the cap is accepted here: a login must not reveal the password rules.
+  password: v.pipe(
+    v.string('must be a string'),
+    v.nonEmpty('is required'),
+    v.maxLength(128, 'must be at most 128 characters'),
+  ),
+});
+
+export const RefreshTokenRequest = v.strictObject({
+  refresh_token: v.pipe(
+    v.string('must be a string'),
+    v.nonEmpty('is required'),
+    v.maxLength(256, 'must be at most 256 characters'),
+  ),
+});
+
+export const ChangePasswordRequest = v.strictObject({
+  current_password: v.pipe(
+    v.string('must be a string'),
+    v.nonEmpty('is required'),
+    v.maxLength(128, 'must be at most 128 characters'),
+  ),
+  new_password: password,
+});
+
+export const ForgotPasswordRequest = v.strictObject({ email });
+
+export const ResetPasswordWithOtpRequest = v.strictObject({
+  email,
+  otp: otpCode,
+  new_password: password,
+});
+
+export const ProfileUpdateRequest = v.pipe(
+  v.strictObject({
+    name: v.optional(name),
+    email: v.optional(email),
+    phone_number: v.optional(phone),
+    gender: v.optional(gender),
+    online_status: v.optional(v.boolean('must be a boolean')),
+  }),
+  v.check(
+    (body) => Object.values(body).some((value) => value !== undefined),
+    'at least one of name, email, phone_number, gender, online_status is required',
+  ),
+);

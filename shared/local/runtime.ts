@@ -1,0 +1,331 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type {
+  APIGatewayProxyEvent,
+  APIGatewayProxyEventV2,
+  APIGatewayProxyResult,
+  Context,
+} from 'aws-lambda';
+import { LocalOutbox } from '../adapters/local-outbox.js';
+import { useMailer } from '../adapters/ses-mailer.js';
+import { useSmsSender } from '../adapters/sns-sms-sender.js';
+import { advanceSystemClock } from '../domain/clock.js';
+import { errorResponse, type HttpResponse, successResponse } from '../http/responses.js';
+import { type HttpRouteEntry, httpRoutes, routes } from '../http/routes.js';
+import { ensureTable, startDynamoDbLocal } from './dynamodb-local.js';
+
+export interface LocalRuntimeOptions {
+  /** HTTP port; 0 picks a free one. @default 3000 */
+  port?: number;
+  /** Where DynamoDB Local keeps its data; undefined keeps it in memory. */
+  dataDirectory?: string;
+  /** Prints outbox messages and the listening line. @default true */
+  verbose?: boolean;
+}
+
+export interface LocalRuntime {
+  /** Base URL, ending in /v1. */
+  baseUrl: string;
+  outbox: LocalOutbox;
+  close(): Promise<void>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a Lambda handler's event type varies by surface.
+type LambdaHandler = (event: any, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** Requests larger than Lambda's own payload limit never reach a handler. */
+const maxRequestBytes = 6 * 1024 * 1024;
+const projectRoot = resolve(import.meta.dirname, '..', '..');
+
+/** Development-only values for what Secrets Manager and the stack provide on AWS. */
+const localDefaults: Record<string, string> = {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'local',
+  AWS_SECRET_ACCESS_KEY: 'local',
+  TABLE_NAME: 'service-local',
+  EMAIL_FROM: 'no-reply@localhost',
+  JWT_ISSUER: 'http://localhost/v1',
+  JWT_AUDIENCE: 'account-service',
+  JWT_SIGNING_KEYS: 'local-development-signing-seed-change-me',
+  OTP_PEPPER: 'local-development-otp-pepper-change-me',
+  GATEWAY_A_WEBHOOK_SECRET: 'local-gateway-a-secret',
+  GATEWAY_B_WEBHOOK_SECRET: 'local-gateway-b-secret',
+  MESSAGING_APP_SECRET: 'local-messaging-app-secret',
+  MESSAGING_VERIFY_TOKEN: 'local-messaging-verify-token',
+};
+
+interface MatchedRoute {
+  route: HttpRouteEntry;
+  params: Record<string, string>;
+}
+
+function compile(route: HttpRouteEntry): RegExp {
+  const pattern = route.path
+    .split('/')
+    .map((segment) =>
+      segment.startsWith('{')
+        ? `(?<${segment.slice(1, -1)}>[^/]+)`
+        : segment.replace(/[.]/g, '\\.'),
+    )
+    .join('/');
+  return new RegExp(`^${pattern}$`);
+}
+
+const compiled = httpRoutes.map((route) => ({ route, pattern: compile(route) }));
+
+/** The route for a method and path; wrong-method calls to a receiver still reach it (it audits them). */
+function match(method: string, path: string): MatchedRoute | undefined {
+  let receiverOnPath: MatchedRoute | undefined;
+  for (const { route, pattern } of compiled) {
+    const found = pattern.exec(path);
+    if (!found) continue;
+    const params = { ...found.groups };
+    if (route.method === method) return { route, params };
+    if (route.surface === 'function-url') receiverOnPath ??= { route, params };
+  }
+  return receiverOnPath;
+}
+
+function lambdaContext(requestId: string, name: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${name}`,
+    memoryLimitInMB: '1024',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => 30_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+const isTextual = (contentType: string | undefined) =>
+  contentType === undefined ||
+  /^(text\/|application\/([\w.+-]*\+)?(json|xml|x-www-form-urlencoded))/i.test(contentType);
+
+function singleValueHeaders(request: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return headers;
+}
+
+/** The API Gateway REST proxy event API Gateway would send for this request (stage v1). */
+function restEvent(
+  request: IncomingMessage,
+  url: URL,
+  matched: MatchedRoute,
+  body: Buffer,
+  requestId: string,
+): APIGatewayProxyEvent {
+  const query = Object.fromEntries(url.searchParams);
+  return {
+    resource: matched.route.path,
+    path: url.pathname.slice('/v1'.length),
+    httpMethod: request.method ?? 'GET',
+    headers: singleValueHeaders(request),
+    multiValueHeaders: {},
+    queryStringParameters: Object.keys(query).length > 0 ? query : null,
+    multiValueQueryStringParameters: null,
+    pathParameters: Object.keys(matched.params).length > 0 ? matched.params : null,
+    stageVariables: null,
+    body: body.length > 0 ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: undefined,
+      protocol: 'HTTP/1.1',
+      httpMethod: request.method ?? 'GET',
+      identity: {
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: request.headers['user-agent'] ?? null,
+      } as APIGatewayProxyEvent['requestContext']['identity'],
+      path: url.pathname,
+      stage: 'v1',
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: 'local',
+      resourcePath: matched.route.path,
+    },
+  };
+}
+
+/** The Lambda Function URL event (payload 2.0) for this request; non-text bodies go base64. */
+function functionUrlEvent(
+  request: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  requestId: string,
+): APIGatewayProxyEventV2 {
+  const headers = singleValueHeaders(request);
+  const textual = isTextual(headers['content-type']);
+  const query = Object.fromEntries(url.searchParams);
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    queryStringParameters: Object.keys(query).length > 0 ? query : undefined,
+    body: body.length > 0 ? body.toString(textual ? 'utf8' : 'base64') : undefined,
+    isBase64Encoded: body.length > 0 && !textual,
+    requestContext: {
+      accountId: 'anonymous',
+      apiId: 'local',
+      domainName: url.host,
+      domainPrefix: 'local',
+      http: {
+        method: request.method ?? 'GET',
+        path: url.pathname,
+        protocol: 'HTTP/1.1',
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: request.headers['user-agent'] ?? '',
+      },
+      requestId,
+      routeKey: '$default',
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+  };
+}
+
+async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > maxRequestBytes) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function send(response: ServerResponse, result: HttpResponse | APIGatewayProxyResult): void {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  const isBase64 = 'isBase64Encoded' in result && result.isBase64Encoded === true;
+  response.writeHead(result.statusCode, headers);
+  response.end(isBase64 ? Buffer.from(result.body, 'base64') : result.body);
+}
+
+async function loadHandlers(): Promise<Map<string, LambdaHandler>> {
+  const entries = [...new Set(routes.map((route) => route.entry))];
+  const modules = await Promise.all(
+    entries.map(async (entry) => {
+      const module = (await import(pathToFileURL(resolve(projectRoot, entry)).href)) as {
+        handler: LambdaHandler;
+      };
+      return [entry, module.handler] as const;
+    }),
+  );
+  return new Map(modules);
+}
+
+/**
+ * Serves every operation at http://localhost:PORT/v1 by invoking the same handler modules the
+ * stack deploys, with the events API Gateway and Function URLs would send. DynamoDB is the real
+ * DynamoDB Local; email and SMS go to an in-memory outbox (GET /_local/outbox).
+ */
+export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
+  const verbose = options.verbose ?? true;
+  for (const [name, value] of Object.entries(localDefaults)) process.env[name] ??= value;
+
+  const dynamoPort = await freePort();
+  const dynamo = await startDynamoDbLocal(dynamoPort, options.dataDirectory);
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  const admin = new DynamoDBClient({ endpoint: dynamo.endpoint });
+  await ensureTable(admin, process.env.TABLE_NAME ?? localDefaults.TABLE_NAME!);
+  admin.destroy();
+
+  const outbox = new LocalOutbox(verbose ? (line) => console.log(line) : () => undefined);
+  useMailer(outbox.mail);
+  useSmsSender(outbox.sms);
+
+  const handlers = await loadHandlers();
+
+  const server: Server = createServer(async (request, response) => {
+    try {
+      const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
+      if (url.pathname === '/_local/outbox' && request.method === 'GET') {
+        send(response, successResponse(200, outbox.list(url.searchParams.get('to') ?? undefined)));
+        return;
+      }
+      if (url.pathname === '/_local/clock' && request.method === 'POST') {
+        const seconds = Number(url.searchParams.get('advance_seconds'));
+        if (!Number.isFinite(seconds) || seconds < 0) {
+          send(
+            response,
+            errorResponse('invalid_request', 'advance_seconds must be a non-negative number'),
+          );
+          return;
+        }
+        advanceSystemClock(seconds * 1000);
+        send(response, successResponse(200, { advanced_seconds: seconds }));
+        return;
+      }
+      const matched = url.pathname.startsWith('/v1/')
+        ? match(request.method ?? 'GET', url.pathname.slice('/v1'.length))
+        : undefined;
+      if (matched === undefined) {
+        send(
+          response,
+          errorResponse('not_found', `No route for ${request.method} ${url.pathname}`),
+        );
+        return;
+      }
+      const body = await readBody(request);
+      if (body === undefined) {
+        send(response, errorResponse('payload_too_large', 'The request body is too large'));
+        return;
+      }
+      const requestId = randomUUID();
+      const handler = handlers.get(matched.route.entry)!;
+      const event =
+        matched.route.surface === 'api'
+          ? restEvent(request, url, matched, body, requestId)
+          : functionUrlEvent(request, url, body, requestId);
+      send(response, await handler(event, lambdaContext(requestId, matched.route.name)));
+    } catch (error) {
+      console.error('local runtime: handler crashed', error);
+      send(response, errorResponse('internal_error', 'Something went wrong on our side'));
+    }
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((listening) =>
+    server.listen(options.port ?? 3000, '127.0.0.1', listening),
+  );
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://localhost:${port}/v1`;
+  if (verbose)
+    console.log(`Service listening on ${baseUrl} (DynamoDB Local at ${dynamo.endpoint})`);
+
+  return {
+    baseUrl,
+    outbox,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((closed) => server.close(() => closed()));
+      await dynamo.stop();
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((listening) => probe.listen(0, '127.0.0.1', listening));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((closed) => probe.close(() => closed()));
+  return port;
+}

@@ -1,0 +1,29 @@
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+
+/** A minimal API Gateway REST proxy event, as the stage v1 integration sends it. */
+export function restEvent(overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent {
+  return {
+    resource: '/test',
+    path: '/test',
+    httpMethod: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: null,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: {
+      requestId: `req-${Math.random().toString(36).slice(2)}`,
+      stage: 'v1',
+      identity: { sourceIp: `10.0.0.${Math.floor(Math.random() * 250)}` },
+    } as APIGatewayProxyEvent['requestContext'],
+    ...overrides,
+  };
+}
+
+export const lambdaContext = {
+  awsRequestId: 'test',
+  getRemainingTimeInMillis: () => 30_000,
+} as Context;

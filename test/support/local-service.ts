@@ -1,0 +1,69 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export interface LocalService {
+  /** Base URL ending in /v1. */
+  baseUrl: string;
+  /** Origin, for /_local endpoints. */
+  origin: string;
+  /** Everything the service printed so far. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+const root = resolve(import.meta.dirname, '..', '..');
+
+/**
+ * Starts the service exactly as `npm start` does (bin/local.ts), on a free port with an in-memory
+ * DynamoDB Local, and talks to it only over HTTP: a black box.
+ */
+export async function startLocalService(env: Record<string, string> = {}): Promise<LocalService> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: '0',
+      LOCAL_DATA_DIR: 'memory',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '100000',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const baseUrl = await new Promise<string>((ready, failed) => {
+    const timer = setTimeout(
+      () => failed(new Error(`local service did not start:\n${output}`)),
+      45_000,
+    );
+    const check = () => {
+      const found = /listening on (http:\/\/\S+\/v1)/.exec(output);
+      if (found?.[1]) {
+        clearTimeout(timer);
+        ready(found[1]);
+      }
+    };
+    child.stdout?.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      failed(new Error(`local service exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    baseUrl,
+    origin: new URL(baseUrl).origin,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
