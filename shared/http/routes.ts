@@ -34,6 +34,8 @@ export interface Needs {
   sms?: boolean;
   /** Sends messages to the outbound delivery queue. */
   deliveryQueue?: boolean;
+  /** Sends messages to the inbound-event processing queue. */
+  inboundQueue?: boolean;
   /** Creates and deletes one-time schedules in the delivery schedule group. */
   scheduler?: boolean;
   /** Secrets read once per cold start. */
@@ -79,6 +81,8 @@ export interface BackgroundRoute {
   name: string;
   entry: string;
   surface: 'queue' | 'schedule';
+  /** For surface queue: which queue feeds it. */
+  queue?: 'delivery' | 'inbound';
   summary: string;
   needs: Needs;
 }
@@ -459,8 +463,17 @@ export const routes: Route[] = [
     name: 'deliverWebhook',
     entry: 'functions/workers/deliver-webhook.ts',
     surface: 'queue',
+    queue: 'delivery',
     summary: 'Make one delivery attempt per SQS message',
     needs: { email: true, deliveryQueue: true, scheduler: true },
+  },
+  {
+    name: 'processInboundEvent',
+    entry: 'functions/workers/process-inbound-event.ts',
+    surface: 'queue',
+    queue: 'inbound',
+    summary: 'Act on an accepted inbound webhook event (subscriptions, payment events)',
+    needs: { deliveryQueue: true },
   },
   {
     name: 'sweepDeliveries',

@@ -1,0 +1,3 @@
+export const handler = async (): Promise<never> => {
+  throw new Error('processInboundEvent is not implemented yet');
+};
