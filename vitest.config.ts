@@ -8,6 +8,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: keep DynamoDB Local, the runtimes and the test workers from starving each other.
     maxWorkers: 2,
-    env: { LOG_LEVEL: 'silent' },
+    env: { LOG_LEVEL: 'silent', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

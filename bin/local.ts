@@ -1,9 +1,13 @@
 /**
  * `npm start`: the whole service on http://localhost:3000/v1 with an embedded DynamoDB Local.
- *   PORT             HTTP port (default 3000)
+ *   PORT             HTTP port (default 3000; 0 picks a free one)
  *   LOCAL_DATA_DIR   where DynamoDB Local keeps data (default .local-data); "memory" keeps none
+ * Every other setting is read from the environment as on AWS (see README, "Configuration").
  */
-import { startLocalRuntime } from '../shared/local/runtime.js';
+
+// Lambda runs Node 22; on a Node 20 workstation the SDK's upgrade notice is noise.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const { startLocalRuntime } = await import('../shared/local/runtime.js');
 
 const dataDirectory = process.env.LOCAL_DATA_DIR ?? '.local-data';
 const runtime = await startLocalRuntime({

@@ -52,6 +52,17 @@ export class Page<TItem> {
   ) {}
 }
 
+/**
+ * A JSON document answered as it is, without the envelope: for documents that standard clients
+ * fetch (the JWKS, the OpenAPI document).
+ */
+export class Document {
+  constructor(
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+
 interface Options<TBody, TQuery, TParams> {
   body?: TBody;
   query?: TQuery;
@@ -222,6 +233,13 @@ function buildHandler<
       principal: state.principal as Principal,
     } as AuthenticatedRequest<Output<TBody>, Output<TQuery>, Output<TParams>>);
     const status = options.successStatus ?? 200;
+    if (result instanceof Document) {
+      return {
+        statusCode: status,
+        headers: { 'content-type': 'application/json; charset=utf-8', ...result.headers },
+        body: JSON.stringify(result.body),
+      };
+    }
     return result instanceof Page
       ? successResponse(status, result.items, result.meta)
       : successResponse(status, result);

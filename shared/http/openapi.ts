@@ -1,0 +1,182 @@
+import { toJsonSchema } from '@valibot/to-json-schema';
+import type * as v from 'valibot';
+import { statusOfCode } from './responses.js';
+import { type HttpRouteEntry, httpRoutes } from './routes.js';
+
+type JsonObject = Record<string, unknown>;
+
+/** JSON Schema of a request part as the client sends it (typeMode input: before transforms). */
+const jsonSchema = (schema: v.GenericSchema): JsonObject =>
+  toJsonSchema(schema, {
+    target: 'draft-2020-12',
+    typeMode: 'input',
+    errorMode: 'ignore',
+  }) as JsonObject;
+
+const errorCodes = Object.keys(statusOfCode);
+
+const components = {
+  securitySchemes: {
+    bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+    apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+    awsSigV4: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'Authorization',
+      description: 'AWS Signature Version 4 (IAM). Open in the local runtime.',
+    },
+  },
+  schemas: {
+    SuccessEnvelope: {
+      type: 'object',
+      required: ['success', 'data'],
+      properties: {
+        success: { const: true },
+        data: {},
+        meta: {
+          type: 'object',
+          required: ['page', 'per_page', 'total'],
+          properties: {
+            page: { type: 'integer' },
+            per_page: { type: 'integer' },
+            total: { type: 'integer' },
+          },
+        },
+      },
+    },
+    ErrorEnvelope: {
+      type: 'object',
+      required: ['success', 'error'],
+      properties: {
+        success: { const: false },
+        error: {
+          type: 'object',
+          required: ['code', 'message', 'details'],
+          properties: {
+            code: { type: 'string', enum: errorCodes },
+            message: { type: 'string' },
+            details: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['field', 'message'],
+                properties: { field: { type: 'string' }, message: { type: 'string' } },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  headers: {
+    'X-RateLimit-Limit': {
+      schema: { type: 'integer' },
+      description: 'Requests allowed in the window',
+    },
+    'X-RateLimit-Remaining': {
+      schema: { type: 'integer' },
+      description: 'Requests left in the window',
+    },
+    'X-RateLimit-Reset': {
+      schema: { type: 'integer' },
+      description: 'Unix time (s) at which the window ends',
+    },
+  },
+};
+
+const json = (ref: string) => ({
+  'application/json': { schema: { $ref: `#/components/schemas/${ref}` } },
+});
+
+function operation(route: HttpRouteEntry): JsonObject {
+  const parameters: JsonObject[] = [];
+  for (const match of route.path.matchAll(/\{(\w+)\}/g)) {
+    parameters.push({ name: match[1], in: 'path', required: true, schema: { type: 'string' } });
+  }
+  if (route.query) {
+    const schema = jsonSchema(route.query);
+    const properties = (schema.properties ?? {}) as Record<string, JsonObject>;
+    const required = new Set((schema.required ?? []) as string[]);
+    for (const [name, property] of Object.entries(properties)) {
+      parameters.push({ name, in: 'query', required: required.has(name), schema: property });
+    }
+  }
+  const rateLimitHeaders =
+    route.surface === 'api'
+      ? {
+          'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+          'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+          'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+        }
+      : undefined;
+  const errors = (description: string) => ({
+    description,
+    headers: rateLimitHeaders,
+    content: json('ErrorEnvelope'),
+  });
+  const responses: JsonObject = {
+    [String(route.successStatus ?? 200)]: {
+      description: 'Success',
+      headers: rateLimitHeaders,
+      content: json('SuccessEnvelope'),
+    },
+    '400': errors('Invalid request: one detail per bad field'),
+    '500': errors('Unexpected error; the body carries no internals'),
+  };
+  if (route.surface === 'api') responses['429'] = errors('Rate limited; see Retry-After');
+  if (route.auth === 'user') responses['401'] = errors('Missing, invalid or revoked access token');
+  if (route.surface === 'function-url') {
+    responses['401'] = errors('Missing or invalid signature');
+    responses['413'] = errors('Body over 1 MiB');
+  }
+  const security =
+    route.auth === 'user'
+      ? [{ bearerAuth: [] }]
+      : route.auth === 'iam'
+        ? [{ awsSigV4: [] }]
+        : route.surface === 'api'
+          ? [{}, { apiKey: [] }]
+          : [];
+  return {
+    operationId: route.name,
+    summary: route.summary,
+    tags: [route.tag],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: jsonSchema(route.body) } },
+          },
+        }
+      : {}),
+    responses,
+    security,
+    'x-surface': route.surface,
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document of the service, generated from the route table and its valibot
+ * schemas (so it cannot drift from what the handlers accept). Receivers live on Function URLs
+ * on AWS; their paths are those the local runtime serves.
+ */
+export function openApiDocument(serverUrl: string): JsonObject {
+  const paths: Record<string, JsonObject> = {};
+  for (const route of httpRoutes) {
+    paths[route.path] ??= {};
+    paths[route.path]![route.method.toLowerCase()] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Account, OTP and webhook service',
+      version: '1.0.0',
+      description:
+        'Sign-up with email OTP, JWT sessions with rotating refresh tokens, SMS OTP, password reset, inbound gateway webhooks and signed outbound webhooks. Envelopes, error codes and rate limits as documented in the README.',
+    },
+    servers: [{ url: serverUrl }],
+    paths,
+    components,
+  };
+}

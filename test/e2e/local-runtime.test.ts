@@ -1,0 +1,65 @@
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalService, startLocalService } from '../support/local-service.js';
+
+let service: LocalService;
+
+beforeAll(async () => {
+  service = await startLocalService();
+});
+
+afterAll(async () => {
+  await service?.stop();
+});
+
+describe('the local runtime (npm start)', () => {
+  it('serves the OpenAPI document at /v1/openapi.json', async () => {
+    const response = await fetch(`${service.baseUrl}/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { openapi: string; servers: { url: string }[] };
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.servers[0]?.url).toBe(service.baseUrl);
+  });
+
+  it('puts the rate-limit headers on every API response', async () => {
+    const response = await fetch(`${service.baseUrl}/openapi.json`);
+    expect(response.headers.get('x-ratelimit-limit')).toBe('100000');
+    expect(Number(response.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(0);
+    expect(Number(response.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+  });
+
+  it('answers an unknown route with a 404 envelope', async () => {
+    const response = await fetch(`${service.baseUrl}/no/such/route`);
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({
+      success: false,
+      error: { code: 'not_found', message: expect.any(String), details: [] },
+    });
+  });
+
+  it('lists the local outbox', async () => {
+    const response = await fetch(`${service.origin}/_local/outbox?to=nobody@example.com`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ success: true, data: [] });
+  });
+});
+
+describe('stopping the local runtime', () => {
+  it('leaves no DynamoDB Local process behind', async () => {
+    const own = await startLocalService();
+    const dynamoPort = /DynamoDB Local at http:\/\/127\.0\.0\.1:(\d+)/.exec(own.output())?.[1];
+    expect(dynamoPort).toBeDefined();
+    const javaOnPort = () => {
+      try {
+        return execFileSync('pgrep', ['-f', `DynamoDBLocal.jar -port ${dynamoPort} `])
+          .toString()
+          .trim();
+      } catch {
+        return '';
+      }
+    };
+    expect(javaOnPort()).not.toBe('');
+    await own.stop();
+    await expect.poll(javaOnPort, { timeout: 10_000 }).toBe('');
+  });
+});
