@@ -15,8 +15,7 @@ const paths = document.paths as Record<string, Record<string, Operation>>;
 describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document according to a real parser', async () => {
     const result = await validate(structuredClone(document) as never);
-    expect(result.errors ?? []).toEqual([]);
-    expect(result.valid).toBe(true);
+    expect(result.valid ? [] : result.errors).toEqual([]);
   });
 
   it('has one operation for every HTTP route of the route table', () => {

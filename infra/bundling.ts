@@ -1,0 +1,29 @@
+import type { BuildOptions } from 'esbuild';
+
+/**
+ * The esbuild options of every Lambda bundle, written once. The stack maps them onto
+ * NodejsFunction's bundling (`service-function.ts`), and the benchmark bundles the same entries
+ * with esbuild directly — so this module imports nothing from CDK.
+ *
+ * Use: `build({ ...esbuildOptions, entryPoints: [entry], outfile: 'out/index.mjs' })`. The AWS SDK
+ * is bundled (not external): each function then carries only the clients it imports, tree-shaken,
+ * instead of resolving the whole SDK that the runtime ships.
+ */
+export const esbuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node22',
+  minify: true,
+  // An external .map next to the bundle; NODE_OPTIONS=--enable-source-maps reads it. Without the
+  // sources' text it stays small, and stack traces still name our files and lines.
+  sourcemap: true,
+  sourcesContent: false,
+  // Prefer the ESM build of dependencies (the SDK ships both): smaller and tree-shakable.
+  mainFields: ['module', 'main'],
+  banner: {
+    // CommonJS code inside an ESM bundle calls require() for Node built-ins; without a real
+    // require the SDK fails at run time with "Dynamic require of node:https is not supported".
+    js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+  },
+} satisfies BuildOptions;

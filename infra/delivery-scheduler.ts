@@ -1,0 +1,43 @@
+import { Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { DeliveryScheduler as DeliverySchedulerBinding } from './service-function.js';
+
+export interface DeliverySchedulerProps {
+  deliveryQueue: IQueue;
+}
+
+/**
+ * The schedule group holding the one-time schedules of the retry ladder (+5 min … +24 h: longer
+ * than SQS's 15-minute delay), and the role those schedules assume to put the delivery message
+ * back on the queue.
+ */
+export class DeliveryScheduler extends Construct implements DeliverySchedulerBinding {
+  readonly groupName: string;
+  readonly role: iam.Role;
+  readonly deliveryQueue: IQueue;
+
+  constructor(scope: Construct, id: string, props: DeliverySchedulerProps) {
+    super(scope, id);
+    const group = new scheduler.CfnScheduleGroup(this, 'Group', {
+      name: `${Stack.of(this).stackName}-deliveries`,
+    });
+    this.groupName = group.ref;
+    this.deliveryQueue = props.deliveryQueue;
+    this.role = new iam.Role(this, 'Role', {
+      description: 'Assumed by delivery retry schedules to enqueue the next attempt',
+      // Only schedules of this account may assume it (the confused-deputy guard).
+      assumedBy: new iam.ServicePrincipal('scheduler.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+    });
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['sqs:SendMessage'],
+        resources: [props.deliveryQueue.queueArn],
+      }),
+    );
+  }
+}

@@ -1,0 +1,233 @@
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { Construct } from 'constructs';
+import { tableIndexes, tableKeys, ttlAttribute } from '../shared/adapters/table-definition.js';
+import type { SecretName } from '../shared/config.js';
+import { type Needs, type Route, routes } from '../shared/http/routes.js';
+import { DeliveryScheduler } from './delivery-scheduler.js';
+import { ServiceApi } from './service-api.js';
+import { ServiceFunction, type ServiceResources } from './service-function.js';
+import { readSettings } from './settings.js';
+import { WorkQueue } from './work-queue.js';
+
+/**
+ * Timeout and memory per surface. API functions get a full gigabyte because memory buys CPU and
+ * password hashing (Argon2id) is CPU-bound; receivers must answer gateways within 5 seconds;
+ * a delivery attempt waits up to 10 seconds for the endpoint, plus its bookkeeping.
+ */
+const surfaceDefaults: Record<Route['surface'], { timeout: Duration; memorySize: number }> = {
+  api: { timeout: Duration.seconds(10), memorySize: 1024 },
+  'function-url': { timeout: Duration.seconds(10), memorySize: 512 },
+  queue: { timeout: Duration.seconds(30), memorySize: 512 },
+  schedule: { timeout: Duration.seconds(60), memorySize: 512 },
+};
+
+/** Concurrent batches per queue worker: spares both the customers' endpoints and our account. */
+const workerMaxConcurrency = 5;
+
+/** The routes of one entry (one function), e.g. the messaging GET and POST. */
+export function routesByEntry(all: readonly Route[] = routes): Map<string, Route[]> {
+  const byEntry = new Map<string, Route[]>();
+  for (const route of all) byEntry.set(route.entry, [...(byEntry.get(route.entry) ?? []), route]);
+  for (const [entry, shared] of byEntry) {
+    if (new Set(shared.map((route) => route.surface)).size > 1) {
+      throw new Error(`Routes sharing ${entry} must share a surface`);
+    }
+  }
+  return byEntry;
+}
+
+/** What the routes of one function need, together. */
+export function mergedNeeds(entryRoutes: readonly Route[]): Needs {
+  const secrets = [...new Set(entryRoutes.flatMap((route) => route.needs.secrets ?? []))];
+  const any = (need: Exclude<keyof Needs, 'secrets'>) =>
+    entryRoutes.some((route) => route.needs[need] === true);
+  return {
+    email: any('email'),
+    sms: any('sms'),
+    deliveryQueue: any('deliveryQueue'),
+    inboundQueue: any('inboundQueue'),
+    scheduler: any('scheduler'),
+    secrets,
+  };
+}
+
+/** `functions/receivers/gateway-b-webhook.ts` → `ReceiversGatewayBWebhook`. */
+export function constructIdOf(entry: string): string {
+  return entry
+    .replace(/^functions\//, '')
+    .replace(/\.ts$/, '')
+    .split(/[/-]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+}
+
+const secretIdOf = (name: SecretName): string =>
+  name
+    .toLowerCase()
+    .split('_')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+
+/**
+ * The whole service, driven by the route table: one Lambda per distinct entry, placed on the
+ * surface its routes name (API Gateway, Function URL, queue, schedule) and granted exactly what
+ * their `needs` list.
+ */
+export class ServiceStack extends Stack {
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+    const settings = readSettings(this);
+
+    const alarmTopic = new sns.Topic(this, 'AlarmTopic', { displayName: `${id} alarms` });
+    if (settings.alarmEmail !== undefined) {
+      alarmTopic.addSubscription(new subscriptions.EmailSubscription(settings.alarmEmail));
+    }
+    const alarmAction = new cloudwatchActions.SnsAction(alarmTopic);
+
+    const table = new dynamodb.Table(this, 'Table', {
+      partitionKey: { name: tableKeys.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: tableKeys.sortKey, type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      timeToLiveAttribute: ttlAttribute,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // Accounts and sessions outlive any one deployment of the stack.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    for (const index of tableIndexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+      });
+    }
+
+    // AWS's advice for SQS event sources: visibility ≥ 6× the consumer's timeout, so a message is
+    // not handed to a second worker while the poller may still be retrying a throttled invoke.
+    const sixTimesWorkerTimeout = Duration.seconds(surfaceDefaults.queue.timeout.toSeconds() * 6);
+    const queues = {
+      delivery: new WorkQueue(this, 'Delivery', {
+        visibilityTimeout: sixTimesWorkerTimeout,
+        alarmAction,
+      }),
+      inbound: new WorkQueue(this, 'Inbound', {
+        visibilityTimeout: sixTimesWorkerTimeout,
+        alarmAction,
+      }),
+    };
+    const deliveryScheduler = new DeliveryScheduler(this, 'DeliveryScheduler', {
+      deliveryQueue: queues.delivery.queue,
+    });
+
+    // One secret per name some route reads, with a generated value: nothing secret is ever in
+    // the template. Operators replace the gateway secrets with the gateways' values.
+    const secrets: Partial<Record<SecretName, secretsmanager.Secret>> = {};
+    for (const name of new Set(routes.flatMap((route) => route.needs.secrets ?? []))) {
+      secrets[name] = new secretsmanager.Secret(this, secretIdOf(name), {
+        description: `${name} of ${id}`,
+        generateSecretString: { excludePunctuation: true, passwordLength: 64 },
+      });
+      new CfnOutput(this, `${secretIdOf(name)}Arn`, { value: secrets[name].secretArn });
+    }
+
+    const resources: ServiceResources = {
+      table,
+      email: { from: settings.emailFrom },
+      sms: { senderId: settings.smsSenderId, allowedCountries: settings.smsAllowedCountries },
+      deliveryQueue: queues.delivery.queue,
+      inboundQueue: queues.inbound.queue,
+      scheduler: deliveryScheduler,
+      secrets,
+    };
+
+    const api = new ServiceApi(this, 'Api', { apiKeyRequired: settings.apiKeyRequired });
+
+    for (const [entry, entryRoutes] of routesByEntry()) {
+      const [first] = entryRoutes as [Route, ...Route[]];
+      const functionId = constructIdOf(entry);
+      const needs = mergedNeeds(entryRoutes);
+      const readsSecrets = (needs.secrets ?? []).length > 0;
+      const fn = new ServiceFunction(this, functionId, {
+        entry,
+        description: entryRoutes.map((route) => route.summary).join('; '),
+        ...surfaceDefaults[first.surface],
+        readsSecrets,
+        reservedConcurrentExecutions:
+          first.surface === 'function-url' ? settings.receiverReservedConcurrency : undefined,
+        environment: {
+          ...(first.surface === 'api' ? { RATE_LIMIT_MODE: settings.rateLimitMode } : {}),
+          ...(readsSecrets ? { SECRETS_GENERATION: settings.secretsGeneration } : {}),
+        },
+      }).bindNeeds(needs, resources);
+
+      switch (first.surface) {
+        case 'api':
+          for (const route of entryRoutes) if (route.surface === 'api') api.addRoute(route, fn);
+          break;
+        case 'function-url': {
+          // Gateways authenticate by signature (checked in the handler), so the URL is public.
+          const url = fn.addFunctionUrl({ authType: lambda.FunctionUrlAuthType.NONE });
+          new CfnOutput(this, `${functionId}Url`, {
+            description: entryRoutes.map((route) => route.name).join(', '),
+            value: url.url,
+          });
+          break;
+        }
+        case 'queue': {
+          if (first.queue === undefined)
+            throw new Error(`${entry} is a queue route without a queue`);
+          fn.addEventSource(
+            new SqsEventSource(queues[first.queue].queue, {
+              batchSize: 10,
+              // A failed message is retried alone, not with the batch that succeeded.
+              reportBatchItemFailures: true,
+              maxConcurrency: workerMaxConcurrency,
+            }),
+          );
+          fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' })
+            .createAlarm(this, `${functionId}ErrorsAlarm`, {
+              alarmDescription: `${entry} failed invocations`,
+              threshold: 0,
+              comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+              evaluationPeriods: 1,
+              treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+            })
+            .addAlarmAction(alarmAction);
+          break;
+        }
+        case 'schedule':
+          new events.Rule(this, `${functionId}Schedule`, {
+            description: first.summary,
+            schedule: events.Schedule.rate(Duration.minutes(5)),
+            targets: [new eventTargets.LambdaFunction(fn)],
+          });
+          break;
+      }
+    }
+
+    api.restApi
+      .metricServerError({ period: Duration.minutes(5), statistic: 'Sum' })
+      .createAlarm(this, 'Api5xxAlarm', {
+        alarmDescription: 'API Gateway answered 5xx (a 5xx is a bug)',
+        threshold: 0,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      })
+      .addAlarmAction(alarmAction);
+
+    new CfnOutput(this, 'ApiUrl', { value: api.restApi.url });
+    new CfnOutput(this, 'TestApiKeyId', { value: api.apiKeys.test.keyId });
+    new CfnOutput(this, 'ProductionApiKeyId', { value: api.apiKeys.production.keyId });
+    new CfnOutput(this, 'AlarmTopicArn', { value: alarmTopic.topicArn });
+  }
+}

@@ -1,0 +1,449 @@
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  constructIdOf,
+  mergedNeeds,
+  routesByEntry,
+  ServiceStack,
+} from '../../infra/service-stack.js';
+import { tableIndexes, tableKeys, ttlAttribute } from '../../shared/adapters/table-definition.js';
+import { rateLimitPerMode } from '../../shared/config.js';
+import { type ApiRoute, type Route, routes } from '../../shared/http/routes.js';
+
+/** A CloudFormation resource as the template holds it. */
+interface Resource {
+  Type: string;
+  Properties: Record<string, unknown> & {
+    Environment?: { Variables?: Record<string, unknown> };
+  };
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+}
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource?: unknown;
+  NotResource?: unknown;
+  Condition?: unknown;
+}
+
+/** Synthesises the stack without bundling (assertion tests never run esbuild). */
+function synth(context: Record<string, unknown> = {}): Template {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
+  return Template.fromStack(new ServiceStack(app, 'Service'));
+}
+
+let template: Template;
+let resources: Record<string, Resource>;
+
+beforeAll(() => {
+  template = synth();
+  resources = template.toJSON().Resources;
+});
+
+const entries = [...routesByEntry().keys()];
+const apiRoutes = routes.filter((route): route is ApiRoute => route.surface === 'api');
+const entriesOn = (surface: Route['surface']) =>
+  [...routesByEntry()].filter(([, shared]) => shared[0]?.surface === surface);
+
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
+
+/** The logical id of the function built for an entry (construct id + CDK's 8-character hash). */
+function functionIdOf(entry: string): string {
+  const pattern = new RegExp(`^${constructIdOf(entry)}[0-9A-F]{8}$`);
+  const found = ofType('AWS::Lambda::Function').filter(([id]) => pattern.test(id));
+  expect(found, `one function for ${entry}`).toHaveLength(1);
+  return found[0]![0];
+}
+
+const functionOf = (entry: string): Resource => resources[functionIdOf(entry)]!;
+const environmentOf = (entry: string): Record<string, unknown> =>
+  functionOf(entry).Properties.Environment?.Variables ?? {};
+
+/** Every statement of the policies attached to the function's role. */
+function statementsOf(entry: string): Statement[] {
+  const role = (functionOf(entry).Properties.Role as { 'Fn::GetAtt': [string, string] })[
+    'Fn::GetAtt'
+  ][0];
+  return ofType('AWS::IAM::Policy')
+    .filter(([, policy]) => (policy.Properties.Roles as unknown[]).some((r) => isRef(r, role)))
+    .flatMap(
+      ([, policy]) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
+    );
+}
+
+const isRef = (value: unknown, logicalId: string): boolean =>
+  JSON.stringify(value) === JSON.stringify({ Ref: logicalId });
+const isArnOf = (value: unknown, logicalId: string): boolean =>
+  JSON.stringify(value) === JSON.stringify({ 'Fn::GetAtt': [logicalId, 'Arn'] });
+const grants = (statement: Statement, action: string) => asArray(statement.Action).includes(action);
+
+/** The full path of an API Gateway resource, rebuilt from its PathPart/ParentId chain. */
+function resourcePath(logicalId: string): string {
+  const resource = resources[logicalId]!;
+  const parent = resource.Properties.ParentId as { Ref?: string };
+  const prefix = parent.Ref === undefined ? '' : resourcePath(parent.Ref);
+  return `${prefix}/${resource.Properties.PathPart as string}`;
+}
+
+describe('the service stack', () => {
+  it('makes one function per distinct entry of the route table', () => {
+    template.resourceCountIs('AWS::Lambda::Function', new Set(routes.map((r) => r.entry)).size);
+    for (const entry of entries) functionIdOf(entry);
+  });
+
+  it('runs every function on ARM64 and Node.js 22 with source maps and its own log group', () => {
+    template.allResourcesProperties('AWS::Lambda::Function', {
+      Architectures: ['arm64'],
+      Runtime: 'nodejs22.x',
+      Environment: { Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps' }) },
+      LoggingConfig: { LogGroup: { Ref: Match.anyValue() } },
+    });
+    template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+  });
+
+  it('serves the API on stage v1', () => {
+    template.resourceCountIs('AWS::ApiGateway::Stage', 1);
+    template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'v1' });
+  });
+
+  it('offers a test and a production usage plan, each throttled per minute and with a key', () => {
+    const plans = ofType('AWS::ApiGateway::UsagePlan').map(([, plan]) => plan.Properties);
+    expect(plans.map((plan) => plan.UsagePlanName).sort()).toEqual(['production', 'test']);
+    for (const plan of plans) {
+      const throttle = plan.Throttle as { RateLimit: number; BurstLimit: number };
+      const perMinute = rateLimitPerMode[plan.UsagePlanName as keyof typeof rateLimitPerMode];
+      expect(throttle.RateLimit * 60).toBeCloseTo(perMinute);
+      expect(throttle.BurstLimit).toBeGreaterThan(0);
+    }
+    expect(rateLimitPerMode).toEqual({ test: 100, production: 1000 });
+    template.resourceCountIs('AWS::ApiGateway::ApiKey', 2);
+    template.resourceCountIs('AWS::ApiGateway::UsagePlanKey', 2);
+  });
+
+  it('puts every api route on its own method with the right authorisation and function', () => {
+    const methods = ofType('AWS::ApiGateway::Method').map(([, method]) => method.Properties);
+    expect(methods).toHaveLength(apiRoutes.length);
+    for (const route of apiRoutes) {
+      const method = methods.find(
+        (m) =>
+          m.HttpMethod === route.method &&
+          resourcePath((m.ResourceId as { Ref: string }).Ref) === route.path,
+      );
+      expect(method, `${route.method} ${route.path}`).toBeDefined();
+      expect(method!.AuthorizationType).toBe(route.auth === 'iam' ? 'AWS_IAM' : 'NONE');
+      expect(method!.ApiKeyRequired).toBe(false);
+      const integration = method!.Integration as { Type: string; Uri: unknown };
+      expect(integration.Type).toBe('AWS_PROXY');
+      expect(JSON.stringify(integration.Uri)).toContain(`"${functionIdOf(route.entry)}"`);
+    }
+    expect(apiRoutes.some((route) => route.auth === 'iam')).toBe(true);
+  });
+
+  it('answers the gateway’s own errors in the error envelope', () => {
+    const responses = ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties);
+    for (const response of responses) {
+      const body = (response.ResponseTemplates as Record<string, string>)['application/json']!;
+      // The gateway substitutes a JSON string for this variable.
+      const parsed = JSON.parse(body.replace('$context.error.messageString', '"message"'));
+      expect(parsed).toEqual({
+        success: false,
+        error: { code: expect.any(String), message: expect.any(String), details: [] },
+      });
+    }
+    const byType = (type: string) => responses.find((r) => r.ResponseType === type)!;
+    expect(byType('THROTTLED').StatusCode).toBe('429');
+    expect(byType('THROTTLED').ResponseTemplates).toEqual({
+      'application/json': expect.stringContaining('"code":"rate_limited"'),
+    });
+    expect(byType('MISSING_AUTHENTICATION_TOKEN').StatusCode).toBe('404');
+    for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX', 'ACCESS_DENIED', 'INVALID_SIGNATURE']) {
+      expect(byType(type), type).toBeDefined();
+    }
+    expect(JSON.stringify(byType('DEFAULT_5XX'))).not.toContain('$context');
+  });
+
+  it('gives each receiver a public Function URL, a reserved concurrency and an output', () => {
+    const receivers = entriesOn('function-url');
+    expect(receivers.length).toBeGreaterThan(0);
+    template.resourceCountIs('AWS::Lambda::Url', receivers.length);
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    for (const [entry] of receivers) {
+      const id = functionIdOf(entry);
+      const [urlId, url] = ofType('AWS::Lambda::Url').find(([, u]) =>
+        isArnOf(u.Properties.TargetFunctionArn, id),
+      )!;
+      expect(url.Properties.AuthType).toBe('NONE');
+      expect(functionOf(entry).Properties.ReservedConcurrentExecutions).toBe(10);
+      expect(outputs[`${constructIdOf(entry)}Url`]?.Value).toEqual({
+        'Fn::GetAtt': [urlId, 'FunctionUrl'],
+      });
+    }
+    expect(outputs.ApiUrl).toBeDefined();
+  });
+
+  it('builds the table from the shared definition: keys, indexes, TTL, PITR, retained', () => {
+    const stringKey = (name: string) => ({ AttributeName: name, AttributeType: 'S' });
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [
+          { AttributeName: tableKeys.partitionKey, KeyType: 'HASH' },
+          { AttributeName: tableKeys.sortKey, KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: Match.arrayWith(
+          [
+            tableKeys.partitionKey,
+            tableKeys.sortKey,
+            ...tableIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
+          ].map(stringKey),
+        ),
+        GlobalSecondaryIndexes: tableIndexes.map((index) => ({
+          IndexName: index.indexName,
+          KeySchema: [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+        TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true },
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      },
+    });
+  });
+
+  describe('queue workers', () => {
+    const workers = entriesOn('queue');
+
+    it('exist for the delivery and the inbound queue', () => {
+      expect(
+        workers.flatMap(([, shared]) => shared.map((r) => r.surface === 'queue' && r.queue)),
+      ).toEqual(expect.arrayContaining(['delivery', 'inbound']));
+    });
+
+    it('each consume a queue with a dead-letter queue, batch item failures and a concurrency cap', () => {
+      for (const [entry] of workers) {
+        const functionId = functionIdOf(entry);
+        const mapping = ofType('AWS::Lambda::EventSourceMapping').find(([, m]) =>
+          isRef(m.Properties.FunctionName, functionId),
+        )?.[1].Properties;
+        expect(mapping, entry).toBeDefined();
+        expect(mapping!.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+        expect(
+          (mapping!.ScalingConfig as { MaximumConcurrency: number }).MaximumConcurrency,
+        ).toBeGreaterThanOrEqual(2);
+
+        const queueId = (mapping!.EventSourceArn as { 'Fn::GetAtt': [string, string] })[
+          'Fn::GetAtt'
+        ][0];
+        const queue = resources[queueId]!.Properties;
+        const redrive = queue.RedrivePolicy as {
+          deadLetterTargetArn: unknown;
+          maxReceiveCount: number;
+        };
+        const deadLetterId = (redrive.deadLetterTargetArn as { 'Fn::GetAtt': [string, string] })[
+          'Fn::GetAtt'
+        ][0];
+        expect(resources[deadLetterId]!.Type).toBe('AWS::SQS::Queue');
+        expect(redrive.maxReceiveCount).toBeGreaterThan(1);
+
+        // AWS's advice for SQS event sources: visibility ≥ 6× the function's timeout.
+        const timeout = functionOf(entry).Properties.Timeout as number;
+        expect(queue.VisibilityTimeout as number).toBeGreaterThanOrEqual(6 * timeout);
+      }
+    });
+  });
+
+  it('has a schedule group and a role that lets only the scheduler send to the delivery queue', () => {
+    template.resourceCountIs('AWS::Scheduler::ScheduleGroup', 1);
+    const [deliveryEntry] = entriesOn('queue').find(([, shared]) =>
+      shared.some((r) => r.surface === 'queue' && r.queue === 'delivery'),
+    )!;
+    const deliveryQueueArn = ofType('AWS::Lambda::EventSourceMapping').find(([, m]) =>
+      isRef(m.Properties.FunctionName, functionIdOf(deliveryEntry)),
+    )![1].Properties.EventSourceArn;
+
+    const [roleId] = ofType('AWS::IAM::Role').find(([, role]) =>
+      JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('scheduler.amazonaws.com'),
+    )!;
+    const statements = ofType('AWS::IAM::Policy')
+      .filter(([, p]) => (p.Properties.Roles as unknown[]).some((r) => isRef(r, roleId)))
+      .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+    expect(statements).toEqual([
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: deliveryQueueArn },
+    ]);
+
+    for (const [entry, shared] of routesByEntry()) {
+      const binds = mergedNeeds(shared).scheduler === true;
+      expect(Object.keys(environmentOf(entry)).includes('SCHEDULER_ROLE_ARN'), entry).toBe(binds);
+      const passRole = statementsOf(entry).filter((s) => grants(s, 'iam:PassRole'));
+      expect(
+        passRole.map((s) => isArnOf(s.Resource, roleId)),
+        entry,
+      ).toEqual(binds ? [true] : []);
+      if (binds) {
+        expect(statementsOf(entry)).toContainEqual(
+          expect.objectContaining({
+            Action: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
+          }),
+        );
+      }
+    }
+  });
+
+  it('lets only SMS-sending functions publish to SNS, and then only to phone numbers', () => {
+    for (const [entry, shared] of routesByEntry()) {
+      const publish = statementsOf(entry).filter((s) => grants(s, 'sns:Publish'));
+      if (mergedNeeds(shared).sms) {
+        expect(publish, entry).toEqual([
+          { Effect: 'Allow', Action: 'sns:Publish', NotResource: 'arn:aws:sns:*:*:*' },
+        ]);
+      } else {
+        expect(publish, entry).toEqual([]);
+      }
+    }
+    expect(apiRoutes.some((route) => route.needs.sms)).toBe(true);
+  });
+
+  it('grants each function exactly the secrets its routes need, by ARN', () => {
+    const secretIds = ofType('AWS::SecretsManager::Secret').map(([id]) => id);
+    for (const [entry, shared] of routesByEntry()) {
+      const needed = (mergedNeeds(shared).secrets ?? []).sort();
+      const environment = environmentOf(entry);
+      const arnVariables = Object.keys(environment).filter((name) => name.endsWith('_SECRET_ARN'));
+      expect(arnVariables.map((name) => name.replace(/_SECRET_ARN$/, '')).sort(), entry).toEqual(
+        needed,
+      );
+      const readable = statementsOf(entry)
+        .filter((s) => grants(s, 'secretsmanager:GetSecretValue'))
+        .map((s) => s.Resource);
+      expect(readable.sort(), entry).toEqual(arnVariables.map((name) => environment[name]).sort());
+      for (const arn of readable) {
+        expect(
+          secretIds.some((id) => isRef(arn, id)),
+          entry,
+        ).toBe(true);
+      }
+      // The extension that serves the secrets is there exactly when something is read.
+      expect((functionOf(entry).Properties.Layers ?? []) as unknown[]).toHaveLength(
+        needed.length > 0 ? 1 : 0,
+      );
+    }
+  });
+
+  it('reads JWT keys in login but no secret at all in the OpenAPI document', () => {
+    const entryOf = (name: string) => routes.find((route) => route.name === name)!.entry;
+    expect(environmentOf(entryOf('login'))).toHaveProperty('JWT_SIGNING_KEYS_SECRET_ARN');
+    const openapi = entryOf('openapi');
+    expect(Object.keys(environmentOf(openapi)).filter((n) => n.includes('SECRET'))).toEqual([]);
+    expect(statementsOf(openapi).filter((s) => grants(s, 'secretsmanager:GetSecretValue'))).toEqual(
+      [],
+    );
+  });
+
+  it('keeps secret values out of the template', () => {
+    const secretNames = new Set(routes.flatMap((route) => route.needs.secrets ?? []));
+    for (const [, secret] of ofType('AWS::SecretsManager::Secret')) {
+      expect(secret.Properties.SecretString).toBeUndefined();
+      expect(secret.Properties.GenerateSecretString).toMatchObject({ ExcludePunctuation: true });
+    }
+    for (const entry of entries) {
+      for (const name of Object.keys(environmentOf(entry))) {
+        expect(secretNames.has(name as never), `${entry} has ${name} in plain`).toBe(false);
+      }
+    }
+  });
+
+  it('grants item access to the table to every function, never Scan or table management', () => {
+    for (const entry of entries) {
+      expect(environmentOf(entry)).toHaveProperty('TABLE_NAME');
+      const actions = statementsOf(entry).flatMap((s) => asArray(s.Action));
+      expect(actions, entry).toContain('dynamodb:PutItem');
+      expect(
+        actions.filter((a) => a === 'dynamodb:Scan' || a.endsWith('*')),
+        entry,
+      ).toEqual([]);
+    }
+  });
+
+  it('runs the sweeper every five minutes', () => {
+    for (const [entry] of entriesOn('schedule')) {
+      template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: 'rate(5 minutes)',
+        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionIdOf(entry), 'Arn'] } })],
+      });
+    }
+  });
+
+  it('alarms on dead letters, API 5xx and worker errors', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    const deadLetterAlarms = alarms.filter(
+      (a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && a.Namespace === 'AWS/SQS',
+    );
+    expect(deadLetterAlarms).toHaveLength(2);
+    for (const alarm of deadLetterAlarms) {
+      expect(alarm).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+    }
+    expect(
+      alarms.filter((a) => a.MetricName === '5XXError' && a.Namespace === 'AWS/ApiGateway'),
+    ).toHaveLength(1);
+    for (const [entry] of entriesOn('queue')) {
+      expect(
+        alarms.filter(
+          (a) =>
+            a.MetricName === 'Errors' &&
+            JSON.stringify(a.Dimensions).includes(`"Ref":"${functionIdOf(entry)}"`),
+        ),
+        entry,
+      ).toHaveLength(1);
+    }
+  });
+});
+
+describe('the stack’s context values', () => {
+  it('sets the sender, SMS and rate-limit settings and the receivers’ concurrency', () => {
+    const configured = synth({
+      emailFrom: 'accounts@mail.example.org',
+      smsSenderId: 'Acme',
+      smsAllowedCountries: 'in, us',
+      rateLimitMode: 'production',
+      receiverReservedConcurrency: '3',
+      alarmEmail: 'oncall@example.org',
+      secretsGeneration: '2',
+    });
+    configured.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({
+          SMS_SENDER_ID: 'Acme',
+          SMS_ALLOWED_COUNTRIES: 'IN,US',
+          RATE_LIMIT_MODE: 'production',
+          SECRETS_GENERATION: '2',
+        }),
+      },
+    });
+    configured.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Condition: { StringEquals: { 'ses:FromAddress': 'accounts@mail.example.org' } },
+          }),
+        ]),
+      },
+    });
+    configured.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 3 });
+    configured.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'oncall@example.org',
+    });
+  });
+
+  it('refuses a malformed value at synth time', () => {
+    expect(() => synth({ rateLimitMode: 'fast' })).toThrow(/rateLimitMode/);
+    expect(() => synth({ emailFrom: 'not an address' })).toThrow(/emailFrom/);
+  });
+});
