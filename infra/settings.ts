@@ -35,9 +35,10 @@ export interface ServiceSettings {
    */
   receiverReservedConcurrency: number;
   /**
-   * Whether API methods require an API key (`apiKeyRequired`). Off by default: the usage-plan
-   * keys are optional and the per-client limiter uses `x-api-key` when sent.
-   * @default false
+   * Whether API methods require an API key (`apiKeyRequired`). On by default: API Gateway applies
+   * usage-plan throttles only to methods that require a key, and the design's backstop is the
+   * usage plans (a test key: 100/min, a production key: 1,000/min).
+   * @default true
    */
   apiKeyRequired: boolean;
   /**
@@ -92,7 +93,7 @@ export function readSettings(scope: Construct): ServiceSettings {
     throw new Error('Context receiverReservedConcurrency must be a positive integer');
   }
 
-  const apiKeyRequired = text('apiKeyRequired') ?? 'false';
+  const apiKeyRequired = text('apiKeyRequired') ?? 'true';
   if (apiKeyRequired !== 'true' && apiKeyRequired !== 'false') {
     throw new Error('Context apiKeyRequired must be true or false');
   }

@@ -135,7 +135,7 @@ describe('the service stack', () => {
       );
       expect(method, `${route.method} ${route.path}`).toBeDefined();
       expect(method!.AuthorizationType).toBe(route.auth === 'iam' ? 'AWS_IAM' : 'NONE');
-      expect(method!.ApiKeyRequired).toBe(false);
+      expect(method!.ApiKeyRequired).toBe(true);
       const integration = method!.Integration as { Type: string; Uri: unknown };
       expect(integration.Type).toBe('AWS_PROXY');
       expect(JSON.stringify(integration.Uri)).toContain(`"${functionIdOf(route.entry)}"`);
