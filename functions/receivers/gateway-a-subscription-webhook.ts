@@ -1,3 +1,7 @@
-import { notImplementedReceiver } from '../../shared/http/receiver-handler.js';
+import { webhookReceiver } from '../../shared/http/inbound-receiver.js';
 
-export const handler = notImplementedReceiver('handleGatewayASubscriptionWebhook', ['POST']);
+export const handler = webhookReceiver({
+  endpoint: 'handleGatewayASubscriptionWebhook',
+  source: 'gateway-a',
+  secret: 'GATEWAY_A_WEBHOOK_SECRET',
+});

@@ -1,3 +1,7 @@
-import { notImplementedReceiver } from '../../shared/http/receiver-handler.js';
+import { webhookReceiver } from '../../shared/http/inbound-receiver.js';
 
-export const handler = notImplementedReceiver('handleGatewayBWebhook', ['POST']);
+export const handler = webhookReceiver({
+  endpoint: 'handleGatewayBWebhook',
+  source: 'gateway-b',
+  secret: 'GATEWAY_B_WEBHOOK_SECRET',
+});

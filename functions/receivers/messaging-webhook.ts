@@ -1,6 +1,4 @@
-import { notImplementedReceiver } from '../../shared/http/receiver-handler.js';
+import { messagingReceiver } from '../../shared/http/inbound-receiver.js';
 
-export const handler = notImplementedReceiver(
-  'messagingWebhookVerification / messagingWebhookNotification',
-  ['GET', 'POST'],
-);
+/** One function for the platform's one callback URL: GET handshake, POST notifications. */
+export const handler = messagingReceiver();

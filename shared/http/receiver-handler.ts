@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
 import { log } from '../log.js';
 import { type HttpResponse, responseForError, successResponse } from './responses.js';
@@ -73,7 +74,8 @@ export function receiverHandler(
       rawBody: Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8'),
       requestId: event.requestContext.requestId,
       sourceIp: event.requestContext.http.sourceIp,
-      receivedAt: Date.now(),
+      // The service's clock (movable in the local runtime): signature tolerance is judged by it.
+      receivedAt: systemClock.now(),
     };
     try {
       if (!options.methods.includes(request.method)) {

@@ -1,0 +1,308 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { tableName } from '../config.js';
+import { epochSeconds } from '../domain/clock.js';
+import { ServiceError } from '../domain/errors.js';
+import type {
+  AttemptOutcome,
+  InboundAttempt,
+  InboundEventStatus,
+  InboundRoute,
+  InboundSource,
+} from '../domain/inbound/model.js';
+import type { InboundAttemptLog, InboundEventStore } from '../domain/inbound/ports.js';
+import { documentClient } from './dynamodb.js';
+import { keys } from './keys.js';
+import { ttlAttribute } from './table-definition.js';
+
+/**
+ * Dedupe records live 35 days: gateways retry for up to 3 days (gateway B) or 24 hours
+ * (gateway A), and the brief asks for at least 30; the margin covers a late manual resend.
+ */
+export const inboundEventRetentionSeconds = 35 * 24 * 60 * 60;
+
+/** The audit trail of receiver calls is kept 90 days. */
+export const inboundAttemptRetentionSeconds = 90 * 24 * 60 * 60;
+
+/**
+ * DynamoDB items stop at 400 KB; bodies up to 1 MiB are accepted, so the body is stored gzipped
+ * (JSON shrinks 5–10×). One that is still too large after compression is refused with a 413.
+ */
+const maxStoredBodyBytes = 350_000;
+
+const statusNames = { '#status': 'status', '#ttl': ttlAttribute };
+
+function key(source: InboundSource, eventId: string) {
+  return keys.inboundEvent(source, eventId);
+}
+
+/** The status and lease of a stored record, from an unmarshalled or a raw (error) item. */
+function stateOf(item: Record<string, unknown> | Record<string, AttributeValue> | undefined) {
+  if (item === undefined) return undefined;
+  const read = (name: string): string | undefined => {
+    const value = item[name];
+    if (typeof value === 'string' || typeof value === 'number') return String(value);
+    if (typeof value === 'object' && value !== null) {
+      const raw = value as { S?: string; N?: string };
+      return raw.S ?? raw.N;
+    }
+    return undefined;
+  };
+  return {
+    status: read('status') as InboundEventStatus | undefined,
+    leaseUntil: Number(read('lease_until') ?? 0),
+    expiresAt: Number(read(ttlAttribute) ?? 0),
+  };
+}
+
+async function currentState(source: InboundSource, eventId: string) {
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: key(source, eventId), ConsistentRead: true }),
+  );
+  return stateOf(Item);
+}
+
+/** The stored state behind a failed condition: from the error when DynamoDB returned it. */
+async function stateAfterConditionFailure(
+  error: ConditionalCheckFailedException,
+  source: InboundSource,
+  eventId: string,
+) {
+  return error.Item === undefined ? currentState(source, eventId) : stateOf(error.Item);
+}
+
+export const dynamoInboundEventStore: InboundEventStore = {
+  async record(event, now) {
+    const compressed = gzipSync(event.rawBody);
+    if (compressed.length > maxStoredBodyBytes) {
+      throw new ServiceError('payload_too_large', 'The event body is too large to store', [
+        { field: 'body', message: `must compress to at most ${maxStoredBodyBytes} bytes` },
+      ]);
+    }
+    try {
+      await documentClient().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...key(event.source, event.eventId),
+            kind: 'inbound_event',
+            source: event.source,
+            event_id: event.eventId,
+            type: event.type,
+            route: event.route,
+            status: 'received' satisfies InboundEventStatus,
+            received_at: new Date(event.receivedAt).toISOString(),
+            body_gzip: compressed,
+            [ttlAttribute]: epochSeconds(now) + inboundEventRetentionSeconds,
+          },
+          // New, or an expired record DynamoDB has not deleted yet (TTL deletes lazily).
+          ConditionExpression: 'attribute_not_exists(pk) OR #ttl <= :now',
+          ExpressionAttributeNames: { '#ttl': ttlAttribute },
+          ExpressionAttributeValues: { ':now': epochSeconds(now) },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { created: true };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const state = await stateAfterConditionFailure(error, event.source, event.eventId);
+      const status = state?.status ?? 'received';
+      const stalled =
+        status === 'received' || (status === 'processing' && (state?.leaseUntil ?? 0) < now);
+      return { created: false, status, stalled };
+    }
+  },
+
+  async claim(request, now, leaseUntil) {
+    try {
+      const { Attributes } = await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key(request.source, request.eventId),
+          UpdateExpression: 'SET #status = :processing, lease_until = :lease',
+          ConditionExpression:
+            '#ttl > :nowSeconds AND (#status = :received OR (#status = :processing AND lease_until < :now))',
+          ExpressionAttributeNames: statusNames,
+          ExpressionAttributeValues: {
+            ':processing': 'processing',
+            ':received': 'received',
+            ':lease': leaseUntil,
+            ':now': now,
+            ':nowSeconds': epochSeconds(now),
+          },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      const item = Attributes as Record<string, unknown>;
+      return {
+        claimed: true,
+        event: {
+          source: request.source,
+          eventId: request.eventId,
+          type: String(item.type),
+          route: item.route as InboundRoute,
+          receivedAt: Date.parse(String(item.received_at)),
+          rawBody: gunzipSync(item.body_gzip as Uint8Array),
+        },
+      };
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const state = await stateAfterConditionFailure(error, request.source, request.eventId);
+      if (state?.status === undefined || state.expiresAt <= epochSeconds(now)) {
+        return { claimed: false, reason: 'missing' };
+      }
+      return { claimed: false, reason: state.status === 'processing' ? 'busy' : 'done' };
+    }
+  },
+
+  async finish(request, status, result, now) {
+    try {
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key(request.source, request.eventId),
+          UpdateExpression:
+            'SET #status = :status, #result = :result, processed_at = :at REMOVE lease_until',
+          ConditionExpression: '#status = :processing',
+          ExpressionAttributeNames: { '#status': 'status', '#result': 'result' },
+          ExpressionAttributeValues: {
+            ':status': status,
+            ':result': result.slice(0, 500),
+            ':at': new Date(now).toISOString(),
+            ':processing': 'processing',
+          },
+        }),
+      );
+    } catch (error) {
+      // Another worker took over after our lease ran out and finished first: nothing to add.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  },
+
+  async release(request) {
+    try {
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key(request.source, request.eventId),
+          UpdateExpression: 'SET #status = :received REMOVE lease_until',
+          ConditionExpression: '#status = :processing',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':received': 'received', ':processing': 'processing' },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  },
+};
+
+/** The stored state of an inbound event, for tests and operators. */
+export async function inboundEventState(
+  source: InboundSource,
+  eventId: string,
+): Promise<{ status: InboundEventStatus; result?: string } | undefined> {
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: key(source, eventId), ConsistentRead: true }),
+  );
+  if (Item === undefined) return undefined;
+  return {
+    status: Item.status as InboundEventStatus,
+    ...(typeof Item.result === 'string' ? { result: Item.result } : {}),
+  };
+}
+
+interface AttemptItem {
+  attempt_id: string;
+  source: InboundSource;
+  endpoint: string;
+  received_at: string;
+  outcome: AttemptOutcome;
+  status_code: number;
+  event_id?: string;
+  event_type?: string;
+  error_code?: string;
+  request_id: string;
+  source_ip: string;
+}
+
+const attemptOf = (item: AttemptItem): InboundAttempt => ({
+  id: item.attempt_id,
+  source: item.source,
+  endpoint: item.endpoint,
+  receivedAt: Date.parse(item.received_at),
+  outcome: item.outcome,
+  statusCode: item.status_code,
+  requestId: item.request_id,
+  sourceIp: item.source_ip,
+  ...(item.event_id === undefined ? {} : { eventId: item.event_id }),
+  ...(item.event_type === undefined ? {} : { eventType: item.event_type }),
+  ...(item.error_code === undefined ? {} : { errorCode: item.error_code }),
+});
+
+const encodeCursor = (key: Record<string, unknown>) =>
+  Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+
+function decodeCursor(cursor: string): Record<string, unknown> {
+  try {
+    const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (typeof key === 'object' && key !== null) return key as Record<string, unknown>;
+  } catch {
+    // fall through to the error below
+  }
+  throw new ServiceError('invalid_request', 'The cursor is not valid', [
+    { field: 'before', message: 'is not a cursor this service issued' },
+  ]);
+}
+
+export const dynamoInboundAttemptLog: InboundAttemptLog = {
+  async record(attempt) {
+    const receivedAt = new Date(attempt.receivedAt).toISOString();
+    await documentClient().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.inboundAttempt(attempt.source, attempt.id),
+          ...keys.inboundAttemptsBySource(attempt.source),
+          // Time first, so the index lists a source's attempts in order; the id keeps it unique.
+          gsi1sk: `${receivedAt}#${attempt.id}`,
+          kind: 'inbound_attempt',
+          attempt_id: attempt.id,
+          source: attempt.source,
+          endpoint: attempt.endpoint,
+          received_at: receivedAt,
+          outcome: attempt.outcome,
+          status_code: attempt.statusCode,
+          event_id: attempt.eventId,
+          event_type: attempt.eventType,
+          error_code: attempt.errorCode,
+          request_id: attempt.requestId,
+          source_ip: attempt.sourceIp,
+          [ttlAttribute]: epochSeconds(attempt.receivedAt) + inboundAttemptRetentionSeconds,
+        } satisfies AttemptItem & Record<string, unknown>,
+      }),
+    );
+  },
+
+  async listBySource(source, options = {}) {
+    const { Items = [], LastEvaluatedKey } = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.inboundAttemptsBySource(source).gsi1pk },
+        ScanIndexForward: false,
+        Limit: Math.min(Math.max(options.limit ?? 50, 1), 100),
+        ...(options.before === undefined
+          ? {}
+          : { ExclusiveStartKey: decodeCursor(options.before) }),
+      }),
+    );
+    return {
+      attempts: Items.map((item) => attemptOf(item as AttemptItem)),
+      ...(LastEvaluatedKey === undefined ? {} : { next: encodeCursor(LastEvaluatedKey) }),
+    };
+  },
+};

@@ -1,0 +1,26 @@
+import { randomUUID } from 'node:crypto';
+import { systemClock } from '../domain/clock.js';
+import type { ProcessDependencies, ReceiveDependencies } from '../domain/inbound/ports.js';
+import { dynamoInboundAttemptLog, dynamoInboundEventStore } from './dynamo-inbound-events.js';
+import { dynamoMessagingRecords } from './dynamo-messaging-records.js';
+import { dynamoSubscriptionStore } from './dynamo-subscriptions.js';
+import { publishEvent } from './event-publisher.js';
+import { inboundQueue } from './sqs-inbound-queue.js';
+
+/** What the receivers need: DynamoDB for dedupe and audit, the inbound queue for hand-off. */
+export const receiveDependencies = (): ReceiveDependencies => ({
+  events: dynamoInboundEventStore,
+  attempts: dynamoInboundAttemptLog,
+  queue: inboundQueue(),
+  clock: systemClock,
+  newId: randomUUID,
+});
+
+/** What the processing worker needs; payment events go out through outbound publishing. */
+export const processDependencies = (): ProcessDependencies => ({
+  events: dynamoInboundEventStore,
+  subscriptions: dynamoSubscriptionStore,
+  messaging: dynamoMessagingRecords,
+  publish: publishEvent,
+  clock: systemClock,
+});
