@@ -1,0 +1,84 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/** Calls the client made, by command name (GetItem, TransactWriteItems, …). */
+export type CallCounts = Record<string, number>;
+
+/**
+ * Counts DynamoDB calls at the client, from the outside: a middleware on the shared
+ * DocumentClient's stack (the DocumentClient and its DynamoDBClient share one stack) sees every
+ * `send`, whatever repository made it. Retries do not count twice: the middleware sits at the
+ * initialize step, before the retry loop.
+ */
+export class DynamoCallCounter {
+  private counts: CallCounts = {};
+  private inFlight = 0;
+  private lastActivity = performance.now();
+  /** Calls left out of the counts (periodic background work no request caused). */
+  ignored = 0;
+
+  /**
+   * @param ignore picks calls no request makes, e.g. the local runtime's sweeper polling its
+   *   index every few seconds: counted apart, so they do not land on whichever request was running.
+   */
+  constructor(private readonly ignore: (command: string, input: object) => boolean = () => false) {}
+
+  install(client: DynamoDBDocumentClient): void {
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const name = (context.commandName ?? 'Unknown').replace(/Command$/, '');
+        if (this.ignore(name, args.input as object)) {
+          this.ignored += 1;
+          return next(args);
+        }
+        this.counts[name] = (this.counts[name] ?? 0) + 1;
+        this.inFlight += 1;
+        this.lastActivity = performance.now();
+        try {
+          return await next(args);
+        } finally {
+          this.inFlight -= 1;
+          this.lastActivity = performance.now();
+        }
+      },
+      { step: 'initialize', name: 'benchCallCounter', override: true },
+    );
+  }
+
+  snapshot(): CallCounts {
+    return { ...this.counts };
+  }
+
+  /**
+   * Resolves once no call has been in flight or started for `quietMs`: work a handler left
+   * running after its response (an in-process queue consumer) then belongs to that request.
+   * Gives up after `limitMs`, so that a periodic poller cannot stall the bench.
+   */
+  async settle(quietMs = 15, limitMs = 500): Promise<void> {
+    const deadline = performance.now() + limitMs;
+    while (performance.now() < deadline) {
+      if (this.inFlight === 0 && performance.now() - this.lastActivity >= quietMs) return;
+      await new Promise((wait) => setTimeout(wait, quietMs));
+    }
+  }
+}
+
+export const total = (counts: CallCounts): number =>
+  Object.values(counts).reduce((sum, n) => sum + n, 0);
+
+/** What happened between two snapshots. */
+export function difference(after: CallCounts, before: CallCounts): CallCounts {
+  const result: CallCounts = {};
+  for (const [name, n] of Object.entries(after)) {
+    const delta = n - (before[name] ?? 0);
+    if (delta > 0) result[name] = delta;
+  }
+  return result;
+}
+
+/** "Query 1 + TransactWriteItems 1" style, per request on average. */
+export function describeMix(counts: CallCounts, requests: number): string {
+  return Object.entries(counts)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, n]) => `${name} ${Math.round((n / requests) * 100) / 100}`)
+    .join(' + ');
+}
