@@ -65,7 +65,10 @@ export function rateLimitPerMinute(): number {
   return positiveInteger('RATE_LIMIT_PER_MINUTE', rateLimitPerMode[rateLimitMode()]);
 }
 
-/** WEBHOOK_RETRY_DELAYS: seconds from the first attempt's schedule, one per attempt. */
+/**
+ * WEBHOOK_RETRY_DELAYS: the wait before each attempt, in seconds — the first counted from
+ * publication, each later one from the previous failure; one entry per attempt.
+ */
 export function webhookRetryDelaysSeconds(): number[] {
   const raw = list('WEBHOOK_RETRY_DELAYS');
   if (raw.length === 0) return defaultRetryDelaysSeconds;
@@ -81,6 +84,21 @@ export function webhookRetryDelaysSeconds(): number[] {
 /** Only for tests and the local runtime: lets webhook endpoints resolve to private addresses. */
 export function webhookAllowPrivateNetwork(): boolean {
   return optional('WEBHOOK_ALLOW_PRIVATE_NETWORK') === 'true';
+}
+
+/**
+ * SMS_ALLOWED_COUNTRIES: ISO 3166 alpha-2 codes (e.g. `US,GB,IN`) that codes may be texted to, the
+ * defence against SMS pumping (bots requesting codes to premium-rate numbers). Empty allows all.
+ */
+export function smsAllowedCountries(): string[] {
+  const countries = list('SMS_ALLOWED_COUNTRIES').map((country) => country.toUpperCase());
+  const invalid = countries.filter((country) => !/^[A-Z]{2}$/.test(country));
+  if (invalid.length > 0) {
+    throw new Error(
+      `Invalid configuration: SMS_ALLOWED_COUNTRIES must be two-letter country codes, got "${invalid.join(',')}"`,
+    );
+  }
+  return countries;
 }
 
 export function optionalSetting(name: string): string | undefined {

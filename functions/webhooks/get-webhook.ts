@@ -1,3 +1,14 @@
-import { notImplementedHandler } from '../../shared/http/api-handler.js';
+import { authenticate } from '../../shared/adapters/authenticate.js';
+import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
+import { getEndpoint } from '../../shared/domain/webhooks/endpoints.js';
+import { endpointView } from '../../shared/domain/webhooks/views.js';
+import { authenticatedHandler } from '../../shared/http/api-handler.js';
+import { WebhookPathParams } from '../../shared/http/schemas/webhooks.js';
 
-export const handler = notImplementedHandler('getWebhook');
+export const handler = authenticatedHandler(
+  { authenticate, params: WebhookPathParams },
+  async ({ principal, params }) =>
+    endpointView(
+      await getEndpoint({ endpoints: dynamoEndpointRepository }, principal.userId, params.id),
+    ),
+);

@@ -1,3 +1,28 @@
-import { notImplementedHandler } from '../../shared/http/api-handler.js';
+import { publishEvent } from '../../shared/adapters/event-publisher.js';
+import { ServiceError } from '../../shared/domain/errors.js';
+import { eventView } from '../../shared/domain/webhooks/views.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { PublishEventRequest } from '../../shared/http/schemas/webhooks.js';
 
-export const handler = notImplementedHandler('publishEvent');
+/** Stripe's rule for Idempotency-Key: up to 255 visible ASCII characters. */
+const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
+
+/** IAM-authorised on AWS (API Gateway checks SigV4 before this runs); open locally. */
+export const handler = apiHandler(
+  { body: PublishEventRequest, successStatus: 201 },
+  async ({ body, headers }) => {
+    const idempotencyKey = headers['idempotency-key'];
+    if (idempotencyKey !== undefined && !idempotencyKeyPattern.test(idempotencyKey)) {
+      throw new ServiceError('invalid_request', 'The Idempotency-Key header is invalid', [
+        { field: 'idempotency-key', message: 'must be 1 to 255 visible ASCII characters' },
+      ]);
+    }
+    const { event, deliveryCount } = await publishEvent({
+      type: body.type,
+      accountId: body.account_id,
+      data: body.data,
+      idempotencyKey,
+    });
+    return { ...eventView(event), delivery_count: deliveryCount };
+  },
+);

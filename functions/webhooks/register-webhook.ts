@@ -1,3 +1,16 @@
-import { notImplementedHandler } from '../../shared/http/api-handler.js';
+import { authenticate } from '../../shared/adapters/authenticate.js';
+import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
+import { dnsUrlGuard } from '../../shared/adapters/webhook-url-guard.js';
+import { systemClock } from '../../shared/domain/clock.js';
+import { registerEndpoint } from '../../shared/domain/webhooks/endpoints.js';
+import { endpointView } from '../../shared/domain/webhooks/views.js';
+import { authenticatedHandler } from '../../shared/http/api-handler.js';
+import { RegisterWebhookRequest } from '../../shared/http/schemas/webhooks.js';
 
-export const handler = notImplementedHandler('registerWebhook');
+const deps = { endpoints: dynamoEndpointRepository, urlGuard: dnsUrlGuard, clock: systemClock };
+
+export const handler = authenticatedHandler(
+  { authenticate, body: RegisterWebhookRequest, successStatus: 201 },
+  async ({ principal, body }) =>
+    endpointView(await registerEndpoint(deps, principal.userId, body), true),
+);

@@ -1,3 +1,53 @@
-export const handler = async (): Promise<never> => {
-  throw new Error('deliverWebhook is not implemented yet');
+import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { decodeAttemptMessage } from '../../shared/adapters/attempt-message.js';
+import { dynamoAccountDirectory } from '../../shared/adapters/dynamo-account-directory.js';
+import { dynamoDeliveryRepository } from '../../shared/adapters/dynamo-deliveries.js';
+import { retryScheduler } from '../../shared/adapters/eventbridge-retry-scheduler.js';
+import { httpsWebhookSender } from '../../shared/adapters/https-webhook-sender.js';
+import { mailer } from '../../shared/adapters/ses-mailer.js';
+import { deliveryQueue } from '../../shared/adapters/sqs-delivery-queue.js';
+import { webhookRetryDelaysSeconds } from '../../shared/config.js';
+import { systemClock } from '../../shared/domain/clock.js';
+import {
+  type AttemptDependencies,
+  attemptDelivery,
+} from '../../shared/domain/webhooks/attempt-delivery.js';
+import { log } from '../../shared/log.js';
+
+const dependencies = (): AttemptDependencies => ({
+  deliveries: dynamoDeliveryRepository,
+  accounts: dynamoAccountDirectory,
+  queue: deliveryQueue(),
+  scheduler: retryScheduler(),
+  sender: httpsWebhookSender,
+  mailer: mailer(),
+  clock: systemClock,
+  retryDelaysSeconds: webhookRetryDelaysSeconds(),
+});
+
+/**
+ * One attempt per SQS message, the batch's records in parallel. Only infrastructure errors
+ * (DynamoDB unavailable…) report the record as failed, so SQS redelivers it; a duplicate, a
+ * failed attempt or a malformed message is handled, and done.
+ */
+export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  const deps = dependencies();
+  const batchItemFailures: SQSBatchItemFailure[] = [];
+  await Promise.all(
+    event.Records.map(async (record) => {
+      const message = decodeAttemptMessage(record.body);
+      if (message === undefined) {
+        log.error('dropping a malformed delivery message', { messageId: record.messageId });
+        return;
+      }
+      try {
+        const result = await attemptDelivery(deps, message);
+        log.info('delivery attempt', { ...message, result });
+      } catch (error) {
+        log.error('delivery attempt crashed; SQS will redeliver it', { ...message, error });
+        batchItemFailures.push({ itemIdentifier: record.messageId });
+      }
+    }),
+  );
+  return { batchItemFailures };
 };

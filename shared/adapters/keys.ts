@@ -11,14 +11,12 @@ export interface ItemKey {
 const item = (pk: string, sk = '#'): ItemKey => ({ pk, sk });
 
 export const keys = {
-  /** A user account. */
+  /** A user account, with its consecutive failed-login count and lock (no separate item). */
   user: (userId: string) => item(`USER#${userId}`, 'PROFILE'),
   /** Uniqueness guard for an email address (lower-cased); holds the owner's user id. */
   emailGuard: (email: string) => item(`EMAIL#${email}`),
   /** Uniqueness guard for an E.164 phone number; holds the owner's user id. */
   phoneGuard: (phone: string) => item(`PHONE#${phone}`),
-  /** Consecutive failed logins of one account, for the growing delay. */
-  loginFailures: (userId: string) => item(`USER#${userId}`, 'LOGIN_FAILURES'),
   /** A session (one login); access tokens carry its id as `sid`. */
   session: (sessionId: string) => item(`SESSION#${sessionId}`),
   /** gsi1: the sessions of a user, newest last. */
@@ -49,13 +47,16 @@ export const keys = {
     item(`EVENT_IDEMPOTENCY#${accountId}#${idempotencyKey}`),
   /** One delivery of one event to one endpoint. */
   delivery: (deliveryId: string) => item(`DELIVERY#${deliveryId}`),
-  /** One attempt of a delivery, numbered from 1. */
-  deliveryAttempt: (deliveryId: string, attempt: number) =>
-    item(`DELIVERY#${deliveryId}`, `ATTEMPT#${String(attempt).padStart(2, '0')}`),
   /** gsi1: the deliveries of an endpoint, by creation time. */
   endpointDeliveries: (endpointId: string) => ({ gsi1pk: `ENDPOINT_DELIVERIES#${endpointId}` }),
-  /** gsi2: deliveries waiting for a next attempt, by due time. */
+  /**
+   * gsi2: deliveries not finished yet, by when their next step is due (the next attempt, or the
+   * expiry of a claim); the item leaves the index when delivered or failed. The delivery item
+   * holds its attempts (at most 20), so listing them costs no extra reads.
+   */
   dueDeliveries: () => ({ gsi2pk: 'DELIVERIES_DUE' }),
+  /** gsi2: events whose deliveries are not all created yet, by creation time (the sweeper's). */
+  stalledFanOuts: () => ({ gsi2pk: 'EVENTS_FANOUT_PENDING' }),
   /** Dedupe record of an inbound webhook event, by source and the source's event id. */
   inboundEvent: (source: string, eventId: string) => item(`INBOUND#${source}#${eventId}`),
   /** Audit record of one inbound webhook attempt; gsi1 lists a source's attempts by time. */
@@ -65,4 +66,9 @@ export const keys = {
   /** A gateway subscription of an account. */
   subscription: (accountId: string, subscriptionId: string) =>
     item(`ACCOUNT#${accountId}`, `SUBSCRIPTION#${subscriptionId}`),
+  /** An inbound message of the messaging platform, by the platform's message id. */
+  messagingMessage: (messageId: string) => item(`MESSAGING#${messageId}`, 'MESSAGE'),
+  /** One delivery status (sent, delivered, read, failed) of a message we sent. */
+  messagingStatus: (messageId: string, status: string) =>
+    item(`MESSAGING#${messageId}`, `STATUS#${status}`),
 };

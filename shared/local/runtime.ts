@@ -10,13 +10,16 @@ import type {
   APIGatewayProxyResult,
   Context,
 } from 'aws-lambda';
+import { LocalInboundQueue } from '../adapters/local-inbound-queue.js';
 import { LocalOutbox } from '../adapters/local-outbox.js';
 import { useMailer } from '../adapters/ses-mailer.js';
 import { useSmsSender } from '../adapters/sns-sms-sender.js';
+import { useInboundQueue } from '../adapters/sqs-inbound-queue.js';
 import { advanceSystemClock } from '../domain/clock.js';
 import { errorResponse, type HttpResponse, successResponse } from '../http/responses.js';
 import { type HttpRouteEntry, httpRoutes, routes } from '../http/routes.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.js';
+import { startLocalWebhookDelivery } from './webhook-delivery.js';
 
 export interface LocalRuntimeOptions {
   /** HTTP port; 0 picks a free one. @default 3000 */
@@ -254,6 +257,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   useSmsSender(outbox.sms);
 
   const handlers = await loadHandlers();
+  const handlerOf = (name: string) =>
+    handlers.get(routes.find((route) => route.name === name)?.entry ?? '')!;
+  const webhookDelivery = startLocalWebhookDelivery(handlerOf('deliverWebhook'), () =>
+    handlerOf('sweepDeliveries')({}, lambdaContext('sweep', 'sweepDeliveries')),
+  );
+  // Accepted inbound webhooks go to the processInboundEvent handler, as SQS would deliver them.
+  const inboundQueue = new LocalInboundQueue(handlerOf('processInboundEvent'));
+  useInboundQueue(inboundQueue);
 
   const server: Server = createServer(async (request, response) => {
     try {
@@ -315,6 +326,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     baseUrl,
     outbox,
     close: async () => {
+      webhookDelivery.stop();
+      inboundQueue.stop();
       server.closeAllConnections();
       await new Promise<void>((closed) => server.close(() => closed()));
       await dynamo.stop();

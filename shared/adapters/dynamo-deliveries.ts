@@ -1,0 +1,402 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandInput,
+  type BatchGetCommandOutput,
+  BatchWriteCommand,
+  type BatchWriteCommandInput,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { tableName } from '../config.js';
+import { epochSeconds } from '../domain/clock.js';
+import type {
+  AttemptRecord,
+  DeliverableEventType,
+  Delivery,
+  DeliveryStatus,
+} from '../domain/webhooks/model.js';
+import type { DeliveryRepository } from '../domain/webhooks/ports.js';
+import { endpointFromItem } from './dynamo-webhook-endpoints.js';
+import { eventFromItem, eventRetentionSeconds } from './dynamo-webhook-events.js';
+import { documentClient } from './dynamodb.js';
+import { keys } from './keys.js';
+import { ttlAttribute } from './table-definition.js';
+
+interface AttemptItem {
+  attempt: number;
+  attempted_at: string;
+  outcome: 'succeeded' | 'failed';
+  response_status?: number;
+  latency_ms: number;
+  response_body?: string;
+  error?: string;
+}
+
+interface DeliveryItem {
+  id: string;
+  event_id: string;
+  event_type: DeliverableEventType;
+  endpoint_id: string;
+  account_id: string;
+  status: DeliveryStatus;
+  next_attempt: number;
+  next_attempt_at: number;
+  last_allowed_attempt: number;
+  attempts: AttemptItem[];
+  claim_token?: string;
+  claim_attempt?: number;
+  claim_expires_at?: number;
+  claim_count?: number;
+  created_at: string;
+}
+
+const iso = (epochMs: number) => new Date(epochMs).toISOString();
+
+function fromItem(item: Record<string, unknown>): Delivery {
+  const stored = item as unknown as DeliveryItem;
+  return {
+    id: stored.id,
+    eventId: stored.event_id,
+    eventType: stored.event_type,
+    endpointId: stored.endpoint_id,
+    accountId: stored.account_id,
+    status: stored.status,
+    nextAttempt: stored.next_attempt,
+    nextAttemptAt: stored.next_attempt_at,
+    lastAllowedAttempt: stored.last_allowed_attempt,
+    attempts: stored.attempts.map((attempt) => ({
+      attempt: attempt.attempt,
+      attemptedAt: attempt.attempted_at,
+      outcome: attempt.outcome,
+      responseStatus: attempt.response_status,
+      latencyMs: attempt.latency_ms,
+      responseBody: attempt.response_body,
+      error: attempt.error,
+    })),
+    claim:
+      stored.claim_token !== undefined &&
+      stored.claim_attempt !== undefined &&
+      stored.claim_expires_at !== undefined
+        ? {
+            token: stored.claim_token,
+            attempt: stored.claim_attempt,
+            expiresAt: stored.claim_expires_at,
+            count: stored.claim_count ?? 1,
+          }
+        : undefined,
+    createdAt: stored.created_at,
+  };
+}
+
+function toItem(delivery: Delivery): Record<string, unknown> {
+  const item: DeliveryItem = {
+    id: delivery.id,
+    event_id: delivery.eventId,
+    event_type: delivery.eventType,
+    endpoint_id: delivery.endpointId,
+    account_id: delivery.accountId,
+    status: delivery.status,
+    next_attempt: delivery.nextAttempt,
+    next_attempt_at: delivery.nextAttemptAt,
+    last_allowed_attempt: delivery.lastAllowedAttempt,
+    attempts: [],
+    created_at: delivery.createdAt,
+  };
+  return {
+    ...keys.delivery(delivery.id),
+    kind: 'webhook_delivery',
+    ...item,
+    ...keys.endpointDeliveries(delivery.endpointId),
+    gsi1sk: `${delivery.createdAt}#${delivery.id}`,
+    ...keys.dueDeliveries(),
+    gsi2sk: iso(delivery.nextAttemptAt),
+    [ttlAttribute]: epochSeconds(Date.parse(delivery.createdAt)) + eventRetentionSeconds,
+  };
+}
+
+const attemptItem = (record: AttemptRecord): AttemptItem => ({
+  attempt: record.attempt,
+  attempted_at: record.attemptedAt,
+  outcome: record.outcome,
+  response_status: record.responseStatus,
+  latency_ms: record.latencyMs,
+  response_body: record.responseBody,
+  error: record.error,
+});
+
+const pause = (attempt: number) =>
+  new Promise((resume) => setTimeout(resume, 20 * 2 ** attempt + Math.random() * 20));
+
+/** BatchWriteItem, resending unprocessed items (throttling) with backoff. */
+async function batchWrite(requests: NonNullable<BatchWriteCommandInput['RequestItems']>[string]) {
+  let pending = requests;
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 0) await pause(attempt);
+    if (attempt > 8) throw new Error('BatchWriteItem left items unprocessed');
+    const { UnprocessedItems } = await documentClient().send(
+      new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }),
+    );
+    pending = UnprocessedItems?.[tableName()] ?? [];
+  }
+}
+
+/** BatchGetItem, re-asking for unprocessed keys. */
+async function batchGet(
+  request: NonNullable<BatchGetCommandInput['RequestItems']>[string],
+): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  let pending: typeof request | undefined = request;
+  for (let attempt = 0; pending !== undefined && (pending.Keys?.length ?? 0) > 0; attempt++) {
+    if (attempt > 0) await pause(attempt);
+    if (attempt > 8) throw new Error('BatchGetItem left keys unprocessed');
+    const result: BatchGetCommandOutput = await documentClient().send(
+      new BatchGetCommand({ RequestItems: { [tableName()]: pending } }),
+    );
+    found.push(...(result.Responses?.[tableName()] ?? []));
+    pending = result.UnprocessedKeys?.[tableName()];
+  }
+  return found;
+}
+
+const chunks = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, index) =>
+    items.slice(index * size, index * size + size),
+  );
+
+/** An update that holds only under its condition; false when the condition failed. */
+async function conditionalUpdate(input: Omit<UpdateCommandInput, 'TableName'>) {
+  try {
+    const { Attributes } = await documentClient().send(
+      new UpdateCommand({ TableName: tableName(), ...input }),
+    );
+    return { ok: true as const, attributes: Attributes };
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return { ok: false as const };
+    throw error;
+  }
+}
+
+const releaseClaim = 'claim_token, claim_attempt, claim_expires_at, claim_count';
+
+export const dynamoDeliveryRepository: DeliveryRepository = {
+  async createMany(deliveries, { mayExist }) {
+    if (!mayExist) {
+      await Promise.all(
+        chunks(deliveries, 25).map((chunk) =>
+          batchWrite(chunk.map((delivery) => ({ PutRequest: { Item: toItem(delivery) } }))),
+        ),
+      );
+      return deliveries;
+    }
+    // A repeated fan-out: keep every delivery that exists (it may be mid-attempt) and create
+    // only the missing ones, each under a condition in case a concurrent fan-out races us.
+    const existing = new Set<string>();
+    for (const chunk of chunks(deliveries, 100)) {
+      const found = await batchGet({
+        Keys: chunk.map((delivery) => keys.delivery(delivery.id)),
+        ProjectionExpression: 'id',
+      });
+      for (const item of found) existing.add(String(item.id));
+    }
+    const created = await Promise.all(
+      deliveries
+        .filter((delivery) => !existing.has(delivery.id))
+        .map(async (delivery) => {
+          try {
+            await documentClient().send(
+              new PutCommand({
+                TableName: tableName(),
+                Item: toItem(delivery),
+                ConditionExpression: 'attribute_not_exists(pk)',
+              }),
+            );
+            return delivery;
+          } catch (error) {
+            if (error instanceof ConditionalCheckFailedException) return undefined;
+            throw error;
+          }
+        }),
+    );
+    return created.filter((delivery) => delivery !== undefined);
+  },
+
+  async get(deliveryId) {
+    const { Item } = await documentClient().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: keys.delivery(deliveryId),
+        ConsistentRead: true,
+      }),
+    );
+    return Item === undefined ? undefined : fromItem(Item);
+  },
+
+  async claim(deliveryId, attempt, { token, now, dueBy, leaseUntil }) {
+    const result = await conditionalUpdate({
+      Key: keys.delivery(deliveryId),
+      UpdateExpression:
+        'SET #status = :attempting, claim_token = :token, claim_attempt = :attempt, claim_expires_at = :lease, gsi2sk = :leaseIso ADD claim_count :one',
+      // Pending for exactly this attempt and due — or a claim on this same attempt whose worker
+      // outlived its lease (it died): taken over as the same attempt number.
+      ConditionExpression:
+        '(#status = :pending AND next_attempt = :attempt AND next_attempt_at <= :dueBy) OR (#status = :attempting AND claim_attempt = :attempt AND claim_expires_at <= :now)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':attempting': 'attempting',
+        ':pending': 'pending',
+        ':token': token,
+        ':attempt': attempt,
+        ':lease': leaseUntil,
+        ':one': 1,
+        ':leaseIso': iso(leaseUntil),
+        ':dueBy': dueBy,
+        ':now': now,
+      },
+      ReturnValues: 'ALL_NEW',
+    });
+    return result.ok && result.attributes ? fromItem(result.attributes) : undefined;
+  },
+
+  async loadTarget(delivery) {
+    const endpointKey = keys.webhookEndpoint(delivery.accountId, delivery.endpointId);
+    const items = await batchGet({
+      Keys: [keys.event(delivery.eventId), endpointKey],
+      ConsistentRead: true,
+    });
+    const event = items.find((item) => item.kind === 'webhook_event');
+    const endpoint = items.find((item) => item.kind === 'webhook_endpoint');
+    return {
+      event: event === undefined ? undefined : eventFromItem(event),
+      endpoint: endpoint === undefined ? undefined : endpointFromItem(endpoint),
+    };
+  },
+
+  async recordAttempt(deliveryId, claimToken, record, resolution) {
+    const finished = resolution.status !== 'pending';
+    const result = await conditionalUpdate({
+      Key: keys.delivery(deliveryId),
+      UpdateExpression: [
+        'SET #status = :status, attempts = list_append(attempts, :record), next_attempt = claim_attempt + :one',
+        finished ? '' : ', next_attempt_at = :at, gsi2sk = :atIso',
+        ` REMOVE ${releaseClaim}`,
+        finished ? ', gsi2pk, gsi2sk' : '',
+      ].join(''),
+      ConditionExpression: 'claim_token = :token',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':status': resolution.status,
+        ':record': [attemptItem(record)],
+        ':one': 1,
+        ':token': claimToken,
+        ...(resolution.status === 'pending'
+          ? { ':at': resolution.nextAttemptAt, ':atIso': iso(resolution.nextAttemptAt) }
+          : {}),
+      },
+    });
+    return result.ok;
+  },
+
+  async abandon(deliveryId, claimToken) {
+    await conditionalUpdate({
+      Key: keys.delivery(deliveryId),
+      UpdateExpression: `SET #status = :failed, abandoned_reason = :reason REMOVE ${releaseClaim}, gsi2pk, gsi2sk`,
+      ConditionExpression: 'claim_token = :token',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':failed': 'failed',
+        ':reason': 'endpoint or event deleted',
+        ':token': claimToken,
+      },
+    });
+  },
+
+  async reopen(delivery, now) {
+    // Conditional on the state that was read: a concurrent attempt or retry makes this a no-op.
+    const input: Pick<UpdateCommandInput, 'UpdateExpression' | 'ExpressionAttributeValues'> =
+      delivery.status === 'pending'
+        ? {
+            UpdateExpression: 'SET next_attempt_at = :now, gsi2sk = :nowIso',
+            ExpressionAttributeValues: {
+              ':now': now,
+              ':nowIso': iso(now),
+              ':status': delivery.status,
+              ':next': delivery.nextAttempt,
+            },
+          }
+        : {
+            UpdateExpression:
+              'SET #status = :pending, last_allowed_attempt = next_attempt, next_attempt_at = :now, gsi2pk = :due, gsi2sk = :nowIso',
+            ExpressionAttributeValues: {
+              ':pending': 'pending',
+              ':now': now,
+              ':nowIso': iso(now),
+              ':due': keys.dueDeliveries().gsi2pk,
+              ':status': delivery.status,
+              ':next': delivery.nextAttempt,
+            },
+          };
+    const result = await conditionalUpdate({
+      ...input,
+      Key: keys.delivery(delivery.id),
+      ConditionExpression: '#status = :status AND next_attempt = :next',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ReturnValues: 'ALL_NEW',
+    });
+    return result.ok && result.attributes ? fromItem(result.attributes) : undefined;
+  },
+
+  async listForEndpoint(endpointId, filter) {
+    const values: Record<string, unknown> = {
+      ':pk': keys.endpointDeliveries(endpointId).gsi1pk,
+    };
+    let keyCondition = 'gsi1pk = :pk';
+    if (filter.createdAfter !== undefined) {
+      // gsi1sk is "created_at#id": everything created strictly after sorts above "created_at#~".
+      keyCondition += ' AND gsi1sk > :after';
+      values[':after'] = `${filter.createdAfter}#~`;
+    }
+    const input: QueryCommandInput = {
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: keyCondition,
+      ExpressionAttributeValues: values,
+      ScanIndexForward: false,
+    };
+    if (filter.status !== undefined) {
+      // Clients see a delivery being attempted as pending.
+      input.FilterExpression =
+        filter.status === 'pending' ? '#status IN (:s1, :s2)' : '#status = :s1';
+      input.ExpressionAttributeNames = { '#status': 'status' };
+      values[':s1'] = filter.status;
+      if (filter.status === 'pending') values[':s2'] = 'attempting';
+    }
+    const deliveries: Delivery[] = [];
+    let cursor: Record<string, unknown> | undefined;
+    do {
+      const page = await documentClient().send(
+        new QueryCommand({ ...input, ExclusiveStartKey: cursor }),
+      );
+      deliveries.push(...(page.Items ?? []).map(fromItem));
+      cursor = page.LastEvaluatedKey;
+    } while (cursor !== undefined);
+    return deliveries;
+  },
+
+  async listDue(before, limit) {
+    const { Items } = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
+        ExpressionAttributeValues: { ':pk': keys.dueDeliveries().gsi2pk, ':before': iso(before) },
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map(fromItem);
+  },
+};

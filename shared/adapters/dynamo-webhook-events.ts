@@ -1,0 +1,137 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { tableName } from '../config.js';
+import { epochSeconds } from '../domain/clock.js';
+import type { DeliverableEventType, StoredEvent } from '../domain/webhooks/model.js';
+import type { EventRepository } from '../domain/webhooks/ports.js';
+import { documentClient } from './dynamodb.js';
+import { keys } from './keys.js';
+import { ttlAttribute } from './table-definition.js';
+import { transactWrite } from './transactions.js';
+
+/** Events and their deliveries are kept 30 days (then DynamoDB TTL removes them). */
+export const eventRetentionSeconds = 30 * 24 * 60 * 60;
+
+interface EventItem {
+  id: string;
+  account_id: string;
+  type: DeliverableEventType;
+  created_at: string;
+  payload: string;
+}
+
+export const eventFromItem = (item: Record<string, unknown>): StoredEvent => {
+  const stored = item as unknown as EventItem;
+  const { data } = JSON.parse(stored.payload) as { data: Record<string, unknown> };
+  return {
+    id: stored.id,
+    accountId: stored.account_id,
+    type: stored.type,
+    createdAt: stored.created_at,
+    data,
+    payload: stored.payload,
+  };
+};
+
+function eventItem(event: StoredEvent): Record<string, unknown> {
+  return {
+    ...keys.event(event.id),
+    kind: 'webhook_event',
+    id: event.id,
+    account_id: event.accountId,
+    type: event.type,
+    created_at: event.createdAt,
+    payload: event.payload,
+    // Listed on gsi2 until every delivery exists; the sweeper finishes fan-outs left behind.
+    ...keys.stalledFanOuts(),
+    gsi2sk: event.createdAt,
+    [ttlAttribute]: epochSeconds(Date.parse(event.createdAt)) + eventRetentionSeconds,
+  } satisfies Record<string, unknown> & EventItem;
+}
+
+async function getEvent(eventId: string): Promise<StoredEvent | undefined> {
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.event(eventId), ConsistentRead: true }),
+  );
+  return Item === undefined ? undefined : eventFromItem(Item);
+}
+
+export const dynamoEventRepository: EventRepository = {
+  async create(event, idempotency) {
+    if (idempotency === undefined) {
+      await documentClient().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: eventItem(event),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return { created: true };
+    }
+    const idempotencyKey = keys.eventIdempotency(event.accountId, idempotency.key);
+    const now = epochSeconds(Date.parse(event.createdAt));
+    // The key and the event in one transaction: a key never points at an event that was not
+    // stored, and a live key (TTL deletes lazily, so expiry is checked here) wins over a repeat.
+    const outcome = await transactWrite({
+      TransactItems: [
+        {
+          Put: {
+            TableName: tableName(),
+            Item: {
+              ...idempotencyKey,
+              kind: 'event_idempotency',
+              event_id: event.id,
+              fingerprint: idempotency.fingerprint,
+              [ttlAttribute]: epochSeconds(idempotency.expiresAt),
+            },
+            ConditionExpression: 'attribute_not_exists(pk) OR #ttl <= :now',
+            ExpressionAttributeNames: { '#ttl': ttlAttribute },
+            ExpressionAttributeValues: { ':now': now },
+          },
+        },
+        {
+          Put: {
+            TableName: tableName(),
+            Item: eventItem(event),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ],
+    });
+    if (outcome.ok) return { created: true };
+    const { Item } = await documentClient().send(
+      new GetCommand({ TableName: tableName(), Key: idempotencyKey, ConsistentRead: true }),
+    );
+    const existing = typeof Item?.event_id === 'string' ? await getEvent(Item.event_id) : undefined;
+    if (Item === undefined || existing === undefined) {
+      throw new Error(`idempotency key of account ${event.accountId} points at no event`);
+    }
+    return { created: false, existing, fingerprint: String(Item.fingerprint) };
+  },
+
+  async markFannedOut(eventId) {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.event(eventId),
+        UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
+  },
+
+  async listStalledFanOuts(before, limit) {
+    const { Items } = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
+        ExpressionAttributeValues: {
+          ':pk': keys.stalledFanOuts().gsi2pk,
+          ':before': new Date(before).toISOString(),
+        },
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map(eventFromItem);
+  },
+};

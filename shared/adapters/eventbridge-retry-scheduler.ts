@@ -1,0 +1,76 @@
+import {
+  ConflictException,
+  CreateScheduleCommand,
+  SchedulerClient,
+} from '@aws-sdk/client-scheduler';
+import { required } from '../config.js';
+import type { AttemptMessage } from '../domain/webhooks/model.js';
+import type { RetryScheduler } from '../domain/webhooks/ports.js';
+import { encodeAttemptMessage } from './attempt-message.js';
+
+export interface SchedulerSettings {
+  groupName: string;
+  /** The delivery queue, which the schedule sends the attempt message to. */
+  queueArn: string;
+  /** The role EventBridge Scheduler assumes to call sqs:SendMessage on the queue. */
+  roleArn: string;
+}
+
+/** `at()` takes a UTC date-time without zone or fraction: yyyy-mm-ddThh:mm:ss. */
+const atExpression = (at: Date) => `at(${at.toISOString().slice(0, 19)})`;
+
+/**
+ * Retries further out than SQS can delay, as EventBridge Scheduler one-time schedules that send
+ * the attempt message to the delivery queue and delete themselves after firing. The schedule's
+ * name follows from delivery and attempt, so scheduling the same attempt twice is a no-op.
+ */
+export class EventBridgeRetryScheduler implements RetryScheduler {
+  constructor(
+    private readonly client: SchedulerClient,
+    private readonly settings: SchedulerSettings,
+  ) {}
+
+  async scheduleAt(message: AttemptMessage, at: Date): Promise<void> {
+    try {
+      await this.client.send(
+        new CreateScheduleCommand({
+          Name: `${message.deliveryId}-attempt-${message.attempt}`,
+          GroupName: this.settings.groupName,
+          ScheduleExpression: atExpression(at),
+          ScheduleExpressionTimezone: 'UTC',
+          FlexibleTimeWindow: { Mode: 'OFF' },
+          ActionAfterCompletion: 'DELETE',
+          Target: {
+            Arn: this.settings.queueArn,
+            RoleArn: this.settings.roleArn,
+            Input: encodeAttemptMessage(message),
+            // The scheduler's own retries if SQS is briefly unavailable; the sweeper backs it up.
+            RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
+          },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConflictException) return;
+      throw error;
+    }
+  }
+}
+
+let schedulerInstance: RetryScheduler | undefined;
+
+/**
+ * The retry scheduler of this process: EventBridge Scheduler (SCHEDULER_GROUP_NAME,
+ * DELIVERY_QUEUE_ARN, SCHEDULER_ROLE_ARN) unless a stand-in was installed.
+ */
+export function retryScheduler(): RetryScheduler {
+  schedulerInstance ??= new EventBridgeRetryScheduler(new SchedulerClient({}), {
+    groupName: required('SCHEDULER_GROUP_NAME'),
+    queueArn: required('DELIVERY_QUEUE_ARN'),
+    roleArn: required('SCHEDULER_ROLE_ARN'),
+  });
+  return schedulerInstance;
+}
+
+export function useRetryScheduler(replacement: RetryScheduler): void {
+  schedulerInstance = replacement;
+}

@@ -1,0 +1,118 @@
+import { Agent, request } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { SendOutcome, SignedRequest, WebhookSender } from '../domain/webhooks/ports.js';
+import { resolveTarget } from './webhook-url-guard.js';
+
+/** A 2xx within this time is success (contract.md); the whole exchange is cut off after it. */
+export const attemptTimeoutMs = 10_000;
+
+/** What an attempt keeps of the response body. */
+export const storedResponseBytes = 1024;
+
+/** Past this much body the socket is dropped instead of drained for reuse. */
+const maxDrainBytes = 64 * 1024;
+
+/**
+ * Keep-alive: consecutive attempts to one receiver reuse the TLS connection. Pooled sockets are
+ * keyed by host name; each was opened to an address the guard had checked, and every attempt
+ * re-checks the name before a socket is taken.
+ */
+const agent = new Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 });
+
+/** A lookup that answers only with the address the guard checked. */
+function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) {
+      (
+        callback as unknown as (
+          error: null,
+          addresses: { address: string; family: number }[],
+        ) => void
+      )(null, [{ address, family }]);
+    } else {
+      callback(null, address, family);
+    }
+  };
+}
+
+const describeError = (error: unknown): string => {
+  if (!(error instanceof Error)) return 'network error';
+  const code = (error as NodeJS.ErrnoException).code;
+  return (code ? `${code}: ${error.message}` : error.message).slice(0, 300);
+};
+
+/**
+ * Posts an attempt with node:https: SSRF-checked and pinned to the checked address, redirects
+ * not followed (a 3xx is a failed attempt), 10 s for the whole exchange. Trusts the system CAs
+ * plus NODE_EXTRA_CA_CERTS (which Node reads at start-up).
+ */
+export const httpsWebhookSender: WebhookSender = {
+  async send(signed: SignedRequest): Promise<SendOutcome> {
+    const startedAt = performance.now();
+    const elapsed = () => Math.round(performance.now() - startedAt);
+    const target = await resolveTarget(signed.url);
+    if (!target.ok) return { latencyMs: elapsed(), error: `refused: the URL ${target.reason}` };
+    const { url } = target;
+    const body = Buffer.from(signed.body, 'utf8');
+
+    return new Promise<SendOutcome>((settle) => {
+      let status: number | undefined;
+      let settled = false;
+      const finish = (outcome: Omit<SendOutcome, 'latencyMs'>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        settle({ ...outcome, latencyMs: elapsed() });
+      };
+      const outgoing = request(
+        {
+          protocol: 'https:',
+          host: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+          port: url.port === '' ? 443 : Number(url.port),
+          path: `${url.pathname}${url.search}`,
+          method: 'POST',
+          headers: { ...signed.headers, 'content-length': String(body.length) },
+          agent,
+          lookup: pinnedLookup(target.address, target.family),
+        },
+        (response) => {
+          status = response.statusCode;
+          const kept: Buffer[] = [];
+          let keptBytes = 0;
+          let seenBytes = 0;
+          response.on('data', (chunk: Buffer) => {
+            seenBytes += chunk.length;
+            if (keptBytes < storedResponseBytes) {
+              const part = chunk.subarray(0, storedResponseBytes - keptBytes);
+              kept.push(part);
+              keptBytes += part.length;
+            }
+            if (seenBytes > maxDrainBytes) response.destroy();
+          });
+          const done = () => {
+            const text = Buffer.concat(kept).toString('utf8');
+            const redirect =
+              status !== undefined && status >= 300 && status < 400
+                ? `redirect not followed (HTTP ${status}${response.headers.location ? ` to ${response.headers.location}` : ''})`
+                : undefined;
+            finish({ status, body: text === '' ? undefined : text, error: redirect });
+          };
+          response.on('end', done);
+          response.on('close', done);
+        },
+      );
+      // The budget counts from before the DNS lookup: a slow resolver eats into it too.
+      const timer = setTimeout(
+        () => {
+          outgoing.destroy(new Error(`no complete response within ${attemptTimeoutMs / 1000} s`));
+        },
+        Math.max(0, attemptTimeoutMs - elapsed()),
+      );
+      outgoing.on('error', (error) => {
+        // A status that arrived before the cut-off still counts (the body was cut short).
+        finish(status === undefined ? { error: describeError(error) } : { status });
+      });
+      outgoing.end(body);
+    });
+  },
+};

@@ -1,0 +1,208 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { systemClock } from '../domain/clock.js';
+import type { AttemptMessage } from '../domain/webhooks/model.js';
+import type { DeliveryQueue, EnqueuedAttempt, RetryScheduler } from '../domain/webhooks/ports.js';
+import { log } from '../log.js';
+import { encodeAttemptMessage } from './attempt-message.js';
+
+/** The queue worker as the local runtime invokes it: the deployed handler module's export. */
+export type QueueWorker = (event: SQSEvent, context: Context) => Promise<unknown>;
+
+export interface LocalQueueOptions {
+  /** Records per invocation (the event source mapping's batch size). @default 10 */
+  batchSize?: number;
+  /** Invocations running at once (the event source's maximum concurrency). @default 4 */
+  maxConcurrency?: number;
+  /** How long a failed record stays invisible before it is received again. @default 5000 */
+  visibilityTimeoutMs?: number;
+  /** Receives before a message goes to the (logged) dead-letter queue. @default 5 */
+  maxReceiveCount?: number;
+}
+
+interface QueuedMessage {
+  messageId: string;
+  body: string;
+  sentAt: number;
+  receiveCount: number;
+}
+
+const queueArn = 'arn:aws:sqs:us-east-1:000000000000:local-delivery';
+
+/**
+ * The local runtime's stand-in for the SQS delivery queue and its Lambda event source: delays
+ * are timers, records go to the worker in batches shaped like real SQSEvents, records named in
+ * `batchItemFailures` (or a whole batch whose invocation threw) come back after the visibility
+ * timeout, like SQS redelivers them.
+ */
+export class LocalDeliveryQueue implements DeliveryQueue {
+  private readonly ready: QueuedMessage[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private running = 0;
+  private stopped = false;
+  private pumpScheduled = false;
+  private readonly idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly worker: QueueWorker,
+    private readonly options: LocalQueueOptions = {},
+  ) {}
+
+  async enqueue(messages: EnqueuedAttempt[]): Promise<void> {
+    for (const message of messages) {
+      this.deliverLater(
+        {
+          messageId: randomUUID(),
+          body: encodeAttemptMessage(message),
+          sentAt: Date.now(),
+          receiveCount: 0,
+        },
+        Math.min(900, Math.max(0, message.delaySeconds)) * 1000,
+      );
+    }
+  }
+
+  /** Resolves once nothing is queued, delayed or running (benchmarks wait on it). */
+  idle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private isIdle(): boolean {
+    return (
+      this.ready.length === 0 && this.timers.size === 0 && this.running === 0 && !this.pumpScheduled
+    );
+  }
+
+  private deliverLater(message: QueuedMessage, delayMs: number): void {
+    if (this.stopped) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.ready.push(message);
+      this.schedulePump();
+    }, delayMs);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  /** Messages that become visible together are received in one batch, as the poller would. */
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    const maxConcurrency = this.options.maxConcurrency ?? 4;
+    while (!this.stopped && this.running < maxConcurrency && this.ready.length > 0) {
+      const batch = this.ready.splice(0, this.options.batchSize ?? 10);
+      this.running += 1;
+      void this.invoke(batch).finally(() => {
+        this.running -= 1;
+        this.pump();
+        if (this.isIdle()) for (const resolve of this.idleWaiters.splice(0)) resolve();
+      });
+    }
+  }
+
+  private async invoke(batch: QueuedMessage[]): Promise<void> {
+    const now = Date.now();
+    for (const message of batch) message.receiveCount += 1;
+    const records: SQSRecord[] = batch.map((message) => ({
+      messageId: message.messageId,
+      receiptHandle: `${message.messageId}#${message.receiveCount}`,
+      body: message.body,
+      attributes: {
+        ApproximateReceiveCount: String(message.receiveCount),
+        SentTimestamp: String(message.sentAt),
+        SenderId: 'local',
+        ApproximateFirstReceiveTimestamp: String(now),
+      },
+      messageAttributes: {},
+      md5OfBody: createHash('md5').update(message.body).digest('hex'),
+      eventSource: 'aws:sqs',
+      eventSourceARN: queueArn,
+      awsRegion: 'us-east-1',
+    }));
+    let failedIds: Set<string>;
+    try {
+      const response = await this.worker({ Records: records }, localContext());
+      failedIds = new Set(batchItemFailures(response));
+    } catch (error) {
+      log.error('local delivery worker threw; the batch will be received again', { error });
+      failedIds = new Set(batch.map((message) => message.messageId));
+    }
+    for (const message of batch) {
+      if (!failedIds.has(message.messageId)) continue;
+      if (message.receiveCount >= (this.options.maxReceiveCount ?? 5)) {
+        log.error('delivery message moved to the dead-letter queue', { body: message.body });
+        continue;
+      }
+      this.deliverLater(message, this.options.visibilityTimeoutMs ?? 5_000);
+    }
+  }
+}
+
+function batchItemFailures(response: unknown): string[] {
+  if (typeof response !== 'object' || response === null) return [];
+  const failures = (response as { batchItemFailures?: unknown }).batchItemFailures;
+  if (!Array.isArray(failures)) return [];
+  return failures
+    .map((failure: { itemIdentifier?: unknown }) => failure.itemIdentifier)
+    .filter((id): id is string => typeof id === 'string');
+}
+
+function localContext(): Context {
+  const requestId = randomUUID();
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'deliverWebhook',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:deliverWebhook',
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: '/aws/lambda/deliverWebhook',
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => 30_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/**
+ * The local stand-in for EventBridge Scheduler: a timer per schedule that puts the message on
+ * the local queue when due (by the system clock, which `POST /_local/clock` can move; a moved
+ * clock leaves earlier timers as they are, and the sweeper picks up what became overdue).
+ */
+export class LocalRetryScheduler implements RetryScheduler {
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(private readonly queue: DeliveryQueue) {}
+
+  async scheduleAt(message: AttemptMessage, at: Date): Promise<void> {
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        void this.queue.enqueue([{ ...message, delaySeconds: 0 }]);
+      },
+      Math.max(0, at.getTime() - systemClock.now()),
+    );
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  stop(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+}

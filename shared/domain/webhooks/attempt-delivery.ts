@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import { log } from '../../log.js';
+import { signingSecrets } from './endpoints.js';
+import type { AttemptMessage, AttemptRecord, Delivery } from './model.js';
+import type { AttemptResolution, SendOutcome, WebhookDependencies } from './ports.js';
+import { scheduleAttempt } from './schedule-attempt.js';
+import { signatureHeaders } from './signing.js';
+
+/**
+ * How long a claim protects an attempt from other workers. Longer than the 10 s request timeout
+ * plus recording, and shorter than the queue's visibility timeout (180 s), so a message that
+ * comes back after a worker died finds the lease expired and takes the attempt over.
+ */
+export const claimLeaseMs = 60_000;
+
+/**
+ * Claims of one attempt whose outcome never got recorded (the worker died each time) after which
+ * the attempt is counted as failed without posting again: the counter always advances, so a
+ * poison delivery cannot loop for ever (Convoy's attempt counter that never moved).
+ */
+export const maxClaimsPerAttempt = 3;
+
+/** A queue or schedule delivering a few seconds early must not be refused as "not due". */
+export const earlyArrivalToleranceMs = 5_000;
+
+/** What became of one attempt message. */
+export type AttemptResult =
+  | 'delivered'
+  | 'retry_scheduled'
+  | 'failed'
+  /** Already claimed by a live worker, already made, or not due: a duplicate message. */
+  | 'duplicate'
+  /** Another worker took the attempt over after our lease expired; our outcome was discarded. */
+  | 'claim_lost'
+  /** The endpoint or the event is gone: the delivery ends without an attempt. */
+  | 'abandoned';
+
+export type AttemptDependencies = Pick<
+  WebhookDependencies,
+  | 'deliveries'
+  | 'accounts'
+  | 'queue'
+  | 'scheduler'
+  | 'sender'
+  | 'mailer'
+  | 'clock'
+  | 'retryDelaysSeconds'
+>;
+
+const isSuccess = (outcome: SendOutcome) =>
+  outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+
+function resolve(
+  deps: AttemptDependencies,
+  delivery: Delivery,
+  attempt: number,
+  succeeded: boolean,
+  now: number,
+): AttemptResolution {
+  if (succeeded) return { status: 'delivered' };
+  if (attempt >= delivery.lastAllowedAttempt) return { status: 'failed' };
+  // delays[n] is the wait before attempt n + 1, counted from this failure.
+  const delaySeconds = deps.retryDelaysSeconds[attempt] ?? 0;
+  return { status: 'pending', nextAttemptAt: now + delaySeconds * 1000 };
+}
+
+/**
+ * Makes one attempt of a delivery (one queue message): claim it, post the exact stored bytes with
+ * fresh signatures, record the outcome, and put the next attempt on its way.
+ *
+ * The claim is a conditional write made before the POST, so a redelivered or duplicated message
+ * cannot cause a second attempt, nor re-deliver a delivered event. The attempt counter advances
+ * only when the outcome is recorded, so a worker that dies after posting leaves the same attempt
+ * number to be taken over once its lease expires: the receiver may see that attempt twice (with
+ * the same webhook-id, which it deduplicates on), but it is counted once.
+ */
+export async function attemptDelivery(
+  deps: AttemptDependencies,
+  message: AttemptMessage,
+): Promise<AttemptResult> {
+  const claimedAt = deps.clock.now();
+  const token = randomUUID();
+  const delivery = await deps.deliveries.claim(message.deliveryId, message.attempt, {
+    token,
+    now: claimedAt,
+    dueBy: claimedAt + earlyArrivalToleranceMs,
+    leaseUntil: claimedAt + claimLeaseMs,
+  });
+  if (delivery === undefined) return 'duplicate';
+
+  const { event, endpoint } = await deps.deliveries.loadTarget(delivery);
+  if (event === undefined || endpoint === undefined) {
+    await deps.deliveries.abandon(delivery.id, token);
+    return 'abandoned';
+  }
+
+  const attemptedAt = deps.clock.now();
+  const claims = delivery.claim?.count ?? 1;
+  const outcome: SendOutcome =
+    claims > maxClaimsPerAttempt
+      ? {
+          latencyMs: 0,
+          error: `no outcome recorded after ${maxClaimsPerAttempt} tries (the worker kept failing)`,
+        }
+      : await deps.sender.send({
+          url: endpoint.url,
+          body: event.payload,
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'account-service-webhooks/1',
+            ...signatureHeaders(
+              event.id,
+              Math.floor(attemptedAt / 1000),
+              event.payload,
+              signingSecrets(endpoint, attemptedAt),
+            ),
+          },
+        });
+  const succeeded = isSuccess(outcome);
+  const record: AttemptRecord = {
+    attempt: message.attempt,
+    attemptedAt: new Date(attemptedAt).toISOString(),
+    outcome: succeeded ? 'succeeded' : 'failed',
+    responseStatus: outcome.status,
+    latencyMs: outcome.latencyMs,
+    responseBody: outcome.body,
+    error: succeeded
+      ? undefined
+      : (outcome.error ?? `the endpoint answered HTTP ${outcome.status ?? 'nothing'}`),
+  };
+  const finishedAt = deps.clock.now();
+  const resolution = resolve(deps, delivery, message.attempt, succeeded, finishedAt);
+  if (!(await deps.deliveries.recordAttempt(delivery.id, token, record, resolution))) {
+    log.warn('attempt outcome discarded: the claim was taken over', {
+      deliveryId: delivery.id,
+      attempt: message.attempt,
+    });
+    return 'claim_lost';
+  }
+
+  if (resolution.status === 'delivered') return 'delivered';
+  if (resolution.status === 'pending') {
+    try {
+      await scheduleAttempt(
+        deps,
+        { deliveryId: delivery.id, attempt: message.attempt + 1 },
+        resolution.nextAttemptAt,
+      );
+    } catch (error) {
+      // The delivery is recorded as due; the sweeper re-queues it once it is overdue.
+      log.warn('next attempt not scheduled; the sweeper will pick it up', {
+        deliveryId: delivery.id,
+        error,
+      });
+    }
+    return 'retry_scheduled';
+  }
+  // The ladder's last attempt failed: tell the account. A manual retry that fails again does
+  // not send a second notice.
+  if (message.attempt <= deps.retryDelaysSeconds.length) {
+    await notifyFailure(deps, delivery, endpoint.url, record);
+  }
+  return 'failed';
+}
+
+async function notifyFailure(
+  deps: AttemptDependencies,
+  delivery: Delivery,
+  url: string,
+  last: AttemptRecord,
+): Promise<void> {
+  try {
+    const email = await deps.accounts.emailOf(delivery.accountId);
+    if (email === undefined) return;
+    const reason = last.error ?? 'no 2xx response';
+    await deps.mailer.send({
+      to: email,
+      subject: `Webhook delivery failed: ${delivery.eventType}`,
+      text: [
+        `We could not deliver event ${delivery.eventId} (${delivery.eventType}) to ${url}.`,
+        `${last.attempt} attempts failed; the last one: ${reason}.`,
+        `Delivery ${delivery.id} is now marked failed. Once the endpoint works again you can`,
+        `retry it with POST /v1/webhooks/${delivery.endpointId}/deliveries/${delivery.id}/retry.`,
+      ].join('\n'),
+      html: `<p>We could not deliver event <code>${delivery.eventId}</code> (${delivery.eventType}) to <code>${escapeHtml(url)}</code>.</p><p>${last.attempt} attempts failed; the last one: ${escapeHtml(reason)}.</p><p>Delivery <code>${delivery.id}</code> is now marked failed. Once the endpoint works again you can retry it with <code>POST /v1/webhooks/${delivery.endpointId}/deliveries/${delivery.id}/retry</code>.</p>`,
+    });
+  } catch (error) {
+    // The delivery's state is already final and listed as failed; a lost notice is logged.
+    log.error('failure notice not sent', { deliveryId: delivery.id, error });
+  }
+}
+
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

@@ -1,0 +1,174 @@
+import type { Clock } from '../clock.js';
+import type { Mailer } from '../messages.js';
+import type {
+  AttemptMessage,
+  AttemptRecord,
+  Delivery,
+  DeliveryStatus,
+  StoredEvent,
+  WebhookEndpoint,
+} from './model.js';
+
+/** Endpoints of an account (DynamoDB: one partition per account). */
+export interface EndpointRepository {
+  create(endpoint: WebhookEndpoint): Promise<void>;
+  listForAccount(accountId: string): Promise<WebhookEndpoint[]>;
+  get(accountId: string, endpointId: string): Promise<WebhookEndpoint | undefined>;
+  /** False when there was no such endpoint. */
+  delete(accountId: string, endpointId: string): Promise<boolean>;
+  /** Replaces the secret and keeps the old one signing until `previousExpiresAt`. */
+  rotateSecret(
+    accountId: string,
+    endpointId: string,
+    secret: string,
+    previousExpiresAt: number,
+  ): Promise<WebhookEndpoint | undefined>;
+}
+
+export interface IdempotencyClaim {
+  key: string;
+  /** SHA-256 of the request, so a reused key with another body is refused. */
+  fingerprint: string;
+  /** Epoch milliseconds after which the key may be used again. */
+  expiresAt: number;
+}
+
+export type CreateEventResult =
+  | { created: true }
+  | { created: false; existing: StoredEvent; fingerprint: string };
+
+export interface EventRepository {
+  /**
+   * Stores the event, marked "fan-out pending", together with the idempotency key if any (one
+   * transaction). When the key is live already, nothing is written and the earlier event returns.
+   */
+  create(event: StoredEvent, idempotency?: IdempotencyClaim): Promise<CreateEventResult>;
+  /** Clears the "fan-out pending" mark once every delivery exists. */
+  markFannedOut(eventId: string): Promise<void>;
+  /** Events still marked "fan-out pending" that were created before `before` (epoch ms). */
+  listStalledFanOuts(before: number, limit: number): Promise<StoredEvent[]>;
+}
+
+export interface DeliveryListFilter {
+  status?: Exclude<DeliveryStatus, 'attempting'>;
+  /** ISO 8601; deliveries created strictly after it. */
+  createdAfter?: string;
+}
+
+export interface AttemptTarget {
+  event?: StoredEvent;
+  endpoint?: WebhookEndpoint;
+}
+
+/** How a claimed attempt ends: the record, and the state the delivery moves to. */
+export type AttemptResolution =
+  | { status: 'delivered' }
+  | { status: 'failed' }
+  | { status: 'pending'; nextAttemptAt: number };
+
+export interface DeliveryRepository {
+  /**
+   * Stores new deliveries and returns those it created. With `mayExist` (a repeated fan-out),
+   * deliveries that exist already are left exactly as they are — ids follow from event and
+   * endpoint, so a repeat finds them.
+   */
+  createMany(deliveries: Delivery[], options: { mayExist: boolean }): Promise<Delivery[]>;
+  get(deliveryId: string): Promise<Delivery | undefined>;
+  /**
+   * Claims `attempt` of a delivery in one conditional write: the delivery is pending for exactly
+   * this attempt and due, or a claim on this same attempt has outlived its lease. Undefined when
+   * the attempt is already claimed by a live worker, done, or not due — the message is a
+   * duplicate and is dropped.
+   */
+  claim(
+    deliveryId: string,
+    attempt: number,
+    claim: {
+      token: string;
+      now: number;
+      /** A pending attempt due up to this time (epoch ms) may be claimed. */
+      dueBy: number;
+      leaseUntil: number;
+    },
+  ): Promise<Delivery | undefined>;
+  /** The event and the endpoint an attempt needs, in one round trip. */
+  loadTarget(delivery: Delivery): Promise<AttemptTarget>;
+  /**
+   * Appends the attempt and moves the delivery on, only while `claimToken` still holds the claim.
+   * False when another worker took the claim over (this outcome is then discarded).
+   */
+  recordAttempt(
+    deliveryId: string,
+    claimToken: string,
+    record: AttemptRecord,
+    resolution: AttemptResolution,
+  ): Promise<boolean>;
+  /** Ends a delivery whose endpoint was deleted: failed, without an attempt. */
+  abandon(deliveryId: string, claimToken: string): Promise<void>;
+  /** Makes a finished delivery due once more now (one more attempt), or brings a pending one forward. */
+  reopen(delivery: Delivery, now: number): Promise<Delivery | undefined>;
+  listForEndpoint(endpointId: string, filter: DeliveryListFilter): Promise<Delivery[]>;
+  /** Deliveries whose next step (attempt or lease expiry) was due before `before` (epoch ms). */
+  listDue(before: number, limit: number): Promise<Delivery[]>;
+}
+
+/** The account's contact address for failure notices. */
+export interface AccountDirectory {
+  emailOf(accountId: string): Promise<string | undefined>;
+}
+
+export interface EnqueuedAttempt extends AttemptMessage {
+  /** 0 to 900 seconds (SQS's limit). */
+  delaySeconds: number;
+}
+
+/** The delivery queue (SQS on AWS): one message per attempt. */
+export interface DeliveryQueue {
+  enqueue(messages: EnqueuedAttempt[]): Promise<void>;
+}
+
+/** Delivers an attempt message to the queue at a time further out than the queue can delay. */
+export interface RetryScheduler {
+  scheduleAt(message: AttemptMessage, at: Date): Promise<void>;
+}
+
+export interface SignedRequest {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+export interface SendOutcome {
+  /** HTTP status when a response arrived. */
+  status?: number;
+  latencyMs: number;
+  /** Up to 1 KiB of the response body. */
+  body?: string;
+  error?: string;
+}
+
+/** Posts one attempt: SSRF-checked, pinned to the checked address, no redirects, 10 s. */
+export interface WebhookSender {
+  send(request: SignedRequest): Promise<SendOutcome>;
+}
+
+/** Resolves a URL's host and refuses private and metadata addresses (the SSRF guard). */
+export interface UrlGuard {
+  /** Undefined when allowed, else the public reason it is refused. */
+  check(url: string): Promise<string | undefined>;
+}
+
+export interface WebhookDependencies {
+  endpoints: EndpointRepository;
+  events: EventRepository;
+  deliveries: DeliveryRepository;
+  accounts: AccountDirectory;
+  queue: DeliveryQueue;
+  scheduler: RetryScheduler;
+  sender: WebhookSender;
+  urlGuard: UrlGuard;
+  mailer: Mailer;
+  clock: Clock;
+  /** Delay in seconds before each attempt (index 0: the first). */
+  retryDelaysSeconds: number[];
+}

@@ -1,0 +1,177 @@
+import { createHash } from 'node:crypto';
+import { log } from '../../log.js';
+import { ServiceError } from '../errors.js';
+import type { EventType } from '../event-types.js';
+import { deliveryIdFor, newEventId } from './ids.js';
+import {
+  type DeliverableEventType,
+  type Delivery,
+  type StoredEvent,
+  testEventType,
+  type WebhookEndpoint,
+} from './model.js';
+import type { WebhookDependencies } from './ports.js';
+import { maxQueueDelaySeconds } from './schedule-attempt.js';
+
+/** How long an Idempotency-Key of `POST /v1/events` is remembered (Stripe's figure). */
+export const idempotencyWindowMs = 24 * 60 * 60 * 1000;
+
+export type PublishDependencies = Pick<
+  WebhookDependencies,
+  'endpoints' | 'events' | 'deliveries' | 'queue' | 'clock'
+>;
+
+export interface PublishEventInput {
+  type: EventType;
+  accountId: string;
+  data: Record<string, unknown>;
+  /** The same key within 24 hours returns the first event and creates nothing new. */
+  idempotencyKey?: string;
+}
+
+export interface PublishedEvent {
+  event: StoredEvent;
+  /** Deliveries of this event (one per subscribed endpoint at publication). */
+  deliveryCount: number;
+}
+
+function newEvent(
+  accountId: string,
+  type: DeliverableEventType,
+  data: Record<string, unknown>,
+  now: number,
+): StoredEvent {
+  const id = newEventId();
+  const createdAt = new Date(now).toISOString();
+  // The payload is serialised once, here; every attempt posts and signs exactly these bytes.
+  const payload = JSON.stringify({ id, type, created_at: createdAt, data });
+  return { id, accountId, type, createdAt, data, payload };
+}
+
+function deliveryOf(
+  event: StoredEvent,
+  endpoint: WebhookEndpoint,
+  attempts: number,
+  dueAt: number,
+): Delivery {
+  return {
+    id: deliveryIdFor(event.id, endpoint.id),
+    eventId: event.id,
+    eventType: event.type,
+    endpointId: endpoint.id,
+    accountId: event.accountId,
+    status: 'pending',
+    nextAttempt: 1,
+    nextAttemptAt: dueAt,
+    lastAllowedAttempt: attempts,
+    attempts: [],
+    createdAt: event.createdAt,
+  };
+}
+
+/**
+ * Creates the deliveries of an event to `endpoints` and queues their first attempts. The
+ * deliveries are durable before anything is queued, and the event's "fan-out pending" mark is
+ * cleared only after: a crash or a lost message leaves work the sweeper finds, never an event
+ * without its deliveries.
+ */
+export async function fanOut(
+  deps: PublishDependencies & Pick<WebhookDependencies, 'retryDelaysSeconds'>,
+  event: StoredEvent,
+  endpoints: WebhookEndpoint[],
+  options: { mayExist: boolean },
+): Promise<number> {
+  // The ladder's first entry is the wait before attempt 1 (0 by default: at once). Beyond what
+  // the queue can delay, the sweeper sends it when due.
+  const firstDelaySeconds = Math.min(maxQueueDelaySeconds, deps.retryDelaysSeconds[0] ?? 0);
+  const dueAt = deps.clock.now() + (deps.retryDelaysSeconds[0] ?? 0) * 1000;
+  const deliveries = endpoints.map((endpoint) =>
+    deliveryOf(event, endpoint, deps.retryDelaysSeconds.length, dueAt),
+  );
+  const created = await deps.deliveries.createMany(deliveries, options);
+  await deps.events.markFannedOut(event.id);
+  try {
+    await deps.queue.enqueue(
+      created.map((delivery) => ({
+        deliveryId: delivery.id,
+        attempt: 1,
+        delaySeconds: firstDelaySeconds,
+      })),
+    );
+  } catch (error) {
+    // The deliveries are stored and due: the sweeper queues them at its next run.
+    log.warn('first attempts not queued; the sweeper will pick them up', {
+      eventId: event.id,
+      error,
+    });
+  }
+  return deliveries.length;
+}
+
+const subscribers = (endpoints: WebhookEndpoint[], type: DeliverableEventType) =>
+  endpoints.filter((endpoint) => (endpoint.events as string[]).includes(type));
+
+function fingerprintOf(input: PublishEventInput): string {
+  return createHash('sha256')
+    .update(JSON.stringify([input.type, input.accountId, input.data]))
+    .digest('hex');
+}
+
+/**
+ * Publishes an event: stores it with its exact payload, then fans it out to every endpoint of
+ * the account subscribed to its type. With an Idempotency-Key, a repeat within 24 hours returns
+ * the first event (and finishes its fan-out if that had been interrupted); the same key with a
+ * different request is a 409.
+ */
+export async function publishEvent(
+  deps: PublishDependencies & Pick<WebhookDependencies, 'retryDelaysSeconds'>,
+  input: PublishEventInput,
+): Promise<PublishedEvent> {
+  const now = deps.clock.now();
+  const event = newEvent(input.accountId, input.type, input.data, now);
+  const fingerprint = fingerprintOf(input);
+  const result = await deps.events.create(
+    event,
+    input.idempotencyKey === undefined
+      ? undefined
+      : { key: input.idempotencyKey, fingerprint, expiresAt: now + idempotencyWindowMs },
+  );
+  if (!result.created) {
+    if (result.fingerprint !== fingerprint) {
+      throw new ServiceError(
+        'conflict',
+        'This Idempotency-Key was used with a different request in the last 24 hours',
+        [{ field: 'idempotency-key', message: 'was used with a different request' }],
+      );
+    }
+    const endpoints = subscribers(
+      await deps.endpoints.listForAccount(result.existing.accountId),
+      result.existing.type,
+    );
+    const deliveryCount = await fanOut(deps, result.existing, endpoints, { mayExist: true });
+    return { event: result.existing, deliveryCount };
+  }
+  const endpoints = subscribers(await deps.endpoints.listForAccount(input.accountId), input.type);
+  const deliveryCount = await fanOut(deps, event, endpoints, { mayExist: false });
+  return { event, deliveryCount };
+}
+
+/** Sends a `webhook.test` event to one endpoint only, through the normal delivery path. */
+export async function sendTestEvent(
+  deps: PublishDependencies & Pick<WebhookDependencies, 'retryDelaysSeconds'>,
+  accountId: string,
+  endpointId: string,
+): Promise<{ event: StoredEvent; deliveryId: string }> {
+  const endpoint = await deps.endpoints.get(accountId, endpointId);
+  if (endpoint === undefined)
+    throw new ServiceError('not_found', 'No webhook endpoint with this id');
+  const event = newEvent(
+    accountId,
+    testEventType,
+    { webhook_id: endpoint.id, message: 'This is a test event from the webhook service.' },
+    deps.clock.now(),
+  );
+  await deps.events.create(event);
+  await fanOut(deps, event, [endpoint], { mayExist: false });
+  return { event, deliveryId: deliveryIdFor(event.id, endpoint.id) };
+}

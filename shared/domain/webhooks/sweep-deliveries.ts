@@ -1,0 +1,58 @@
+import { log } from '../../log.js';
+import type { AttemptMessage } from './model.js';
+import type { WebhookDependencies } from './ports.js';
+import { fanOut } from './publish-event.js';
+
+/**
+ * How overdue work must be before the sweeper steps in. The normal path (a queue message, a
+ * schedule) gets this long to act first; duplicates the sweeper still causes are dropped by the
+ * claim, so this only keeps them rare.
+ */
+export const sweepGraceMs = 60_000;
+
+/** Items handled per sweep; the next sweep takes the rest. */
+export const sweepBatchSize = 200;
+
+export interface SweepResult {
+  requeued: number;
+  fannedOut: number;
+}
+
+/**
+ * The safety net: re-queues deliveries whose next attempt (or an expired claim) is overdue, and
+ * finishes event fan-outs that were interrupted — so a lost message, a failed schedule or a
+ * crashed publisher never strands a delivery.
+ */
+export async function sweepDeliveries(
+  deps: Pick<
+    WebhookDependencies,
+    'endpoints' | 'events' | 'deliveries' | 'queue' | 'clock' | 'retryDelaysSeconds'
+  >,
+): Promise<SweepResult> {
+  const before = deps.clock.now() - sweepGraceMs;
+
+  let fannedOut = 0;
+  for (const event of await deps.events.listStalledFanOuts(before, sweepBatchSize)) {
+    // A test event interrupted this way matches no subscription and is simply closed: the
+    // client can send another.
+    const endpoints = (await deps.endpoints.listForAccount(event.accountId)).filter((endpoint) =>
+      (endpoint.events as string[]).includes(event.type),
+    );
+    await fanOut(deps, event, endpoints, { mayExist: true });
+    fannedOut += 1;
+  }
+
+  const due = await deps.deliveries.listDue(before, sweepBatchSize);
+  const messages: AttemptMessage[] = due.map((delivery) => ({
+    deliveryId: delivery.id,
+    attempt:
+      delivery.status === 'attempting' && delivery.claim
+        ? delivery.claim.attempt
+        : delivery.nextAttempt,
+  }));
+  if (messages.length > 0) {
+    await deps.queue.enqueue(messages.map((message) => ({ ...message, delaySeconds: 0 })));
+    log.info('sweeper re-queued overdue deliveries', { count: messages.length });
+  }
+  return { requeued: messages.length, fannedOut };
+}

@@ -1,0 +1,72 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import {
+  LocalDeliveryQueue,
+  LocalRetryScheduler,
+} from '../../shared/adapters/local-delivery-queue.js';
+import { systemClock } from '../../shared/domain/clock.js';
+
+const deliveryId = 'dlv_abcdefghijklmnopqrst';
+
+function recordingWorker(answer: (event: SQSEvent) => SQSBatchResponse | Promise<never>) {
+  const received: { event: SQSEvent; at: number }[] = [];
+  const worker = async (event: SQSEvent) => {
+    received.push({ event, at: Date.now() });
+    return answer(event);
+  };
+  return { worker, received };
+}
+
+describe('the local stand-in for the SQS delivery queue', () => {
+  it('hands the worker real-shaped SQS records after the message delay', async () => {
+    const { worker, received } = recordingWorker(() => ({ batchItemFailures: [] }));
+    const queue = new LocalDeliveryQueue(worker);
+    const sentAt = Date.now();
+
+    await queue.enqueue([{ deliveryId, attempt: 2, delaySeconds: 1 }]);
+    await queue.idle();
+
+    expect(received).toHaveLength(1);
+    expect((received[0]?.at ?? 0) - sentAt).toBeGreaterThanOrEqual(950);
+    expect(received[0]?.event.Records[0]).toMatchObject({
+      body: JSON.stringify({ delivery_id: deliveryId, attempt: 2 }),
+      eventSource: 'aws:sqs',
+      attributes: { ApproximateReceiveCount: '1' },
+    });
+  });
+
+  it('receives again the records the worker reported as failed, and only those', async () => {
+    let calls = 0;
+    const { worker, received } = recordingWorker((event) => {
+      calls += 1;
+      const first = event.Records[0];
+      return {
+        batchItemFailures: calls === 1 && first ? [{ itemIdentifier: first.messageId }] : [],
+      };
+    });
+    const queue = new LocalDeliveryQueue(worker, { visibilityTimeoutMs: 50 });
+
+    await queue.enqueue([
+      { deliveryId, attempt: 1, delaySeconds: 0 },
+      { deliveryId: 'dlv_bbbbbbbbbbbbbbbbbbbb', attempt: 1, delaySeconds: 0 },
+    ]);
+    await queue.idle();
+
+    expect(received.map(({ event }) => event.Records.length)).toEqual([2, 1]);
+    expect(received[1]?.event.Records[0]?.attributes.ApproximateReceiveCount).toBe('2');
+  });
+
+  it('delivers a scheduled attempt to the queue when it is due', async () => {
+    const { worker, received } = recordingWorker(() => ({ batchItemFailures: [] }));
+    const queue = new LocalDeliveryQueue(worker);
+    const scheduler = new LocalRetryScheduler(queue);
+
+    await scheduler.scheduleAt({ deliveryId, attempt: 3 }, new Date(systemClock.now() + 200));
+    await new Promise((resume) => setTimeout(resume, 400));
+    await queue.idle();
+
+    expect(received.map(({ event }) => event.Records[0]?.body)).toEqual([
+      JSON.stringify({ delivery_id: deliveryId, attempt: 3 }),
+    ]);
+  });
+});

@@ -1,0 +1,113 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamoAccountDirectory } from '../../shared/adapters/dynamo-account-directory.js';
+import { dynamoDeliveryRepository } from '../../shared/adapters/dynamo-deliveries.js';
+import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
+import { dynamoEventRepository } from '../../shared/adapters/dynamo-webhook-events.js';
+import { documentClient } from '../../shared/adapters/dynamodb.js';
+import { keys } from '../../shared/adapters/keys.js';
+import { defaultRetryDelaysSeconds } from '../../shared/config.js';
+import { ManualClock } from '../../shared/domain/clock.js';
+import type { EmailMessage, Mailer } from '../../shared/domain/messages.js';
+import { attemptDelivery } from '../../shared/domain/webhooks/attempt-delivery.js';
+import type { AttemptMessage } from '../../shared/domain/webhooks/model.js';
+import type {
+  DeliveryQueue,
+  EnqueuedAttempt,
+  RetryScheduler,
+  SendOutcome,
+  SignedRequest,
+  WebhookDependencies,
+  WebhookSender,
+} from '../../shared/domain/webhooks/ports.js';
+
+/** A receiver behind the sender port: records what it was sent, answers as told. */
+export class FakeReceiver implements WebhookSender {
+  readonly requests: SignedRequest[] = [];
+  answer: (request: SignedRequest) => SendOutcome = () => ({ status: 200, latencyMs: 3 });
+
+  async send(request: SignedRequest): Promise<SendOutcome> {
+    this.requests.push(request);
+    return this.answer(request);
+  }
+}
+
+export class RecordingQueue implements DeliveryQueue {
+  messages: EnqueuedAttempt[] = [];
+  async enqueue(messages: EnqueuedAttempt[]): Promise<void> {
+    this.messages.push(...messages);
+  }
+}
+
+export class RecordingScheduler implements RetryScheduler {
+  schedules: { message: AttemptMessage; at: Date }[] = [];
+  async scheduleAt(message: AttemptMessage, at: Date): Promise<void> {
+    this.schedules.push({ message, at });
+  }
+}
+
+export class RecordingMailer implements Mailer {
+  sent: EmailMessage[] = [];
+  async send(message: EmailMessage): Promise<void> {
+    this.sent.push(message);
+  }
+}
+
+export interface Harness extends WebhookDependencies {
+  clock: ManualClock;
+  receiver: FakeReceiver;
+  queue: RecordingQueue;
+  scheduler: RecordingScheduler;
+  mailer: RecordingMailer;
+  sender: FakeReceiver;
+}
+
+export function harness(): Harness {
+  const receiver = new FakeReceiver();
+  return {
+    endpoints: dynamoEndpointRepository,
+    events: dynamoEventRepository,
+    deliveries: dynamoDeliveryRepository,
+    accounts: dynamoAccountDirectory,
+    queue: new RecordingQueue(),
+    scheduler: new RecordingScheduler(),
+    sender: receiver,
+    receiver,
+    urlGuard: { check: async () => undefined },
+    mailer: new RecordingMailer(),
+    clock: new ManualClock(Date.UTC(2026, 2, 1, 12, 0, 0)),
+    retryDelaysSeconds: defaultRetryDelaysSeconds,
+  };
+}
+
+/** A user item with an email, as the accounts area stores it. */
+export async function createAccount(accountId: string, email: string): Promise<void> {
+  await documentClient().send(
+    new PutCommand({
+      TableName: process.env.TABLE_NAME,
+      Item: { ...keys.user(accountId), id: accountId, email },
+    }),
+  );
+}
+
+/**
+ * Plays the queue and the scheduler the way SQS and EventBridge would: takes the next message
+ * due, moves the clock to it, and runs the worker — until nothing is left. Returns the clock
+ * time of each worker run.
+ */
+export async function drain(deps: Harness): Promise<number[]> {
+  const runs: number[] = [];
+  for (;;) {
+    const queued = deps.queue.messages.shift();
+    if (queued !== undefined) {
+      deps.clock.advance(queued.delaySeconds * 1000);
+      runs.push(deps.clock.now());
+      await attemptDelivery(deps, queued);
+      continue;
+    }
+    const scheduled = deps.scheduler.schedules.shift();
+    if (scheduled === undefined) return runs;
+    deps.clock.advance(Math.max(0, scheduled.at.getTime() - deps.clock.now()));
+    runs.push(deps.clock.now());
+    await attemptDelivery(deps, scheduled.message);
+  }
+}

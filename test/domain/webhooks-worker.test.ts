@@ -1,0 +1,92 @@
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler } from '../../functions/workers/deliver-webhook.js';
+import { dynamoDeliveryRepository } from '../../shared/adapters/dynamo-deliveries.js';
+import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
+import { publishEvent } from '../../shared/adapters/event-publisher.js';
+import { useRetryScheduler } from '../../shared/adapters/eventbridge-retry-scheduler.js';
+import { useMailer } from '../../shared/adapters/ses-mailer.js';
+import { useDeliveryQueue } from '../../shared/adapters/sqs-delivery-queue.js';
+import { generateSigningSecret } from '../../shared/domain/webhooks/signing.js';
+import {
+  makeTestCertificate,
+  type TestCertificate,
+  TestReceiver,
+} from '../e2e/webhooks-receiver.js';
+import { useFreshTable } from '../support/table.js';
+import { RecordingMailer, RecordingQueue, RecordingScheduler } from './webhooks-harness.js';
+
+/**
+ * The deployed worker handler with the real HTTPS client, against a receiver whose self-signed
+ * certificate this process does not trust (NODE_EXTRA_CA_CERTS is read only at start-up): every
+ * attempt fails at the TLS handshake, which still is an attempt — and what it counts is the point.
+ */
+let certificate: TestCertificate;
+const receiver = new TestReceiver();
+const queue = new RecordingQueue();
+
+beforeAll(async () => {
+  await useFreshTable();
+  process.env.WEBHOOK_ALLOW_PRIVATE_NETWORK = 'true';
+  useDeliveryQueue(queue);
+  useRetryScheduler(new RecordingScheduler());
+  useMailer(new RecordingMailer());
+  certificate = makeTestCertificate();
+  await receiver.start(certificate);
+});
+
+afterAll(async () => {
+  await receiver.stop();
+  certificate?.remove();
+});
+
+const record = (messageId: string, body: string): SQSRecord => ({
+  messageId,
+  receiptHandle: `${messageId}-handle`,
+  body,
+  attributes: {
+    ApproximateReceiveCount: '1',
+    SentTimestamp: String(Date.now()),
+    SenderId: 'test',
+    ApproximateFirstReceiveTimestamp: String(Date.now()),
+  },
+  messageAttributes: {},
+  md5OfBody: '',
+  eventSource: 'aws:sqs',
+  eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:deliveries',
+  awsRegion: 'us-east-1',
+});
+
+describe('the deliverWebhook worker', () => {
+  it('makes one attempt when SQS hands it the same message twice in a batch', async () => {
+    await dynamoEndpointRepository.create({
+      id: 'whk_worker1',
+      accountId: 'usr_worker',
+      url: `${receiver.origin}/hook`,
+      events: ['order.created'],
+      secret: generateSigningSecret(),
+      createdAt: new Date().toISOString(),
+    });
+    await publishEvent({ type: 'order.created', accountId: 'usr_worker', data: { n: 1 } });
+    const [first] = queue.messages.splice(0);
+    const body = JSON.stringify({ delivery_id: first?.deliveryId, attempt: 1 });
+    const event: SQSEvent = { Records: [record('m-1', body), record('m-2', body)] };
+
+    const response = await handler(event);
+
+    expect(response).toEqual({ batchItemFailures: [] });
+    expect(receiver.connections).toBe(1);
+    const delivery = await dynamoDeliveryRepository.get(first?.deliveryId ?? '');
+    expect(delivery?.attempts).toHaveLength(1);
+    expect(delivery?.attempts[0]?.error).toMatch(/certificate/i);
+    expect(delivery).toMatchObject({ status: 'pending', nextAttempt: 2 });
+    expect(queue.messages).toEqual([
+      { deliveryId: first?.deliveryId, attempt: 2, delaySeconds: 300 },
+    ]);
+  });
+
+  it('drops a malformed message instead of having SQS retry it forever', async () => {
+    const response = await handler({ Records: [record('m-3', '{"delivery_id":"nope"}')] });
+    expect(response).toEqual({ batchItemFailures: [] });
+  });
+});

@@ -1,0 +1,431 @@
+import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  attemptDelivery,
+  claimLeaseMs,
+  maxClaimsPerAttempt,
+} from '../../shared/domain/webhooks/attempt-delivery.js';
+import { retryDelivery } from '../../shared/domain/webhooks/deliveries.js';
+import { registerEndpoint, rotateEndpointSecret } from '../../shared/domain/webhooks/endpoints.js';
+import { deliveryIdFor } from '../../shared/domain/webhooks/ids.js';
+import type { SignedRequest } from '../../shared/domain/webhooks/ports.js';
+import { publishEvent } from '../../shared/domain/webhooks/publish-event.js';
+import { scheduleAttempt } from '../../shared/domain/webhooks/schedule-attempt.js';
+import { sweepDeliveries, sweepGraceMs } from '../../shared/domain/webhooks/sweep-deliveries.js';
+import { useFreshTable } from '../support/table.js';
+import { createAccount, drain, type Harness, harness } from './webhooks-harness.js';
+
+let deps: Harness;
+let accountSeq = 0;
+const newAccount = async () => {
+  accountSeq += 1;
+  const accountId = `usr_test${accountSeq}_${Date.now()}`;
+  await createAccount(accountId, `owner${accountSeq}@example.com`);
+  return accountId;
+};
+
+beforeAll(async () => {
+  await useFreshTable();
+});
+
+beforeEach(() => {
+  deps = harness();
+});
+
+/** Verifies a request as a Standard Webhooks receiver would at the moment it was sent. */
+function verifyStandard(secret: string, request: SignedRequest | undefined): unknown {
+  const headers = {
+    'webhook-id': request?.headers['webhook-id'] ?? '',
+    'webhook-timestamp': request?.headers['webhook-timestamp'] ?? '',
+    'webhook-signature': request?.headers['webhook-signature'] ?? '',
+  };
+  const realNow = Date.now;
+  Date.now = () => Number(headers['webhook-timestamp']) * 1000;
+  try {
+    return new Webhook(secret).verify(request?.body ?? '', headers);
+  } finally {
+    Date.now = realNow;
+  }
+}
+
+const order = { order_id: 'ord_123', status: 'placed', total: 25.5, currency: 'USD' };
+
+describe('publishing an event', () => {
+  it('stores the event and makes one delivery per endpoint of the account subscribed to its type', async () => {
+    const account = await newAccount();
+    const other = await newAccount();
+    const orders = await registerEndpoint(deps, account, {
+      url: 'https://a.example/hook',
+      events: ['order.created', 'order.updated'],
+    });
+    await registerEndpoint(deps, account, {
+      url: 'https://b.example/hook',
+      events: ['payment.failed'],
+    });
+    await registerEndpoint(deps, other, {
+      url: 'https://c.example/hook',
+      events: ['order.created'],
+    });
+
+    const { event, deliveryCount } = await publishEvent(deps, {
+      type: 'order.created',
+      accountId: account,
+      data: order,
+    });
+
+    expect(event.id).toMatch(/^evt_[a-z2-7]{20}$/);
+    expect(event.createdAt).toBe('2026-03-01T12:00:00.000Z');
+    expect(JSON.parse(event.payload)).toEqual({
+      id: event.id,
+      type: 'order.created',
+      created_at: '2026-03-01T12:00:00.000Z',
+      data: order,
+    });
+    expect(deliveryCount).toBe(1);
+    expect(deps.queue.messages).toEqual([
+      { deliveryId: deliveryIdFor(event.id, orders.id), attempt: 1, delaySeconds: 0 },
+    ]);
+    const delivery = await deps.deliveries.get(deliveryIdFor(event.id, orders.id));
+    expect(delivery).toMatchObject({ status: 'pending', nextAttempt: 1, endpointId: orders.id });
+  });
+
+  it('returns the first event for a repeated Idempotency-Key and creates no second deliveries', async () => {
+    const account = await newAccount();
+    await registerEndpoint(deps, account, {
+      url: 'https://a.example/h',
+      events: ['order.created'],
+    });
+    const input = {
+      type: 'order.created' as const,
+      accountId: account,
+      data: order,
+      idempotencyKey: 'k-1',
+    };
+
+    const first = await publishEvent(deps, input);
+    deps.clock.advance(60_000);
+    const again = await publishEvent(deps, input);
+
+    expect(again.event.id).toBe(first.event.id);
+    expect(again.event.payload).toBe(first.event.payload);
+    expect(deps.queue.messages).toHaveLength(1);
+  });
+
+  it('refuses an Idempotency-Key reused with a different request', async () => {
+    const account = await newAccount();
+    await publishEvent(deps, {
+      type: 'order.created',
+      accountId: account,
+      data: order,
+      idempotencyKey: 'k-2',
+    });
+    await expect(
+      publishEvent(deps, {
+        type: 'order.created',
+        accountId: account,
+        data: { ...order, total: 99 },
+        idempotencyKey: 'k-2',
+      }),
+    ).rejects.toMatchObject({ code: 'conflict' });
+  });
+});
+
+describe('delivering', () => {
+  async function oneDelivery(events: ['order.created'] = ['order.created']) {
+    const account = await newAccount();
+    const endpoint = await registerEndpoint(deps, account, {
+      url: 'https://r.example/hook',
+      events,
+    });
+    const { event } = await publishEvent(deps, {
+      type: 'order.created',
+      accountId: account,
+      data: order,
+    });
+    return { account, endpoint, event, deliveryId: deliveryIdFor(event.id, endpoint.id) };
+  }
+
+  it('posts the exact stored bytes, signed with X-Service-Signature and Standard Webhooks headers', async () => {
+    const { endpoint, event, deliveryId } = await oneDelivery();
+
+    expect(await drain(deps)).toHaveLength(1);
+
+    const [request] = deps.receiver.requests;
+    expect(request?.body).toBe(event.payload);
+    expect(request?.headers['x-service-signature']).toBe(
+      createHmac('sha256', endpoint.secret).update(event.payload).digest('hex'),
+    );
+    expect(request?.headers['webhook-id']).toBe(event.id);
+    expect(request?.headers['webhook-timestamp']).toBe(String(deps.clock.now() / 1000));
+    expect(verifyStandard(endpoint.secret, request)).toEqual(JSON.parse(event.payload));
+    expect(() => verifyStandard('whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', request)).toThrow();
+    const delivery = await deps.deliveries.get(deliveryId);
+    expect(delivery?.status).toBe('delivered');
+    expect(delivery?.attempts).toEqual([
+      expect.objectContaining({ attempt: 1, outcome: 'succeeded', responseStatus: 200 }),
+    ]);
+  });
+
+  it('tries a failing endpoint exactly 5 times on the ladder, then fails it and emails the account once', async () => {
+    const { deliveryId } = await oneDelivery();
+    deps.receiver.answer = () => ({ status: 500, latencyMs: 12, body: 'boom' });
+
+    const runs = await drain(deps);
+
+    expect(deps.receiver.requests).toHaveLength(5);
+    const gaps = runs.slice(1).map((run, index) => (run - (runs[index] ?? 0)) / 1000);
+    expect(gaps).toEqual([300, 1800, 7200, 86400]);
+    const delivery = await deps.deliveries.get(deliveryId);
+    expect(delivery?.status).toBe('failed');
+    expect(delivery?.attempts.map((attempt) => attempt.attempt)).toEqual([1, 2, 3, 4, 5]);
+    expect(delivery?.attempts[4]).toMatchObject({
+      outcome: 'failed',
+      responseStatus: 500,
+      responseBody: 'boom',
+      error: 'the endpoint answered HTTP 500',
+    });
+    expect(deps.mailer.sent).toHaveLength(1);
+    expect(deps.mailer.sent[0]?.to).toBe(`owner${accountSeq}@example.com`);
+    expect(deps.mailer.sent[0]?.text).toContain(deliveryId);
+  });
+
+  it('makes one attempt when the same queue message arrives twice, even at the same moment', async () => {
+    const { deliveryId } = await oneDelivery();
+    const message = { deliveryId, attempt: 1 };
+
+    const results = await Promise.all([
+      attemptDelivery(deps, message),
+      attemptDelivery(deps, message),
+    ]);
+    const later = await attemptDelivery(deps, message);
+
+    expect(results.sort()).toEqual(['delivered', 'duplicate']);
+    expect(later).toBe('duplicate');
+    expect(deps.receiver.requests).toHaveLength(1);
+    expect((await deps.deliveries.get(deliveryId))?.attempts).toHaveLength(1);
+  });
+
+  it('never makes a sixth attempt when the last attempt’s message is redelivered', async () => {
+    const { deliveryId } = await oneDelivery();
+    deps.receiver.answer = () => ({ status: 503, latencyMs: 1 });
+    await drain(deps);
+
+    expect(await attemptDelivery(deps, { deliveryId, attempt: 5 })).toBe('duplicate');
+    expect(await attemptDelivery(deps, { deliveryId, attempt: 6 })).toBe('duplicate');
+    expect(deps.receiver.requests).toHaveLength(5);
+  });
+
+  it('counts an attempt once when its worker died after the POST and the message came back', async () => {
+    const { deliveryId } = await oneDelivery();
+    const dying = {
+      ...deps,
+      deliveries: {
+        ...deps.deliveries,
+        recordAttempt: async () => {
+          throw new Error('Lambda timed out');
+        },
+      },
+    };
+    await expect(attemptDelivery(dying, { deliveryId, attempt: 1 })).rejects.toThrow('timed out');
+    expect(deps.receiver.requests).toHaveLength(1);
+
+    // SQS redelivers before the lease ends: another worker may still be busy, so it is dropped.
+    deps.clock.advance(claimLeaseMs / 2);
+    expect(await attemptDelivery(deps, { deliveryId, attempt: 1 })).toBe('duplicate');
+    // After the lease: the attempt is taken over, as attempt 1 still.
+    deps.clock.advance(claimLeaseMs);
+    deps.receiver.answer = () => ({ status: 500, latencyMs: 1 });
+    expect(await attemptDelivery(deps, { deliveryId, attempt: 1 })).toBe('retry_scheduled');
+
+    const delivery = await deps.deliveries.get(deliveryId);
+    expect(delivery?.attempts.map((attempt) => attempt.attempt)).toEqual([1]);
+    expect(delivery).toMatchObject({ status: 'pending', nextAttempt: 2 });
+    expect(deps.receiver.requests.map((request) => request.headers['webhook-id'])).toEqual([
+      delivery?.eventId,
+      delivery?.eventId,
+    ]);
+  });
+
+  it('counts an attempt whose worker keeps dying as failed after 3 tries, and moves on', async () => {
+    const { deliveryId } = await oneDelivery();
+    const dying = {
+      ...deps,
+      deliveries: {
+        ...deps.deliveries,
+        recordAttempt: async () => {
+          throw new Error('out of memory');
+        },
+      },
+    };
+    for (let run = 0; run < maxClaimsPerAttempt; run++) {
+      await expect(attemptDelivery(dying, { deliveryId, attempt: 1 })).rejects.toThrow();
+      deps.clock.advance(claimLeaseMs + 1000);
+    }
+
+    expect(await attemptDelivery(deps, { deliveryId, attempt: 1 })).toBe('retry_scheduled');
+
+    expect(deps.receiver.requests).toHaveLength(maxClaimsPerAttempt);
+    const delivery = await deps.deliveries.get(deliveryId);
+    expect(delivery).toMatchObject({ status: 'pending', nextAttempt: 2 });
+    expect(delivery?.attempts).toEqual([
+      expect.objectContaining({
+        attempt: 1,
+        outcome: 'failed',
+        error: expect.stringMatching(/no outcome recorded after 3 tries/),
+      }),
+    ]);
+  });
+
+  it('signs with both secrets for 24 hours after a rotation, then with the new one only', async () => {
+    const { account, endpoint } = await oneDelivery();
+    await drain(deps);
+    const rotated = await rotateEndpointSecret(deps, account, endpoint.id);
+
+    await publishEvent(deps, { type: 'order.created', accountId: account, data: { n: 1 } });
+    await drain(deps);
+    const during = deps.receiver.requests.at(-1);
+    expect(verifyStandard(rotated.secret, during)).toEqual({ ...JSON.parse(during?.body ?? '') });
+    expect(verifyStandard(endpoint.secret, during)).toBeDefined();
+    expect(during?.headers['x-service-signature']?.split(',')).toEqual([
+      createHmac('sha256', rotated.secret)
+        .update(during?.body ?? '')
+        .digest('hex'),
+      createHmac('sha256', endpoint.secret)
+        .update(during?.body ?? '')
+        .digest('hex'),
+    ]);
+
+    deps.clock.advance(24 * 60 * 60 * 1000 + 1000);
+    await publishEvent(deps, { type: 'order.created', accountId: account, data: { n: 2 } });
+    await drain(deps);
+    const after = deps.receiver.requests.at(-1);
+    expect(after?.headers['x-service-signature']?.split(',')).toHaveLength(1);
+    expect(after?.headers['webhook-signature']?.split(' ')).toHaveLength(1);
+  });
+
+  it('ends a delivery whose endpoint was deleted without posting', async () => {
+    const { account, endpoint, deliveryId } = await oneDelivery();
+    await deps.endpoints.delete(account, endpoint.id);
+
+    expect(await attemptDelivery(deps, { deliveryId, attempt: 1 })).toBe('abandoned');
+    expect(deps.receiver.requests).toHaveLength(0);
+    expect((await deps.deliveries.get(deliveryId))?.status).toBe('failed');
+  });
+});
+
+describe('retrying and sweeping', () => {
+  it('gives a failed delivery one more attempt on request, without a second notice', async () => {
+    const account = await newAccount();
+    const endpoint = await registerEndpoint(deps, account, {
+      url: 'https://r.example/h',
+      events: ['order.created'],
+    });
+    const { event } = await publishEvent(deps, {
+      type: 'order.created',
+      accountId: account,
+      data: order,
+    });
+    deps.receiver.answer = () => ({ status: 500, latencyMs: 1 });
+    await drain(deps);
+    expect(deps.mailer.sent).toHaveLength(1);
+
+    const deliveryId = deliveryIdFor(event.id, endpoint.id);
+    const reopened = await retryDelivery(deps, account, endpoint.id, deliveryId);
+    expect(reopened).toMatchObject({ status: 'pending', nextAttempt: 6 });
+    await drain(deps);
+
+    const delivery = await deps.deliveries.get(deliveryId);
+    expect(delivery?.attempts).toHaveLength(6);
+    expect(delivery?.status).toBe('failed');
+    expect(deps.mailer.sent).toHaveLength(1);
+
+    deps.receiver.answer = () => ({ status: 204, latencyMs: 1 });
+    await retryDelivery(deps, account, endpoint.id, deliveryId);
+    await drain(deps);
+    expect((await deps.deliveries.get(deliveryId))?.status).toBe('delivered');
+  });
+
+  it('refuses to retry another account’s delivery', async () => {
+    const account = await newAccount();
+    const endpoint = await registerEndpoint(deps, account, {
+      url: 'https://r.example/h',
+      events: ['order.created'],
+    });
+    const { event } = await publishEvent(deps, {
+      type: 'order.created',
+      accountId: account,
+      data: order,
+    });
+    await expect(
+      retryDelivery(deps, 'usr_someone_else', endpoint.id, deliveryIdFor(event.id, endpoint.id)),
+    ).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('re-queues a delivery whose messages were lost, once it is overdue', async () => {
+    const account = await newAccount();
+    const endpoint = await registerEndpoint(deps, account, {
+      url: 'https://r.example/h',
+      events: ['order.created'],
+    });
+    const { event } = await publishEvent(deps, {
+      type: 'order.created',
+      accountId: account,
+      data: order,
+    });
+    deps.queue.messages = []; // the message is lost
+
+    deps.clock.advance(sweepGraceMs / 2);
+    await sweepDeliveries(deps);
+    const lost = deliveryIdFor(event.id, endpoint.id);
+    expect(deps.queue.messages.map((m) => m.deliveryId)).not.toContain(lost);
+    deps.clock.advance(sweepGraceMs);
+    await sweepDeliveries(deps);
+
+    expect(deps.queue.messages).toContainEqual({ deliveryId: lost, attempt: 1, delaySeconds: 0 });
+    deps.queue.messages = deps.queue.messages.filter((m) => m.deliveryId === lost);
+    await drain(deps);
+    expect((await deps.deliveries.get(lost))?.status).toBe('delivered');
+  });
+
+  it('finishes a fan-out that a crashed publisher left behind', async () => {
+    const account = await newAccount();
+    const endpoint = await registerEndpoint(deps, account, {
+      url: 'https://r.example/h',
+      events: ['order.created'],
+    });
+    const crashing = {
+      ...deps,
+      deliveries: {
+        ...deps.deliveries,
+        createMany: async () => {
+          throw new Error('process killed');
+        },
+      },
+    };
+    await expect(
+      publishEvent(crashing, { type: 'order.created', accountId: account, data: order }),
+    ).rejects.toThrow('killed');
+
+    deps.clock.advance(sweepGraceMs + 1000);
+    const result = await sweepDeliveries(deps);
+
+    expect(result.fannedOut).toBeGreaterThanOrEqual(1);
+    await drain(deps);
+    const deliveries = await deps.deliveries.listForEndpoint(endpoint.id, {});
+    expect(deliveries.map((delivery) => delivery.status)).toEqual(['delivered']);
+  });
+});
+
+describe('scheduling an attempt', () => {
+  it('uses a queue delay up to 15 minutes and a one-time schedule beyond', async () => {
+    const now = deps.clock.now();
+    await scheduleAttempt(deps, { deliveryId: 'dlv_a', attempt: 2 }, now + 300_000);
+    await scheduleAttempt(deps, { deliveryId: 'dlv_a', attempt: 3 }, now + 1_800_000);
+
+    expect(deps.queue.messages).toEqual([{ deliveryId: 'dlv_a', attempt: 2, delaySeconds: 300 }]);
+    expect(deps.scheduler.schedules).toEqual([
+      { message: { deliveryId: 'dlv_a', attempt: 3 }, at: new Date(now + 1_800_000) },
+    ]);
+  });
+});

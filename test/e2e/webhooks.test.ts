@@ -1,0 +1,373 @@
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalService, startLocalService } from '../support/local-service.js';
+import { makeTestCertificate, type TestCertificate, TestReceiver } from './webhooks-receiver.js';
+
+let service: LocalService;
+let certificate: TestCertificate;
+const receiver = new TestReceiver();
+
+beforeAll(async () => {
+  certificate = makeTestCertificate();
+  await receiver.start(certificate);
+  service = await startLocalService({
+    WEBHOOK_RETRY_DELAYS: '0,1,1,1,1',
+    WEBHOOK_ALLOW_PRIVATE_NETWORK: 'true',
+    NODE_EXTRA_CA_CERTS: certificate.caFile,
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await service?.stop();
+  await receiver.stop();
+  certificate?.remove();
+});
+
+interface Answer {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are inspected field by field.
+  body: any;
+}
+
+async function call(
+  method: string,
+  path: string,
+  options: { body?: unknown; token?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  const response = await fetch(`${service.baseUrl}${path}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function outbox(to: string): Promise<{ subject: string | null; text: string }[]> {
+  const response = await fetch(`${service.origin}/_local/outbox?to=${encodeURIComponent(to)}`);
+  return ((await response.json()) as { data: { subject: string | null; text: string }[] }).data;
+}
+
+/** A verified account with a live access token, made through the public API. */
+async function signUp(): Promise<{ token: string; userId: string; email: string }> {
+  const email = `webhooks-${randomUUID()}@example.com`;
+  const signup = await call('POST', '/auth/signup', {
+    body: { name: 'Webhook Owner', email, password: 'correct horse battery staple' },
+  });
+  expect(signup.status).toBe(201);
+  const otp = /\b(\d{6})\b/.exec((await outbox(email))[0]?.text ?? '')?.[1];
+  const verified = await call('POST', '/auth/verify-signup-otp', { body: { email, otp } });
+  expect(verified.status).toBe(200);
+  return { token: verified.body.data.access_token, userId: verified.body.data.user.id, email };
+}
+
+async function eventually<T>(probe: () => Promise<T | undefined>, seconds = 30): Promise<T> {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resume) => setTimeout(resume, 100));
+  }
+}
+
+const order = { order_id: 'ord_42', status: 'placed', total: 19.99, currency: 'EUR' };
+
+// Generous limits: the 2-core machine is shared with DynamoDB Local and other test files.
+describe('publishing events (POST /v1/events, open locally)', { timeout: 60_000 }, () => {
+  it('stores an event for an account without endpoints and answers 201 with the event object', async () => {
+    const published = await call('POST', '/events', {
+      body: { type: 'order.created', account_id: `usr_${randomUUID().slice(0, 8)}`, data: order },
+    });
+    expect(published.status).toBe(201);
+    expect(published.body.data).toEqual({
+      id: expect.stringMatching(/^evt_/),
+      type: 'order.created',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      data: order,
+      delivery_count: 0,
+    });
+  });
+
+  it('answers a repeated Idempotency-Key with the same event, and a changed body with 409', async () => {
+    const account = `usr_${randomUUID().slice(0, 8)}`;
+    const headers = { 'idempotency-key': `order-${randomUUID()}` };
+    const body = { type: 'order.updated', account_id: account, data: order };
+    const first = await call('POST', '/events', { body, headers });
+    const second = await call('POST', '/events', { body, headers });
+    const changed = await call('POST', '/events', {
+      body: { ...body, data: { ...order, status: 'shipped' } },
+      headers,
+    });
+    expect(second.body.data.id).toBe(first.body.data.id);
+    expect(changed.status).toBe(409);
+    expect(changed.body.error.code).toBe('conflict');
+  });
+
+  it('refuses an unknown event type and unknown fields with 400', async () => {
+    const answer = await call('POST', '/events', {
+      body: { type: 'order.shipped', account_id: 'usr_1', data: {}, extra: 1 },
+    });
+    expect(answer.status).toBe(400);
+    expect(
+      answer.body.error.details.map((detail: { field: string }) => detail.field).sort(),
+    ).toEqual(['extra', 'type']);
+  });
+});
+
+describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
+  it('delivers a published event to the HTTPS receiver, verifiable with standardwebhooks and by hand', async () => {
+    const owner = await signUp();
+    const registered = await call('POST', '/webhooks', {
+      token: owner.token,
+      body: { url: `${receiver.origin}/ok-verify`, events: ['order.created', 'payment.failed'] },
+    });
+    expect(registered.status).toBe(201);
+    const endpoint = registered.body.data;
+    expect(endpoint).toEqual({
+      id: expect.stringMatching(/^whk_/),
+      url: `${receiver.origin}/ok-verify`,
+      events: ['order.created', 'payment.failed'],
+      status: 'enabled',
+      created_at: expect.any(String),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+    });
+
+    const published = await call('POST', '/events', {
+      body: { type: 'order.created', account_id: owner.userId, data: order },
+    });
+    expect(published.body.data.delivery_count).toBe(1);
+
+    const [request] = await eventually(async () =>
+      receiver.to('/ok-verify').length > 0 ? receiver.to('/ok-verify') : undefined,
+    );
+    // By hand: hex HMAC-SHA256 of the raw body keyed with the secret string, constant-time compare.
+    const expected = createHmac('sha256', endpoint.secret)
+      .update(request?.body ?? '')
+      .digest();
+    const sent = Buffer.from(request?.headers['x-service-signature'] ?? '', 'hex');
+    expect(sent.length === expected.length && timingSafeEqual(sent, expected)).toBe(true);
+    // With the Standard Webhooks library.
+    const verified = new Webhook(endpoint.secret).verify(request?.body ?? '', {
+      'webhook-id': request?.headers['webhook-id'] ?? '',
+      'webhook-timestamp': request?.headers['webhook-timestamp'] ?? '',
+      'webhook-signature': request?.headers['webhook-signature'] ?? '',
+    });
+    expect(verified).toEqual({ ...published.body.data, delivery_count: undefined, data: order });
+    expect(request?.body).toBe(
+      JSON.stringify({
+        id: published.body.data.id,
+        type: 'order.created',
+        created_at: published.body.data.created_at,
+        data: order,
+      }),
+    );
+    expect(request?.headers['webhook-id']).toBe(published.body.data.id);
+    expect(request?.headers['content-type']).toBe('application/json');
+
+    const deliveries = await eventually(async () => {
+      const list = await call('GET', `/webhooks/${endpoint.id}/deliveries`, { token: owner.token });
+      return list.body.data[0]?.status === 'delivered' ? list : undefined;
+    });
+    expect(deliveries.body.meta).toEqual({ page: 1, per_page: 20, total: 1 });
+    expect(deliveries.body.data[0]).toMatchObject({
+      event_id: published.body.data.id,
+      event_type: 'order.created',
+      status: 'delivered',
+      attempts_made: 1,
+      attempts: [
+        {
+          attempt: 1,
+          outcome: 'succeeded',
+          response_status: 200,
+          response_body: '{"ok":true}',
+          error: null,
+          latency_ms: expect.any(Number),
+        },
+      ],
+    });
+  });
+
+  it('tries a failing receiver exactly 5 times, then marks the delivery failed and emails the owner', async () => {
+    const owner = await signUp();
+    const registered = await call('POST', '/webhooks', {
+      token: owner.token,
+      body: { url: `${receiver.origin}/fail-ladder`, events: ['payment.failed'] },
+    });
+    const endpoint = registered.body.data;
+    await call('POST', '/events', {
+      body: { type: 'payment.failed', account_id: owner.userId, data: { payment_id: 'pay_1' } },
+    });
+
+    const notice = await eventually(async () => {
+      const mails = await outbox(owner.email);
+      return mails.find((mail) => mail.subject?.startsWith('Webhook delivery failed'));
+    }, 45);
+    expect(notice.text).toContain(`${receiver.origin}/fail-ladder`);
+
+    const list = await call('GET', `/webhooks/${endpoint.id}/deliveries?status=failed`, {
+      token: owner.token,
+    });
+    expect(list.body.data).toHaveLength(1);
+    expect(list.body.data[0].attempts_made).toBe(5);
+    expect(list.body.data[0].attempts[4]).toMatchObject({
+      attempt: 5,
+      outcome: 'failed',
+      response_status: 500,
+      response_body: 'receiver is down',
+    });
+    // Give a stray redelivery a moment to show up: there must be none.
+    await new Promise((resume) => setTimeout(resume, 1500));
+    expect(receiver.to('/fail-ladder')).toHaveLength(5);
+
+    // A manual retry is one more attempt, and no second notice.
+    const retried = await call(
+      'POST',
+      `/webhooks/${endpoint.id}/deliveries/${list.body.data[0].id}/retry`,
+      { token: owner.token },
+    );
+    expect(retried.status).toBe(200);
+    await eventually(async () => (receiver.to('/fail-ladder').length === 6 ? true : undefined));
+  });
+
+  it('counts a redirect as a failed attempt and does not follow it', async () => {
+    const owner = await signUp();
+    const endpoint = (
+      await call('POST', '/webhooks', {
+        token: owner.token,
+        body: { url: `${receiver.origin}/redirect-me`, events: ['order.cancelled'] },
+      })
+    ).body.data;
+    await call('POST', '/events', {
+      body: { type: 'order.cancelled', account_id: owner.userId, data: order },
+    });
+    const first = await eventually(async () => {
+      const list = await call('GET', `/webhooks/${endpoint.id}/deliveries`, { token: owner.token });
+      return list.body.data[0]?.attempts[0];
+    });
+    expect(first).toMatchObject({ response_status: 302, outcome: 'failed' });
+    expect(first.error).toMatch(/redirect not followed/);
+    expect(receiver.to('/ok')).toHaveLength(0);
+  });
+
+  it('gives up on a receiver that does not answer within 10 seconds', async () => {
+    const owner = await signUp();
+    const endpoint = (
+      await call('POST', '/webhooks', {
+        token: owner.token,
+        body: { url: `${receiver.origin}/hang`, events: ['delivery.in_transit'] },
+      })
+    ).body.data;
+    await call('POST', '/events', {
+      body: { type: 'delivery.in_transit', account_id: owner.userId, data: { delivery_id: 'd1' } },
+    });
+    const first = await eventually(async () => {
+      const list = await call('GET', `/webhooks/${endpoint.id}/deliveries`, { token: owner.token });
+      return list.body.data[0]?.attempts[0];
+    }, 25);
+    expect(first).toMatchObject({ outcome: 'failed', response_status: null });
+    expect(first.error).toMatch(/within 10 s/);
+    expect(first.latency_ms).toBeGreaterThanOrEqual(10_000);
+    expect(first.latency_ms).toBeLessThan(12_000);
+    // The endpoint goes away so the rest of the ladder does not keep hanging connections open.
+    await call('DELETE', `/webhooks/${endpoint.id}`, { token: owner.token });
+  }, 40_000);
+
+  it('refuses http, metadata and unresolvable URLs at registration', async () => {
+    const owner = await signUp();
+    for (const url of [
+      'http://127.0.0.1/hook',
+      'https://169.254.169.254/latest/meta-data/',
+      'https://[::ffff:169.254.169.254]/',
+      'https://no-such-host.invalid/hook',
+    ]) {
+      const answer = await call('POST', '/webhooks', {
+        token: owner.token,
+        body: { url, events: ['order.created'] },
+      });
+      expect(answer.status, url).toBe(400);
+      expect(answer.body.error.details[0].field, url).toBe('url');
+    }
+  });
+
+  it('manages endpoints: list, get, rotate (both signatures for a while), test event, delete', async () => {
+    const owner = await signUp();
+    const stranger = await signUp();
+    const created = [];
+    for (const path of ['/ok-a', '/ok-b']) {
+      created.push(
+        (
+          await call('POST', '/webhooks', {
+            token: owner.token,
+            body: { url: `${receiver.origin}${path}`, events: ['delivery.assigned'] },
+          })
+        ).body.data,
+      );
+    }
+    const [first, second] = created;
+
+    const page = await call('GET', '/webhooks?per_page=1&page=2', { token: owner.token });
+    expect(page.body.meta).toEqual({ page: 2, per_page: 1, total: 2 });
+    expect(page.body.data).toHaveLength(1);
+    expect(page.body.data[0].secret).toBeUndefined();
+
+    const got = await call('GET', `/webhooks/${first.id}`, { token: owner.token });
+    expect(got.body.data).toEqual({ ...first, secret: undefined });
+    expect((await call('GET', `/webhooks/${first.id}`, { token: stranger.token })).status).toBe(
+      404,
+    );
+    expect((await call('GET', `/webhooks/${first.id}`)).status).toBe(401);
+
+    const rotated = await call('POST', `/webhooks/${first.id}/rotate-secret`, {
+      token: owner.token,
+    });
+    expect(rotated.body.data.secret).not.toBe(first.secret);
+    const tested = await call('POST', `/webhooks/${first.id}/test`, { token: owner.token });
+    expect(tested.body.data.event.type).toBe('webhook.test');
+    const [testRequest] = await eventually(async () =>
+      receiver.to('/ok-a').length > 0 ? receiver.to('/ok-a') : undefined,
+    );
+    const headers = {
+      'webhook-id': testRequest?.headers['webhook-id'] ?? '',
+      'webhook-timestamp': testRequest?.headers['webhook-timestamp'] ?? '',
+      'webhook-signature': testRequest?.headers['webhook-signature'] ?? '',
+    };
+    expect(
+      new Webhook(rotated.body.data.secret).verify(testRequest?.body ?? '', headers),
+    ).toBeTruthy();
+    expect(new Webhook(first.secret).verify(testRequest?.body ?? '', headers)).toBeTruthy();
+    expect(testRequest?.headers['x-service-signature']?.split(',')).toHaveLength(2);
+    expect(receiver.to('/ok-b')).toHaveLength(0);
+
+    expect((await call('DELETE', `/webhooks/${second.id}`, { token: owner.token })).status).toBe(
+      200,
+    );
+    expect((await call('GET', `/webhooks/${second.id}`, { token: owner.token })).status).toBe(404);
+    expect((await call('DELETE', `/webhooks/${second.id}`, { token: owner.token })).status).toBe(
+      404,
+    );
+    const remaining = await call('GET', '/webhooks', { token: owner.token });
+    expect(remaining.body.data.map((endpoint: { id: string }) => endpoint.id)).toEqual([first.id]);
+  });
+
+  it('refuses registration without a token and with bad input', async () => {
+    expect(
+      (
+        await call('POST', '/webhooks', {
+          body: { url: 'https://a.example', events: ['order.created'] },
+        })
+      ).status,
+    ).toBe(401);
+    const owner = await signUp();
+    const answer = await call('POST', '/webhooks', {
+      token: owner.token,
+      body: { url: 'https://a.example/h', events: ['order.created', 'order.created', 'nope'] },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.details[0].field).toMatch(/^events/);
+  });
+});
