@@ -1,3 +1,17 @@
-import { notImplementedHandler } from '../../shared/http/api-handler.js';
+import { accountDeps } from '../../shared/adapters/accounts.js';
+import { authenticate } from '../../shared/adapters/authenticate.js';
+import { changePassword } from '../../shared/domain/accounts/passwords.js';
+import { authenticatedHandler } from '../../shared/http/api-handler.js';
+import { ChangePasswordRequest } from '../../shared/http/schemas/auth.js';
 
-export const handler = notImplementedHandler('changePassword');
+/** POST /v1/auth/change-password: checks the current password; other sessions end. */
+export const handler = authenticatedHandler(
+  { authenticate, body: ChangePasswordRequest },
+  async ({ principal, body }) => {
+    await changePassword(await accountDeps(), principal, {
+      currentPassword: body.current_password,
+      newPassword: body.new_password,
+    });
+    return { message: 'Password changed; every other session has been signed out' };
+  },
+);

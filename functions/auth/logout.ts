@@ -1,3 +1,10 @@
-import { notImplementedHandler } from '../../shared/http/api-handler.js';
+import { accountDeps } from '../../shared/adapters/accounts.js';
+import { bearerToken } from '../../shared/adapters/authenticate.js';
+import { logout } from '../../shared/domain/accounts/sessions.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
 
-export const handler = notImplementedHandler('logout');
+/** POST /v1/auth/logout: ends the Bearer token's session if there is one; always succeeds. */
+export const handler = apiHandler({}, async ({ headers }) => {
+  await logout(await accountDeps(), bearerToken(headers.authorization));
+  return { message: 'Logged out' };
+});

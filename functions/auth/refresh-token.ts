@@ -1,3 +1,9 @@
-import { notImplementedHandler } from '../../shared/http/api-handler.js';
+import { accountDeps } from '../../shared/adapters/accounts.js';
+import { refreshSession } from '../../shared/domain/accounts/sessions.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { RefreshTokenRequest } from '../../shared/http/schemas/auth.js';
 
-export const handler = notImplementedHandler('refreshToken');
+/** POST /v1/auth/refresh-token: rotates the refresh token, returns a new pair. */
+export const handler = apiHandler({ body: RefreshTokenRequest }, async ({ body }) =>
+  refreshSession(await accountDeps(), body.refresh_token),
+);

@@ -1,3 +1,15 @@
-import { notImplementedHandler } from '../../shared/http/api-handler.js';
+import { accountDeps } from '../../shared/adapters/accounts.js';
+import { otpCodes } from '../../shared/adapters/otp-codes.js';
+import { resetPassword } from '../../shared/domain/accounts/passwords.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { ResetPasswordWithOtpRequest } from '../../shared/http/schemas/auth.js';
 
-export const handler = notImplementedHandler('resetPasswordWithOtp');
+/** POST /v1/auth/reset-password-otp: new password with the emailed code; every session ends. */
+export const handler = apiHandler({ body: ResetPasswordWithOtpRequest }, async ({ body }) => {
+  await resetPassword(await accountDeps(), await otpCodes(), {
+    email: body.email,
+    otp: body.otp,
+    newPassword: body.new_password,
+  });
+  return { message: 'Password reset; sign in with the new password' };
+});

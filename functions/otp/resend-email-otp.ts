@@ -1,3 +1,14 @@
-import { notImplementedHandler } from '../../shared/http/api-handler.js';
+import { otpOperationDeps } from '../../shared/adapters/otp-operations.js';
+import { sendPerTarget } from '../../shared/domain/otp/limits.js';
+import { resendEmailOtp } from '../../shared/domain/otp/operations.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { ResendEmailOtpRequest } from '../../shared/http/schemas/otp.js';
 
-export const handler = notImplementedHandler('resendEmailOtp');
+/** POST /v1/otp/resend/email: a new code for an email waiting for verification. */
+export const handler = apiHandler(
+  {
+    body: ResendEmailOtpRequest,
+    limits: [{ ...sendPerTarget, key: ({ body }) => `email:${body.email}` }],
+  },
+  async ({ body }) => resendEmailOtp(await otpOperationDeps(), body.email),
+);

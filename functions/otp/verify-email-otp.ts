@@ -1,3 +1,14 @@
-import { notImplementedHandler } from '../../shared/http/api-handler.js';
+import { otpOperationDeps } from '../../shared/adapters/otp-operations.js';
+import { verifyPerTarget } from '../../shared/domain/otp/limits.js';
+import { verifyEmailOtp } from '../../shared/domain/otp/operations.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { VerifyEmailOtpRequest } from '../../shared/http/schemas/otp.js';
 
-export const handler = notImplementedHandler('verifyEmailOtp');
+/** POST /v1/otp/verify/email: confirms ownership of an email address. */
+export const handler = apiHandler(
+  {
+    body: VerifyEmailOtpRequest,
+    limits: [{ ...verifyPerTarget, key: ({ body }) => `email:${body.email}` }],
+  },
+  async ({ body }) => verifyEmailOtp(await otpOperationDeps(), body),
+);

@@ -1,3 +1,15 @@
-import { notImplementedHandler } from '../../shared/http/api-handler.js';
+import { otpOperationDeps } from '../../shared/adapters/otp-operations.js';
+import { verifyPerTarget } from '../../shared/domain/otp/limits.js';
+import { verifyMobileOtp } from '../../shared/domain/otp/operations.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { VerifyMobileOtpRequest } from '../../shared/http/schemas/otp.js';
 
-export const handler = notImplementedHandler('verifyMobileOtp');
+/** POST /v1/otp/verify/mobile: confirms ownership of a phone number. */
+export const handler = apiHandler(
+  {
+    body: VerifyMobileOtpRequest,
+    limits: [{ ...verifyPerTarget, key: ({ body }) => `sms:${body.mobile_number}` }],
+  },
+  async ({ body }) =>
+    verifyMobileOtp(await otpOperationDeps(), { phone: body.mobile_number, otp: body.otp }),
+);

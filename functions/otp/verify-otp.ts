@@ -1,3 +1,19 @@
-import { notImplementedHandler } from '../../shared/http/api-handler.js';
+import { otpOperationDeps } from '../../shared/adapters/otp-operations.js';
+import { verifyPerTarget } from '../../shared/domain/otp/limits.js';
+import { verifyOtp } from '../../shared/domain/otp/operations.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { VerifyOtpInput } from '../../shared/http/schemas/otp.js';
 
-export const handler = notImplementedHandler('verifyOtp');
+/** POST /v1/otp/verify: consumes an SMS code; purpose login answers the token pair. */
+export const handler = apiHandler(
+  {
+    body: VerifyOtpInput,
+    limits: [{ ...verifyPerTarget, key: ({ body }) => `sms:${body.phone_number}` }],
+  },
+  async ({ body }) =>
+    verifyOtp(await otpOperationDeps(), {
+      phone: body.phone_number,
+      code: body.code,
+      purpose: body.purpose,
+    }),
+);

@@ -1,3 +1,14 @@
-import { notImplementedHandler } from '../../shared/http/api-handler.js';
+import { dynamoPhoneRegistry } from '../../shared/adapters/otp-operations.js';
+import { phoneLookupPerClient } from '../../shared/domain/otp/limits.js';
+import { verifyPhoneAccount } from '../../shared/domain/otp/operations.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { VerifyPhoneAccountQuery } from '../../shared/http/schemas/otp.js';
 
-export const handler = notImplementedHandler('verifyPhoneAccount');
+/** GET /v1/verify/phone?phone=…: whether the number is registered (tightly limited per client). */
+export const handler = apiHandler(
+  {
+    query: VerifyPhoneAccountQuery,
+    limits: [{ ...phoneLookupPerClient, key: ({ client }) => client }],
+  },
+  async ({ query }) => verifyPhoneAccount(dynamoPhoneRegistry, query.phone),
+);

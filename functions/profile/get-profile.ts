@@ -1,3 +1,9 @@
-import { notImplementedHandler } from '../../shared/http/api-handler.js';
+import { accountDeps } from '../../shared/adapters/accounts.js';
+import { authenticate } from '../../shared/adapters/authenticate.js';
+import { getProfile } from '../../shared/domain/accounts/profile.js';
+import { authenticatedHandler } from '../../shared/http/api-handler.js';
 
-export const handler = notImplementedHandler('getProfile');
+/** GET /v1/profile: the caller's own profile. */
+export const handler = authenticatedHandler({ authenticate }, async ({ principal }) =>
+  getProfile(await accountDeps(), principal.userId),
+);

@@ -1,5 +1,11 @@
-import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
+import {
+  InvalidParameterException,
+  InvalidParameterValueException,
+  PublishCommand,
+  SNSClient,
+} from '@aws-sdk/client-sns';
 import { optionalSetting } from '../config.js';
+import { ServiceError } from '../domain/errors.js';
 import type { SmsMessage, SmsSender } from '../domain/messages.js';
 
 /** SMS through SNS, published straight to the phone number as a transactional message. */
@@ -10,18 +16,35 @@ export class SnsSmsSender implements SmsSender {
   ) {}
 
   async send(message: SmsMessage): Promise<void> {
-    await this.client.send(
-      new PublishCommand({
-        PhoneNumber: message.to,
-        Message: message.text,
-        MessageAttributes: {
-          'AWS.SNS.SMS.SMSType': { DataType: 'String', StringValue: 'Transactional' },
-          ...(this.senderId
-            ? { 'AWS.SNS.SMS.SenderID': { DataType: 'String', StringValue: this.senderId } }
-            : {}),
-        },
-      }),
-    );
+    try {
+      await this.client.send(
+        new PublishCommand({
+          PhoneNumber: message.to,
+          Message: message.text,
+          MessageAttributes: {
+            'AWS.SNS.SMS.SMSType': { DataType: 'String', StringValue: 'Transactional' },
+            ...(this.senderId
+              ? { 'AWS.SNS.SMS.SenderID': { DataType: 'String', StringValue: this.senderId } }
+              : {}),
+          },
+        }),
+      );
+    } catch (error) {
+      // SNS refuses a number it cannot text (opted out, unsupported destination) as a bad
+      // parameter: that is about the caller's number, so a 400, not a 500.
+      if (
+        error instanceof InvalidParameterException ||
+        error instanceof InvalidParameterValueException
+      ) {
+        throw new ServiceError(
+          'invalid_request',
+          'This phone number cannot receive text messages',
+          [{ field: 'phone_number', message: 'cannot receive text messages' }],
+          { cause: error },
+        );
+      }
+      throw error;
+    }
   }
 }
 

@@ -37,6 +37,8 @@ export interface ApiRequest<TBody, TQuery, TParams> {
   headers: Record<string, string>;
   requestId: string;
   sourceIp: string;
+  /** Who the per-client rate limit counts: a digest of the API key, else the source IP. */
+  client: string;
 }
 
 export interface AuthenticatedRequest<TBody, TQuery, TParams>
@@ -63,12 +65,27 @@ export class Document {
   ) {}
 }
 
+/**
+ * A tighter fixed window of one route, on top of the per-client limit: counted after validation,
+ * so it can key on the request (the phone number a code goes to, or `request.client`).
+ */
+export interface RouteLimit<TRequest> {
+  /** Names the counter; distinct for each limit. */
+  scope: string;
+  limit: number;
+  windowSeconds: number;
+  /** What one counter counts; stored only as a digest (it may be an email or a phone). */
+  key: (request: TRequest) => string;
+}
+
 interface Options<TBody, TQuery, TParams> {
   body?: TBody;
   query?: TQuery;
   params?: TParams;
   /** Status of a success. @default 200 */
   successStatus?: 200 | 201;
+  /** Route-specific limits; a refusal is a 429 with the headers of the limit that refused. */
+  limits?: RouteLimit<ApiRequest<Output<TBody>, Output<TQuery>, Output<TParams>>>[];
 }
 
 interface AuthenticatedOptions<TBody, TQuery, TParams> extends Options<TBody, TQuery, TParams> {
@@ -83,6 +100,7 @@ interface State {
   headers: Record<string, string>;
   requestId: string;
   sourceIp: string;
+  client: string;
   rateLimit?: RateLimitDecision;
   principal?: Principal;
   startedAt: number;
@@ -124,6 +142,7 @@ function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
         headers,
         requestId: event.requestContext?.requestId ?? 'local',
         sourceIp: event.requestContext?.identity?.sourceIp ?? 'unknown',
+        client: '',
         startedAt: Date.now(),
       });
     },
@@ -149,12 +168,15 @@ function rateLimit(): MiddlewareObj<ApiEvent, HttpResponse> {
       const state = stateOf(event);
       const apiKey = state.headers['x-api-key'];
       // Keys are credentials: count under a digest, never the key itself.
-      const client = apiKey
-        ? `key:${createHash('sha256').update(apiKey).digest('hex').slice(0, 32)}`
-        : `ip:${state.sourceIp}`;
+      state.client = apiKey ? `key:${digest(apiKey)}` : `ip:${state.sourceIp}`;
       const window = { scope: 'api', limit: rateLimitPerMinute(), windowSeconds: 60 };
       try {
-        state.rateLimit = await consume(dynamoWindowCounter, window, client, systemClock.now());
+        state.rateLimit = await consume(
+          dynamoWindowCounter,
+          window,
+          state.client,
+          systemClock.now(),
+        );
       } catch (error) {
         // Fail open: the usage plan on API Gateway stays as the backstop.
         log.warn('rate limiter unavailable', { requestId: state.requestId, error });
@@ -174,6 +196,35 @@ function rateLimit(): MiddlewareObj<ApiEvent, HttpResponse> {
     after: ({ event, response }) => addHeaders(event, response),
     onError: ({ event, response }) => addHeaders(event, response),
   };
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest('hex').slice(0, 32);
+
+/** Counts one hit on a route's own limit; a refusal reports that limit in the headers. */
+async function enforceRouteLimit<TRequest>(
+  routeLimit: RouteLimit<TRequest>,
+  request: TRequest,
+  state: State,
+): Promise<void> {
+  let decision: RateLimitDecision;
+  try {
+    decision = await consume(
+      dynamoWindowCounter,
+      routeLimit,
+      digest(routeLimit.key(request)),
+      systemClock.now(),
+    );
+  } catch (error) {
+    // Fail open like the per-client limit; the OTP engine's own caps are conditional writes.
+    log.warn('route limiter unavailable', { requestId: state.requestId, error });
+    return;
+  }
+  if (!decision.allowed) {
+    state.rateLimit = decision;
+    throw new ServiceError('rate_limited', 'Too many requests for this; retry later', [], {
+      retryAfterSeconds: decision.retryAfter,
+    });
+  }
 }
 
 /** Maps whatever was thrown to the error envelope (5xx bodies stay generic). */
@@ -223,15 +274,20 @@ function buildHandler<
     const params = options.params
       ? parseRequestPart(options.params, event.pathParameters ?? {}, 'path')
       : undefined;
-    const result = await run({
+    const request = {
       body,
       query,
       params,
       headers: state.headers,
       requestId: state.requestId,
       sourceIp: state.sourceIp,
+      client: state.client,
       principal: state.principal as Principal,
-    } as AuthenticatedRequest<Output<TBody>, Output<TQuery>, Output<TParams>>);
+    } as AuthenticatedRequest<Output<TBody>, Output<TQuery>, Output<TParams>>;
+    for (const routeLimit of options.limits ?? []) {
+      await enforceRouteLimit(routeLimit, request, state);
+    }
+    const result = await run(request);
     const status = options.successStatus ?? 200;
     if (result instanceof Document) {
       return {

@@ -240,7 +240,7 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'otp',
     summary: 'Send an SMS code for login or a generic check',
-    needs: { sms: true, secrets: ['OTP_PEPPER'] },
+    needs: { sms: true, secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
     body: otp.SendOtpInput,
   }),
   api({
@@ -262,7 +262,7 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'otp',
     summary: 'Send a new email verification code',
-    needs: { email: true, secrets: ['OTP_PEPPER'] },
+    needs: { email: true, secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
     body: otp.ResendEmailOtpRequest,
   }),
   api({
@@ -273,7 +273,7 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'otp',
     summary: 'Send a new SMS verification code',
-    needs: { sms: true, secrets: ['OTP_PEPPER'] },
+    needs: { sms: true, secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
     body: otp.ResendMobileOtpRequest,
   }),
   api({
@@ -284,7 +284,7 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'otp',
     summary: 'Confirm ownership of an email address',
-    needs: { secrets: ['OTP_PEPPER'] },
+    needs: { secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
     body: otp.VerifyEmailOtpRequest,
   }),
   api({
@@ -295,7 +295,7 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'otp',
     summary: 'Confirm ownership of a phone number',
-    needs: { secrets: ['OTP_PEPPER'] },
+    needs: { secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
     body: otp.VerifyMobileOtpRequest,
   }),
   api({
@@ -415,7 +415,7 @@ export const routes: Route[] = [
     path: '/gateway-a-webhook-listener',
     entry: 'functions/receivers/gateway-a-webhook.ts',
     summary: 'Gateway A payment and order events',
-    needs: { deliveryQueue: true, secrets: ['GATEWAY_A_WEBHOOK_SECRET'] },
+    needs: { inboundQueue: true, secrets: ['GATEWAY_A_WEBHOOK_SECRET'] },
   }),
   receiver({
     name: 'handleGatewayAWebhookEnhanced',
@@ -423,7 +423,7 @@ export const routes: Route[] = [
     path: '/gateway-a-webhook-enhanced',
     entry: 'functions/receivers/gateway-a-webhook-enhanced.ts',
     summary: 'Gateway A events, enhanced verification',
-    needs: { deliveryQueue: true, secrets: ['GATEWAY_A_WEBHOOK_SECRET'] },
+    needs: { inboundQueue: true, secrets: ['GATEWAY_A_WEBHOOK_SECRET'] },
   }),
   receiver({
     name: 'handleGatewayASubscriptionWebhook',
@@ -431,7 +431,7 @@ export const routes: Route[] = [
     path: '/subscriptions/gateway-a',
     entry: 'functions/receivers/gateway-a-subscription-webhook.ts',
     summary: 'Gateway A subscription events',
-    needs: { secrets: ['GATEWAY_A_WEBHOOK_SECRET'] },
+    needs: { inboundQueue: true, secrets: ['GATEWAY_A_WEBHOOK_SECRET'] },
   }),
   receiver({
     name: 'handleGatewayBWebhook',
@@ -439,7 +439,7 @@ export const routes: Route[] = [
     path: '/gateway-b-webhook',
     entry: 'functions/receivers/gateway-b-webhook.ts',
     summary: 'All gateway B events',
-    needs: { deliveryQueue: true, secrets: ['GATEWAY_B_WEBHOOK_SECRET'] },
+    needs: { inboundQueue: true, secrets: ['GATEWAY_B_WEBHOOK_SECRET'] },
   }),
   receiver({
     name: 'messagingWebhookVerification',
@@ -447,7 +447,7 @@ export const routes: Route[] = [
     path: '/messaging',
     entry: 'functions/receivers/messaging-webhook.ts',
     summary: 'Messaging platform subscription handshake',
-    needs: { secrets: ['MESSAGING_APP_SECRET', 'MESSAGING_VERIFY_TOKEN'] },
+    needs: { inboundQueue: true, secrets: ['MESSAGING_APP_SECRET', 'MESSAGING_VERIFY_TOKEN'] },
   }),
   receiver({
     name: 'messagingWebhookNotification',
@@ -455,7 +455,7 @@ export const routes: Route[] = [
     path: '/messaging',
     entry: 'functions/receivers/messaging-webhook.ts',
     summary: 'Messaging platform notifications',
-    needs: { secrets: ['MESSAGING_APP_SECRET', 'MESSAGING_VERIFY_TOKEN'] },
+    needs: { inboundQueue: true, secrets: ['MESSAGING_APP_SECRET', 'MESSAGING_VERIFY_TOKEN'] },
   }),
 
   // Background work

@@ -1,0 +1,29 @@
+import type { AccountDeps } from '../domain/accounts/deps.js';
+import { type AccountDirectory, accountDirectory } from '../domain/accounts/directory.js';
+import { systemClock } from '../domain/clock.js';
+import { tokenKeys } from './access-token-keys.js';
+import { mailer } from './ses-mailer.js';
+import { dynamoSessionRepository } from './session-repository.js';
+import { dynamoUserRepository } from './user-repository.js';
+
+/**
+ * The account use-cases' dependencies on AWS (or the local stand-ins). Nothing is read here:
+ * signing keys and the mailer are fetched on first use, so a function holds only the secrets and
+ * settings its route declares.
+ */
+const deps: AccountDeps = {
+  users: dynamoUserRepository,
+  sessions: dynamoSessionRepository,
+  tokenKeys,
+  mailer: { send: (message) => mailer().send(message) },
+  clock: systemClock,
+};
+
+export async function accountDeps(): Promise<AccountDeps> {
+  return deps;
+}
+
+/** Accounts as the OTP operations see them (docs/accounts.md, "For other engineers"). */
+export async function accounts(): Promise<AccountDirectory> {
+  return accountDirectory(deps);
+}

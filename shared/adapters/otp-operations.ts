@@ -1,0 +1,28 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { smsAllowedCountries, tableName } from '../config.js';
+import type { OtpOperationDeps, PhoneRegistry } from '../domain/otp/operations.js';
+import { accounts } from './accounts.js';
+import { documentClient } from './dynamodb.js';
+import { keys } from './keys.js';
+import { otpCodes } from './otp-codes.js';
+
+/** What the OTP operations work with, built once per cold start (the parts are cached). */
+export async function otpOperationDeps(): Promise<OtpOperationDeps> {
+  const [codes, directory] = await Promise.all([otpCodes(), accounts()]);
+  return { codes, accounts: directory, smsCountries: smsAllowedCountries() };
+}
+
+/** Registration of a phone is the presence of its uniqueness guard: one strongly consistent read. */
+export const dynamoPhoneRegistry: PhoneRegistry = {
+  async isRegistered(phone) {
+    const result = await documentClient().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: keys.phoneGuard(phone),
+        ProjectionExpression: 'pk',
+        ConsistentRead: true,
+      }),
+    );
+    return result.Item !== undefined;
+  },
+};

@@ -1,0 +1,148 @@
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  type KeyObject,
+  randomUUID,
+} from 'node:crypto';
+import { calculateJwkThumbprint, errors, type JWK, jwtVerify, SignJWT } from 'jose';
+import type { Clock } from '../clock.js';
+import { epochSeconds } from '../clock.js';
+import { ServiceError } from '../errors.js';
+import { refreshTokenSeconds } from './refresh-tokens.js';
+
+/** Access-token lifetime (contract.md): 15 minutes. */
+export const accessTokenSeconds = 15 * 60;
+
+export interface SigningKey {
+  kid: string;
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+  publicJwk: JWK;
+}
+
+/** What a valid access token says about its bearer. */
+export interface AccessClaims {
+  userId: string;
+  sessionId: string;
+}
+
+/** PKCS#8 DER header of an Ed25519 private key; the 32-byte seed follows it. */
+const ed25519Pkcs8Prefix = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/**
+ * The Ed25519 key of one secret seed: SHA-256(seed) is the private key, so the same secret yields
+ * the same key on every cold start and every function, with nothing but the seed to store.
+ * The kid is the key's RFC 7638 thumbprint.
+ */
+export async function signingKeyFromSeed(seed: string): Promise<SigningKey> {
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([ed25519Pkcs8Prefix, createHash('sha256').update(seed).digest()]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+  const publicKey = createPublicKey(privateKey);
+  const exported = publicKey.export({ format: 'jwk' }) as JWK;
+  const kid = await calculateJwkThumbprint(exported);
+  return {
+    kid,
+    privateKey,
+    publicKey,
+    publicJwk: {
+      kty: exported.kty,
+      crv: exported.crv,
+      x: exported.x,
+      kid,
+      alg: 'EdDSA',
+      use: 'sig',
+    },
+  };
+}
+
+/**
+ * Issues and verifies the EdDSA access tokens. The first of `keys` signs; every key, `upcoming`
+ * ones included, verifies and is published. A rotation publishes the new key as upcoming first
+ * (JWKS caches catch up), then makes it the signer while the old one stays published until the
+ * last token it signed has expired — old and new are always published together.
+ */
+export class AccessTokens {
+  private readonly byKid: Map<string, SigningKey>;
+  private readonly published: SigningKey[];
+
+  constructor(
+    private readonly keys: SigningKey[],
+    private readonly issuer: string,
+    private readonly audience: string,
+    private readonly clock: Clock,
+    upcoming: SigningKey[] = [],
+  ) {
+    if (keys.length === 0) throw new Error('AccessTokens needs at least one signing key');
+    this.published = [...upcoming, ...keys];
+    this.byKid = new Map(this.published.map((key) => [key.kid, key]));
+  }
+
+  async issue(claims: AccessClaims): Promise<string> {
+    const signer = this.keys[0]!;
+    const now = epochSeconds(this.clock.now());
+    return new SignJWT({ sid: claims.sessionId })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: signer.kid })
+      .setIssuer(this.issuer)
+      .setAudience(this.audience)
+      .setSubject(claims.userId)
+      .setJti(randomUUID())
+      .setIssuedAt(now)
+      .setExpirationTime(now + accessTokenSeconds)
+      .sign(signer.privateKey);
+  }
+
+  /** The claims of a valid token; anything else (bad signature, expired, wrong audience) throws invalid_token. */
+  async verify(token: string): Promise<AccessClaims> {
+    try {
+      return await this.check(token, 0);
+    } catch (error) {
+      throw new ServiceError('invalid_token', 'The access token is invalid or expired', [], {
+        cause: error,
+      });
+    }
+  }
+
+  /**
+   * The claims of a token we signed, even if it expired (up to the refresh lifetime ago): logout
+   * with a stale token still ends its session. Undefined for anything we did not sign.
+   */
+  async verifyForLogout(token: string): Promise<AccessClaims | undefined> {
+    try {
+      return await this.check(token, refreshTokenSeconds);
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async check(token: string, clockTolerance: number): Promise<AccessClaims> {
+    const { payload } = await jwtVerify(
+      token,
+      (header) => {
+        const key = header.kid === undefined ? undefined : this.byKid.get(header.kid);
+        if (key === undefined) throw new errors.JWKSNoMatchingKey();
+        return key.publicKey;
+      },
+      {
+        algorithms: ['EdDSA'],
+        issuer: this.issuer,
+        audience: this.audience,
+        requiredClaims: ['sub', 'sid', 'jti', 'iat', 'exp'],
+        currentDate: new Date(this.clock.now()),
+        clockTolerance,
+      },
+    );
+    if (typeof payload.sub !== 'string' || typeof payload.sid !== 'string') {
+      throw new Error('sub and sid must be strings');
+    }
+    return { userId: payload.sub, sessionId: payload.sid };
+  }
+
+  /** The JSON Web Key Set of every active public key. */
+  jwks(): { keys: JWK[] } {
+    return { keys: this.published.map((key) => key.publicJwk) };
+  }
+}

@@ -1,0 +1,102 @@
+import { ServiceError } from '../errors.js';
+import type { AccountDeps } from './deps.js';
+import { checkPassword } from './login.js';
+import { hashPassword } from './password-hashing.js';
+import type { AccountCodes } from './ports.js';
+import { sendWithoutTelling } from './send-without-telling.js';
+
+/** contract.md: a password must not equal the account's email. */
+export function refuseEmailAsPassword(password: string, email: string, field: string): void {
+  if (password.trim().toLowerCase() === email) {
+    throw new ServiceError('invalid_request', 'The password must not be the email address', [
+      { field, message: 'must not be the email address' },
+    ]);
+  }
+}
+
+/**
+ * Changes the password after checking the current one, then ends every other session of the
+ * user (the caller's own stays signed in). A wrong current password counts as a failed login.
+ * Round trips: 1 read, 1 conditional write, 1 query + batch deletes of the other sessions.
+ */
+export async function changePassword(
+  deps: AccountDeps,
+  caller: { userId: string; sessionId: string },
+  input: { currentPassword: string; newPassword: string },
+): Promise<void> {
+  const user = await deps.users.get(caller.userId);
+  if (user === undefined) throw new ServiceError('invalid_token', 'The account no longer exists');
+  refuseEmailAsPassword(input.newPassword, user.email, 'new_password');
+  try {
+    await checkPassword(deps, user, input.currentPassword);
+  } catch (error) {
+    if (error instanceof ServiceError && error.code === 'invalid_credentials') {
+      throw new ServiceError('invalid_credentials', 'The current password is incorrect', [
+        { field: 'current_password', message: 'is incorrect' },
+      ]);
+    }
+    throw error;
+  }
+  const newHash = await hashPassword(input.newPassword);
+  if (!(await deps.users.replacePasswordHash(user.id, user.passwordHash, newHash))) {
+    throw new ServiceError('conflict', 'The password was changed meanwhile; sign in again');
+  }
+  await deps.sessions.revokeAll(user.id, caller.sessionId);
+}
+
+export interface ForgotPasswordResult {
+  /** True when the email must be verified first (a verification code was sent instead). */
+  verification_required: boolean;
+  message: string;
+}
+
+/**
+ * Emails a reset code. An unverified account gets a verification code and is told verification
+ * comes first; an unknown email gets exactly the answer of a verified one. Limits on sending are
+ * absorbed for the same reason. Round trips: 2 reads + the code's issue (docs/otp.md).
+ */
+export async function forgotPassword(
+  deps: AccountDeps,
+  codes: AccountCodes,
+  email: string,
+): Promise<ForgotPasswordResult> {
+  const user = await deps.users.findByEmail(email);
+  if (user !== undefined && !user.emailVerified) {
+    await sendWithoutTelling(() => codes.send('email', email, 'signup'));
+    return {
+      verification_required: true,
+      message:
+        'This email is not verified yet: we sent a verification code. Verify it first, then reset the password',
+    };
+  }
+  if (user !== undefined) {
+    await sendWithoutTelling(() => codes.send('email', email, 'password_reset'));
+  }
+  return {
+    verification_required: false,
+    message: 'If an account exists for this email, we sent it a code to reset the password',
+  };
+}
+
+/**
+ * Sets a new password with the code from forgotPassword (10 minutes, single use), clears any
+ * login lock and ends every session of the account.
+ * Round trips: the code's consumption + 2 reads + 1 conditional write + query/deletes of sessions.
+ */
+export async function resetPassword(
+  deps: AccountDeps,
+  codes: AccountCodes,
+  input: { email: string; otp: string; newPassword: string },
+): Promise<void> {
+  refuseEmailAsPassword(input.newPassword, input.email, 'new_password');
+  await codes.verify('email', input.email, 'password_reset', input.otp);
+  const user = await deps.users.findByEmail(input.email);
+  if (user === undefined) {
+    throw new ServiceError('invalid_otp', 'The code is not valid for this email');
+  }
+  const newHash = await hashPassword(input.newPassword);
+  if (!(await deps.users.replacePasswordHash(user.id, user.passwordHash, newHash))) {
+    throw new ServiceError('conflict', 'The password was changed meanwhile; request a new code');
+  }
+  await deps.sessions.revokeAll(user.id);
+}

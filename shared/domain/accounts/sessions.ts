@@ -1,0 +1,131 @@
+import { ServiceError } from '../errors.js';
+import { accessTokenSeconds } from './access-tokens.js';
+import type { AccountDeps } from './deps.js';
+import type { SignInChanges } from './ports.js';
+import {
+  hashRefreshToken,
+  newRefreshToken,
+  parseRefreshToken,
+  reuseGraceMs,
+  successorOf,
+} from './refresh-tokens.js';
+import { newId, type PublicUser, publicUser, type User } from './user.js';
+
+/** The data of every token-bearing response (contract.md). */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token: string;
+  user: PublicUser;
+}
+
+const invalidRefreshToken = (message = 'The refresh token is invalid or expired') =>
+  new ServiceError('invalid_token', message);
+
+async function tokenResponse(
+  deps: AccountDeps,
+  user: User,
+  sessionId: string,
+  refreshToken: string,
+): Promise<TokenResponse> {
+  const { accessTokens } = await deps.tokenKeys();
+  return {
+    access_token: await accessTokens.issue({ userId: user.id, sessionId }),
+    token_type: 'Bearer',
+    expires_in: accessTokenSeconds,
+    refresh_token: refreshToken,
+    user: publicUser(user),
+  };
+}
+
+/**
+ * Signs a user in: a new session with its first refresh token, written together with the
+ * account changes the sign-in implies (online, failures cleared, email or phone proven) in one
+ * transaction. The caller has already established who the user is (password, OTP).
+ */
+export async function startSession(
+  deps: AccountDeps,
+  user: User,
+  changes: SignInChanges,
+): Promise<TokenResponse> {
+  const sessionId = newId('ses');
+  const refreshToken = newRefreshToken({ userId: user.id, sessionId });
+  await deps.sessions.start(
+    {
+      sessionId,
+      userId: user.id,
+      refreshTokenHash: hashRefreshToken(refreshToken),
+      now: deps.clock.now(),
+    },
+    changes,
+  );
+  const signedIn: User = {
+    ...user,
+    onlineStatus: true,
+    emailVerified: user.emailVerified || changes.verifiedEmail !== undefined,
+    phoneVerified: user.phoneVerified || changes.verifiedPhone !== undefined,
+  };
+  return tokenResponse(deps, signedIn, sessionId, refreshToken);
+}
+
+/**
+ * Exchanges a refresh token for a new pair (rotation). The token is single-use by a conditional
+ * write; a token presented again within 10 seconds (two tabs refreshing at once) gets the same
+ * successor, and one presented later is treated as stolen: its whole session is revoked.
+ * Round trips: one transactional read, one transactional write.
+ */
+export async function refreshSession(deps: AccountDeps, presented: string): Promise<TokenResponse> {
+  const parts = parseRefreshToken(presented);
+  if (parts === undefined) throw invalidRefreshToken();
+  const tokenHash = hashRefreshToken(presented);
+  const { refreshSuccessorKey } = await deps.tokenKeys();
+  const successor = successorOf(presented, refreshSuccessorKey);
+
+  // Two passes at most: a refresh that loses the race to rotate re-reads and takes the grace path.
+  for (let pass = 0; pass < 2; pass++) {
+    const state = await deps.sessions.loadForRefresh(parts.userId, parts.sessionId, tokenHash);
+    const now = deps.clock.now();
+    if (state.token === undefined || state.token.expiresAt <= now) throw invalidRefreshToken();
+    if (!state.sessionLive || state.user === undefined) {
+      throw invalidRefreshToken('The session of this refresh token has ended');
+    }
+    const { rotatedAt } = state.token;
+    if (rotatedAt !== undefined) {
+      if (now - rotatedAt <= reuseGraceMs) {
+        return tokenResponse(deps, state.user, parts.sessionId, successor);
+      }
+      await deps.sessions.revoke(parts.sessionId);
+      throw invalidRefreshToken(
+        'This refresh token was already used; the session has been revoked. Log in again',
+      );
+    }
+    const outcome = await deps.sessions.rotate({
+      userId: parts.userId,
+      sessionId: parts.sessionId,
+      tokenHash,
+      successorHash: hashRefreshToken(successor),
+      now,
+    });
+    if (outcome === 'rotated') return tokenResponse(deps, state.user, parts.sessionId, successor);
+    if (outcome === 'session_gone') {
+      throw invalidRefreshToken('The session of this refresh token has ended');
+    }
+  }
+  throw invalidRefreshToken();
+}
+
+/**
+ * Ends the session of the presented access token, if it is ours (even expired), and sets the
+ * user offline. Never fails on a bad token: logout must always succeed (service-interface.md).
+ */
+export async function logout(deps: AccountDeps, accessToken: string | undefined): Promise<void> {
+  if (accessToken === undefined) return;
+  const { accessTokens } = await deps.tokenKeys();
+  const claims = await accessTokens.verifyForLogout(accessToken);
+  if (claims === undefined) return;
+  await Promise.all([
+    deps.sessions.revoke(claims.sessionId),
+    deps.users.setOnlineStatus(claims.userId, false),
+  ]);
+}

@@ -1,0 +1,44 @@
+import type { Mailer, SmsSender } from '../messages.js';
+import type { OtpChannel, OtpEngine, OtpPurpose } from './engine.js';
+import { refuseUnlistedSmsCountry } from './sms-countries.js';
+import { codeEmail, codeSms } from './templates.js';
+
+/**
+ * Codes as the use-cases need them: issue and deliver in one call, verify and consume in another.
+ * This is what the account use-cases know as `AccountCodes` (shared/domain/accounts/ports.ts).
+ */
+export class OtpCodes {
+  constructor(
+    readonly engine: OtpEngine,
+    private readonly mailer: Mailer,
+    private readonly sms: SmsSender,
+    /** SMS_ALLOWED_COUNTRIES; empty allows all. @default [] */
+    private readonly smsCountries: readonly string[] = [],
+  ) {}
+
+  /**
+   * Issues a new code for channel + target + purpose and sends it with the purpose's template.
+   * Throws rate_limited (cooldown, hourly cap) or too_many_attempts, with retryAfterSeconds, and
+   * invalid_request (field phone_number) for an SMS to a country off the allow-list.
+   */
+  async send(channel: OtpChannel, target: string, purpose: OtpPurpose): Promise<void> {
+    if (channel === 'sms') refuseUnlistedSmsCountry(target, this.smsCountries, 'phone_number');
+    const issued = await this.engine.issue({ channel, target, purpose });
+    const minutes = Math.round(issued.lifetimeSeconds / 60);
+    if (channel === 'email') {
+      await this.mailer.send({ to: target, ...codeEmail(purpose, issued.code, minutes) });
+    } else {
+      await this.sms.send({ to: target, text: codeSms(purpose, issued.code, minutes) });
+    }
+  }
+
+  /** Seconds a code sent on `channel` stays valid. */
+  lifetimeSeconds(channel: OtpChannel): number {
+    return this.engine.lifetimeSeconds(channel);
+  }
+
+  /** Consumes the code; throws invalid_otp, otp_expired or too_many_attempts. */
+  verify(channel: OtpChannel, target: string, purpose: OtpPurpose, code: string): Promise<void> {
+    return this.engine.verify({ channel, target, purpose }, code);
+  }
+}

@@ -1,0 +1,275 @@
+import { createHmac, randomInt } from 'node:crypto';
+import { log } from '../../log.js';
+import type { Clock } from '../clock.js';
+import { ServiceError } from '../errors.js';
+
+/**
+ * The one OTP engine of the service (contract.md, "OTPs"). Every code — sign-up, email and phone
+ * verification, password reset, SMS login, generic checks — is issued and consumed here, so the
+ * rules below hold for all of them. docs/otp.md describes it for callers.
+ */
+
+export type OtpChannel = 'email' | 'sms';
+
+/** Why a code was sent. A code only verifies for the channel, target and purpose it was sent for. */
+export const otpPurposes = [
+  'signup',
+  'verification',
+  'password_reset',
+  'login',
+  'generic',
+] as const;
+export type OtpPurpose = (typeof otpPurposes)[number];
+
+/** Which code: one live code per channel + target (email or E.164 phone) + purpose. */
+export interface OtpKey {
+  channel: OtpChannel;
+  target: string;
+  purpose: OtpPurpose;
+}
+
+export interface OtpPolicy {
+  /** Seconds a code stays valid, per channel. @default email 600, sms 300 */
+  lifetimeSeconds: Record<OtpChannel, number>;
+  /** Verify attempts (right or wrong) per key within `attemptWindowSeconds`. @default 5 */
+  maxAttempts: number;
+  /** How long a spent attempt counts, from the first attempt of the window. @default 3600 */
+  attemptWindowSeconds: number;
+  /** Seconds between two codes for one key. @default 60 */
+  cooldownSeconds: number;
+  /** Codes per channel + target in one clock hour, all purposes together. @default 5 */
+  sendsPerHour: number;
+}
+
+export const defaultOtpPolicy: OtpPolicy = {
+  lifetimeSeconds: { email: 600, sms: 300 },
+  maxAttempts: 5,
+  attemptWindowSeconds: 3600,
+  cooldownSeconds: 60,
+  sendsPerHour: 5,
+};
+
+/** A code as stored: never the code itself, only its keyed digest. Times are epoch ms. */
+export interface StoredOtp {
+  codeHash: string;
+  issuedAt: number;
+  expiresAt: number;
+}
+
+export type IssueOutcome =
+  | { issued: true }
+  /** The key had a code less than the cooldown ago; `issuedAt` of that code when known. */
+  | { issued: false; refusedBy: 'cooldown'; lastIssuedAt: number | undefined }
+  | { issued: false; refusedBy: 'hourly_cap' }
+  /** The attempt budget is spent: a new code could not be verified anyway. */
+  | { issued: false; refusedBy: 'attempts'; windowEndsAt: number | undefined };
+
+export type AttemptReservation =
+  | { allowed: true; used: number; windowEndsAt: number }
+  | { allowed: false; windowEndsAt: number };
+
+export type ConsumeOutcome =
+  | { outcome: 'consumed'; otp: StoredOtp }
+  | { outcome: 'mismatch'; otp: StoredOtp }
+  | { outcome: 'none' };
+
+/**
+ * Storage of codes. Each method is one atomic conditional write (or one read), so the rules hold
+ * under concurrency: the DynamoDB adapter (shared/adapters/dynamo-otp-store.ts) implements it.
+ */
+export interface OtpStore {
+  /**
+   * Stores `otp` as the key's live code (superseding the previous one) only if, all at once: the
+   * previous code was issued at or before `cooldownEdge`; the target has fewer than `sendsPerHour`
+   * sends in the hour starting at `hourStart` (epoch s), counting this one; and the key's attempt
+   * budget is not spent.
+   */
+  issue(
+    key: OtpKey,
+    otp: StoredOtp,
+    limits: {
+      cooldownEdge: number;
+      hourStart: number;
+      sendsPerHour: number;
+      maxAttempts: number;
+      now: number;
+    },
+  ): Promise<IssueOutcome>;
+  /**
+   * Spends one attempt of the key's budget, opening a new window (ending at `windowEndsAt`) when
+   * none is open at `now`; refused when `maxAttempts` are already spent in the open window.
+   */
+  reserveAttempt(
+    key: OtpKey,
+    budget: { maxAttempts: number; now: number; windowEndsAt: number },
+  ): Promise<AttemptReservation>;
+  /** Deletes the live code if its digest is `codeHash` (single use); else reports what is there. */
+  consume(key: OtpKey, codeHash: string): Promise<ConsumeOutcome>;
+  /** Deletes the live code if it is still the one with `codeHash` (burnt by wrong guesses). */
+  burn(key: OtpKey, codeHash: string): Promise<void>;
+  /** Forgets the attempt budget of the key (after a success). */
+  clearAttempts(key: OtpKey): Promise<void>;
+  /** Of the given purposes, the one whose stored code (even expired) was issued last. */
+  latestPurpose(
+    channel: OtpChannel,
+    target: string,
+    purposes: readonly OtpPurpose[],
+  ): Promise<OtpPurpose | undefined>;
+}
+
+export interface IssuedCode {
+  /** The 6 digits, to be sent to the target and then forgotten. */
+  code: string;
+  /** Epoch ms. */
+  expiresAt: number;
+  lifetimeSeconds: number;
+}
+
+const secondsUntil = (epochMs: number, now: number) =>
+  Math.max(1, Math.ceil((epochMs - now) / 1000));
+
+export class OtpEngine {
+  private readonly policy: OtpPolicy;
+
+  constructor(
+    private readonly store: OtpStore,
+    private readonly clock: Clock,
+    /** Server-side secret: without it a stolen table does not give the codes away. */
+    private readonly pepper: string,
+    policy: Partial<OtpPolicy> = {},
+  ) {
+    this.policy = { ...defaultOtpPolicy, ...policy };
+  }
+
+  lifetimeSeconds(channel: OtpChannel): number {
+    return this.policy.lifetimeSeconds[channel];
+  }
+
+  /**
+   * A new code for the key, superseding the previous one. Throws rate_limited (with
+   * retryAfterSeconds) during the cooldown or over the hourly cap, and too_many_attempts while
+   * the attempt budget is spent. Round trips: 1 transaction (+1 read to time a cooldown refusal).
+   */
+  async issue(key: OtpKey): Promise<IssuedCode> {
+    const now = this.clock.now();
+    // randomInt draws without modulo bias from the CSPRNG.
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const lifetimeSeconds = this.lifetimeSeconds(key.channel);
+    const expiresAt = now + lifetimeSeconds * 1000;
+    const nowSeconds = Math.floor(now / 1000);
+    const hourStart = nowSeconds - (nowSeconds % 3600);
+    const outcome = await this.store.issue(
+      key,
+      { codeHash: this.digest(key, code), issuedAt: now, expiresAt },
+      {
+        cooldownEdge: now - this.policy.cooldownSeconds * 1000,
+        hourStart,
+        sendsPerHour: this.policy.sendsPerHour,
+        maxAttempts: this.policy.maxAttempts,
+        now,
+      },
+    );
+    if (outcome.issued) return { code, expiresAt, lifetimeSeconds };
+    switch (outcome.refusedBy) {
+      case 'cooldown':
+        throw new ServiceError(
+          'rate_limited',
+          'A code was sent moments ago; wait before asking again',
+          [],
+          {
+            retryAfterSeconds: secondsUntil(
+              (outcome.lastIssuedAt ?? now) + this.policy.cooldownSeconds * 1000,
+              now,
+            ),
+          },
+        );
+      case 'hourly_cap':
+        throw new ServiceError(
+          'rate_limited',
+          `At most ${this.policy.sendsPerHour} codes an hour can be sent to one address`,
+          [],
+          { retryAfterSeconds: secondsUntil((hourStart + 3600) * 1000, now) },
+        );
+      case 'attempts':
+        throw new ServiceError('too_many_attempts', 'Too many wrong codes; try again later', [], {
+          retryAfterSeconds: secondsUntil(
+            outcome.windowEndsAt ?? now + this.policy.attemptWindowSeconds * 1000,
+            now,
+          ),
+        });
+    }
+  }
+
+  /**
+   * Consumes the key's code if `code` is it. Every call first spends one attempt of the budget,
+   * so no more than `maxAttempts` guesses are ever compared per window, however many arrive at
+   * once; the fifth wrong one burns the code. Throws invalid_otp, otp_expired or
+   * too_many_attempts (429). Round trips: success 3 (reserve, consume, clear budget); wrong 2.
+   */
+  async verify(key: OtpKey, code: string): Promise<void> {
+    const now = this.clock.now();
+    const reservation = await this.store.reserveAttempt(key, {
+      maxAttempts: this.policy.maxAttempts,
+      now,
+      windowEndsAt: now + this.policy.attemptWindowSeconds * 1000,
+    });
+    if (!reservation.allowed) throw this.tooManyAttempts(reservation.windowEndsAt, now);
+    const lastAttempt = reservation.used >= this.policy.maxAttempts;
+
+    // The digest is compared inside DynamoDB's condition: only keyed digests meet, so timing
+    // says nothing about the code, and the delete is the single use (one winner).
+    const result = await this.store.consume(key, this.digest(key, code));
+    if (result.outcome === 'consumed') {
+      // TTL deletes lazily: a code past its expiry may still be stored.
+      if (result.otp.expiresAt <= now) throw expired();
+      try {
+        await this.store.clearAttempts(key);
+      } catch (error) {
+        // The code is consumed and the caller proven: a budget left in place only ends with its
+        // window, which is no reason to fail the verification.
+        log.warn('otp attempt budget not cleared', { error });
+      }
+      return;
+    }
+    if (result.outcome === 'mismatch') {
+      if (result.otp.expiresAt <= now) throw expired();
+      if (lastAttempt) {
+        await this.store.burn(key, result.otp.codeHash);
+        throw this.tooManyAttempts(reservation.windowEndsAt, now);
+      }
+    }
+    if (lastAttempt) throw this.tooManyAttempts(reservation.windowEndsAt, now);
+    // One answer for a wrong code and for no code: telling them apart would reveal that a code
+    // is pending, and so that an account exists for the address.
+    throw new ServiceError('invalid_otp', 'The code is incorrect or no longer valid');
+  }
+
+  /** Of `purposes`, the one whose code for this target was sent last (1 read). */
+  latestPurpose(
+    channel: OtpChannel,
+    target: string,
+    purposes: readonly OtpPurpose[],
+  ): Promise<OtpPurpose | undefined> {
+    return this.store.latestPurpose(channel, target, purposes);
+  }
+
+  /** HMAC-SHA256 bound to channel, target and purpose: a code never verifies anywhere else. */
+  private digest(key: OtpKey, code: string): string {
+    return createHmac('sha256', this.pepper)
+      .update(`${key.channel}|${key.target}|${key.purpose}|${code}`)
+      .digest('base64url');
+  }
+
+  private tooManyAttempts(windowEndsAt: number, now: number): ServiceError {
+    return new ServiceError(
+      'too_many_attempts',
+      'Too many wrong codes; request a new code later',
+      [],
+      {
+        retryAfterSeconds: secondsUntil(windowEndsAt, now),
+      },
+    );
+  }
+}
+
+const expired = () => new ServiceError('otp_expired', 'The code has expired; request a new one');

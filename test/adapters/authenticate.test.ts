@@ -1,0 +1,60 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { accountDeps } from '../../shared/adapters/accounts.js';
+import { authenticate } from '../../shared/adapters/authenticate.js';
+import { documentClient } from '../../shared/adapters/dynamodb.js';
+import { logout } from '../../shared/domain/accounts/sessions.js';
+import { signup, verifySignup } from '../../shared/domain/accounts/signup.js';
+import { MemoryCodes, uniqueEmail } from '../domain/accounts/support.js';
+import { useFreshTable } from '../support/table.js';
+
+const commands: string[] = [];
+
+beforeAll(async () => {
+  await useFreshTable();
+  process.env.JWT_SIGNING_KEYS = 'authenticate-test-seed';
+  process.env.JWT_ISSUER = 'https://issuer.test';
+  process.env.JWT_AUDIENCE = 'test-audience';
+  documentClient().middlewareStack.add(
+    (next, context) => async (args) => {
+      commands.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize', name: 'countCommands' },
+  );
+});
+
+async function signedIn() {
+  const deps = await accountDeps();
+  const codes = new MemoryCodes();
+  const email = uniqueEmail();
+  await signup(deps, codes, { name: 'Ada', email, password: 'correct horse battery' });
+  return verifySignup(deps, codes, { email, otp: codes.lastCode(email, 'signup') });
+}
+
+describe('authenticate', () => {
+  it('resolves a live session with exactly one DynamoDB read', async () => {
+    const pair = await signedIn();
+    commands.length = 0;
+
+    const principal = await authenticate(`Bearer ${pair.access_token}`);
+
+    expect(principal).toEqual({ userId: pair.user.id, sessionId: expect.stringMatching(/^ses_/) });
+    expect(commands).toEqual(['GetItemCommand']);
+  });
+
+  it('answers unauthorized without a Bearer token and reads nothing', async () => {
+    commands.length = 0;
+    await expect(authenticate(undefined)).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(authenticate('Basic abc')).rejects.toMatchObject({ code: 'unauthorized' });
+    expect(commands).toEqual([]);
+  });
+
+  it('refuses the token of a session that was logged out', async () => {
+    const pair = await signedIn();
+    await logout(await accountDeps(), pair.access_token);
+
+    await expect(authenticate(`Bearer ${pair.access_token}`)).rejects.toMatchObject({
+      code: 'invalid_token',
+    });
+  });
+});

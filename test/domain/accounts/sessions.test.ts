@@ -1,0 +1,142 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { documentClient } from '../../../shared/adapters/dynamodb.js';
+import { tableName } from '../../../shared/config.js';
+import { login } from '../../../shared/domain/accounts/login.js';
+import { changePassword } from '../../../shared/domain/accounts/passwords.js';
+import { logout, refreshSession } from '../../../shared/domain/accounts/sessions.js';
+import { signup } from '../../../shared/domain/accounts/signup.js';
+import { useFreshTable } from '../../support/table.js';
+import { signedUpUser, type TestAccounts, testAccounts, uniqueEmail } from './support.js';
+
+let accounts: TestAccounts;
+
+beforeAll(async () => {
+  await useFreshTable();
+  accounts = await testAccounts();
+});
+
+const isLive = async (accessToken: string) => {
+  const claims = await (await accounts.deps.tokenKeys()).accessTokens.verify(accessToken);
+  return accounts.deps.sessions.isLive(claims.sessionId, claims.userId);
+};
+
+describe('signup uniqueness', () => {
+  it('creates exactly one account when 20 signups race for one email', async () => {
+    const email = uniqueEmail();
+    await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        signup(accounts.deps, accounts.codes, {
+          name: `Racer ${index}`,
+          email,
+          password: `password-${index}`,
+        }),
+      ),
+    );
+    const { Items } = await documentClient().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'email = :email AND begins_with(pk, :user)',
+        ExpressionAttributeValues: { ':email': email, ':user': 'USER#' },
+        ConsistentRead: true,
+      }),
+    );
+    expect(Items).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('refresh rotation', () => {
+  it('refuses a reused refresh token and revokes its session', async () => {
+    const first = await signedUpUser(accounts);
+    const second = await refreshSession(accounts.deps, first.refresh_token);
+    accounts.clock.advance(11_000);
+
+    await expect(refreshSession(accounts.deps, first.refresh_token)).rejects.toMatchObject({
+      code: 'invalid_token',
+    });
+
+    await expect(refreshSession(accounts.deps, second.refresh_token)).rejects.toMatchObject({
+      code: 'invalid_token',
+    });
+    expect(await isLive(first.access_token).catch(() => false)).toBe(false);
+  });
+
+  it('gives concurrent refreshes of one token the same successor', async () => {
+    const first = await signedUpUser(accounts);
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => refreshSession(accounts.deps, first.refresh_token)),
+    );
+    const successors = new Set(results.map((result) => result.refresh_token));
+    expect(successors.size).toBe(1);
+    const next = await refreshSession(accounts.deps, results[0]!.refresh_token);
+    expect(next.refresh_token).not.toBe(results[0]!.refresh_token);
+  });
+
+  it('expires a refresh token after 30 days', async () => {
+    const first = await signedUpUser(accounts);
+    accounts.clock.advance(30 * 24 * 3600 * 1000 + 1000);
+    await expect(refreshSession(accounts.deps, first.refresh_token)).rejects.toMatchObject({
+      code: 'invalid_token',
+    });
+  });
+});
+
+describe('logout and password change', () => {
+  it('ends the session at once on logout', async () => {
+    const pair = await signedUpUser(accounts);
+    expect(await isLive(pair.access_token)).toBe(true);
+    await logout(accounts.deps, pair.access_token);
+    expect(await isLive(pair.access_token)).toBe(false);
+  });
+
+  it('revokes every other session on password change', async () => {
+    const email = uniqueEmail();
+    const mine = await signedUpUser(accounts, email, 'first password');
+    const other = await login(accounts.deps, { email, password: 'first password' });
+    const claims = await (await accounts.deps.tokenKeys()).accessTokens.verify(mine.access_token);
+
+    await changePassword(accounts.deps, claims, {
+      currentPassword: 'first password',
+      newPassword: 'second password',
+    });
+
+    expect(await isLive(mine.access_token)).toBe(true);
+    expect(await isLive(other.access_token)).toBe(false);
+    await expect(login(accounts.deps, { email, password: 'first password' })).rejects.toMatchObject(
+      { code: 'invalid_credentials' },
+    );
+  });
+});
+
+describe('login', () => {
+  it('locks an account for a while after repeated failures, then lets it in', async () => {
+    const email = uniqueEmail();
+    await signedUpUser(accounts, email, 'the right one');
+    for (let attempt = 0; attempt < 5; attempt++) {
+      await expect(
+        login(accounts.deps, { email, password: 'wrong password' }),
+      ).rejects.toMatchObject({ code: 'invalid_credentials' });
+    }
+    await expect(login(accounts.deps, { email, password: 'the right one' })).rejects.toMatchObject({
+      code: 'too_many_attempts',
+      retryAfterSeconds: 30,
+    });
+    accounts.clock.advance(31_000);
+    const pair = await login(accounts.deps, { email, password: 'the right one' });
+    expect(pair.token_type).toBe('Bearer');
+  });
+
+  it('locks an account even when the wrong guesses arrive all at once', async () => {
+    const email = uniqueEmail();
+    await signedUpUser(accounts, email, 'the right one');
+
+    const guesses = await Promise.allSettled(
+      Array.from({ length: 8 }, () => login(accounts.deps, { email, password: 'wrong guess' })),
+    );
+
+    expect(guesses.every((guess) => guess.status === 'rejected')).toBe(true);
+    await expect(login(accounts.deps, { email, password: 'the right one' })).rejects.toMatchObject({
+      code: 'too_many_attempts',
+    });
+  });
+});

@@ -1,0 +1,304 @@
+import { randomUUID } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { dynamoOtpStore } from '../../shared/adapters/dynamo-otp-store.js';
+import { documentClient } from '../../shared/adapters/dynamodb.js';
+import { keys } from '../../shared/adapters/keys.js';
+import { tableName } from '../../shared/config.js';
+import { ManualClock } from '../../shared/domain/clock.js';
+import { ServiceError } from '../../shared/domain/errors.js';
+import { OtpEngine, type OtpKey } from '../../shared/domain/otp/engine.js';
+import { useFreshTable } from '../support/table.js';
+
+beforeAll(async () => {
+  await useFreshTable();
+});
+
+/** An engine on this file's table with its own clock, at the start of a clock hour. */
+function setup() {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1, 10, 0, 0));
+  const engine = new OtpEngine(dynamoOtpStore, clock, 'test-pepper');
+  return { clock, engine };
+}
+
+const emailKey = (purpose: OtpKey['purpose'] = 'signup'): OtpKey => ({
+  channel: 'email',
+  target: `${randomUUID()}@example.com`,
+  purpose,
+});
+
+const smsKey = (purpose: OtpKey['purpose'] = 'login'): OtpKey => ({
+  channel: 'sms',
+  target: `+1415555${String(Math.floor(Math.random() * 10_000)).padStart(4, '0')}`,
+  purpose,
+});
+
+/** The error code a promise rejects with ('ok' when it resolves). */
+async function outcome(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return 'ok';
+  } catch (error) {
+    if (error instanceof ServiceError) return error.code;
+    throw error;
+  }
+}
+
+async function failure(promise: Promise<unknown>): Promise<ServiceError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  if (!(error instanceof ServiceError)) throw new Error(`expected a ServiceError, got ${error}`);
+  return error;
+}
+
+const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+
+describe('the OTP engine', () => {
+  it('issues a 6-digit code that verifies once and is stored only as a digest', async () => {
+    const { engine } = setup();
+    const key = emailKey();
+
+    const { code } = await engine.issue(key);
+
+    expect(code).toMatch(/^\d{6}$/);
+    const stored = await documentClient().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: keys.otp(key.channel, key.target, key.purpose),
+      }),
+    );
+    expect(JSON.stringify(stored.Item)).not.toContain(code);
+    expect(await outcome(engine.verify(key, code))).toBe('ok');
+    expect(await outcome(engine.verify(key, code))).toBe('invalid_otp');
+  });
+
+  it('binds a code to its channel, target and purpose', async () => {
+    const { engine } = setup();
+    const key = emailKey('password_reset');
+    const { code } = await engine.issue(key);
+
+    expect(await outcome(engine.verify({ ...key, purpose: 'signup' }, code))).toBe('invalid_otp');
+    expect(await outcome(engine.verify({ ...key, target: 'other@example.com' }, code))).toBe(
+      'invalid_otp',
+    );
+    expect(await outcome(engine.verify({ ...key, channel: 'sms' }, code))).toBe('invalid_otp');
+    expect(await outcome(engine.verify(key, code))).toBe('ok');
+  });
+
+  it('answers a wrong code exactly as a target that has no code', async () => {
+    const { engine } = setup();
+    const pending = emailKey();
+    const { code } = await engine.issue(pending);
+
+    const wrongGuess = await failure(engine.verify(pending, wrong(code)));
+    const noCode = await failure(engine.verify(emailKey(), code));
+
+    expect([wrongGuess.code, wrongGuess.message]).toEqual([noCode.code, noCode.message]);
+  });
+
+  it('lets an email code live 10 minutes and an SMS code 5, checking expiry in code', async () => {
+    const { clock, engine } = setup();
+    const email = emailKey();
+    const sms = smsKey();
+    const emailCode = await engine.issue(email);
+    const smsCode = await engine.issue(sms);
+    expect(emailCode.expiresAt - clock.now()).toBe(600_000);
+    expect(smsCode.expiresAt - clock.now()).toBe(300_000);
+
+    clock.advance(300_000);
+
+    expect(await outcome(engine.verify(sms, smsCode.code))).toBe('otp_expired');
+    clock.advance(299_000);
+    expect(await outcome(engine.verify(email, emailCode.code))).toBe('ok');
+  });
+
+  it('answers otp_expired for a wrong guess at an expired code too', async () => {
+    const { clock, engine } = setup();
+    const key = emailKey();
+    const { code } = await engine.issue(key);
+
+    clock.advance(600_000);
+
+    expect(await outcome(engine.verify(key, wrong(code)))).toBe('otp_expired');
+    expect(await outcome(engine.verify(key, code))).toBe('otp_expired');
+  });
+
+  it('burns the code after 5 wrong attempts', async () => {
+    const { engine } = setup();
+    const key = smsKey();
+    const { code } = await engine.issue(key);
+
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      expect(await outcome(engine.verify(key, wrong(code)))).toBe('invalid_otp');
+    }
+    const fifth = await failure(engine.verify(key, wrong(code)));
+
+    expect(fifth.code).toBe('too_many_attempts');
+    expect(fifth.retryAfterSeconds).toBe(3600);
+    expect(await outcome(engine.verify(key, code))).toBe('too_many_attempts');
+  });
+
+  it('does not reset the attempt budget when a new code is issued', async () => {
+    const { clock, engine } = setup();
+    const key = emailKey('verification');
+    const first = await engine.issue(key);
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      await outcome(engine.verify(key, wrong(first.code)));
+    }
+    clock.advance(61_000);
+
+    const second = await engine.issue(key);
+
+    expect(await outcome(engine.verify(key, first.code))).toBe('invalid_otp');
+    expect(await outcome(engine.verify(key, wrong(second.code)))).toBe('too_many_attempts');
+    expect(await outcome(engine.verify(key, second.code))).toBe('too_many_attempts');
+    clock.advance(61_000);
+    expect(await outcome(engine.issue(key))).toBe('too_many_attempts');
+  });
+
+  it('opens a fresh budget once the attempt window has passed', async () => {
+    const { clock, engine } = setup();
+    const key = smsKey('generic');
+    const { code } = await engine.issue(key);
+    for (let attempt = 1; attempt <= 5; attempt++) await outcome(engine.verify(key, wrong(code)));
+
+    clock.advance(3600_000);
+    const fresh = await engine.issue(key);
+
+    expect(await outcome(engine.verify(key, wrong(fresh.code)))).toBe('invalid_otp');
+    expect(await outcome(engine.verify(key, fresh.code))).toBe('ok');
+  });
+
+  it('gives the next code a whole budget after a success', async () => {
+    const { clock, engine } = setup();
+    const key = smsKey();
+    const first = await engine.issue(key);
+    for (let attempt = 1; attempt <= 4; attempt++)
+      await outcome(engine.verify(key, wrong(first.code)));
+    expect(await outcome(engine.verify(key, first.code))).toBe('ok');
+    clock.advance(61_000);
+
+    const second = await engine.issue(key);
+
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      expect(await outcome(engine.verify(key, wrong(second.code)))).toBe('invalid_otp');
+    }
+    expect(await outcome(engine.verify(key, second.code))).toBe('ok');
+  });
+
+  it('lets exactly one of 50 concurrent verifies of one code succeed', async () => {
+    const { engine } = setup();
+    const key = emailKey();
+    const { code } = await engine.issue(key);
+
+    const results = await Promise.all(
+      Array.from({ length: 50 }, () => outcome(engine.verify(key, code))),
+    );
+
+    expect(results.filter((result) => result === 'ok')).toHaveLength(1);
+    expect(new Set(results)).toEqual(
+      new Set(
+        results.filter((result) => ['ok', 'invalid_otp', 'too_many_attempts'].includes(result)),
+      ),
+    );
+  });
+
+  it('never verifies any of 1,000 guesses against one target, the right one among them', async () => {
+    const { engine } = setup();
+    const key = smsKey();
+    const { code } = await engine.issue(key);
+    const guesses = Array.from({ length: 1000 }, (_, index) =>
+      String((Number(code) + 1 + index) % 1_000_000).padStart(6, '0'),
+    );
+    guesses[500] = code;
+
+    const results: string[] = [];
+    for (let start = 0; start < guesses.length; start += 100) {
+      const batch = guesses.slice(start, start + 100);
+      results.push(
+        ...(await Promise.all(batch.map((guess) => outcome(engine.verify(key, guess))))),
+      );
+    }
+
+    expect(results).not.toContain('ok');
+    expect(results.filter((result) => result === 'invalid_otp').length).toBeLessThanOrEqual(4);
+    expect(await outcome(engine.verify(key, code))).toBe('too_many_attempts');
+  });
+
+  it('refuses a second code within the 60-second cooldown, with the seconds left', async () => {
+    const { clock, engine } = setup();
+    const key = emailKey();
+    await engine.issue(key);
+    clock.advance(20_000);
+
+    const refused = await failure(engine.issue(key));
+
+    expect(refused.code).toBe('rate_limited');
+    expect(refused.retryAfterSeconds).toBe(40);
+    clock.advance(40_000);
+    expect(await outcome(engine.issue(key))).toBe('ok');
+  });
+
+  it('supersedes the previous code with a new one', async () => {
+    const { clock, engine } = setup();
+    const key = emailKey();
+    const first = await engine.issue(key);
+    clock.advance(60_000);
+
+    const second = await engine.issue(key);
+
+    expect(await outcome(engine.verify(key, first.code))).toBe(
+      first.code === second.code ? 'ok' : 'invalid_otp',
+    );
+  });
+
+  it('issues one code when 10 sends for one target race', async () => {
+    const { engine } = setup();
+    const key = smsKey();
+
+    const results = await Promise.all(Array.from({ length: 10 }, () => outcome(engine.issue(key))));
+
+    expect(results.filter((result) => result === 'ok')).toHaveLength(1);
+    expect(results.filter((result) => result === 'rate_limited')).toHaveLength(9);
+  });
+
+  it('sends at most 5 codes to one target in an hour, whatever the purposes', async () => {
+    const { clock, engine } = setup();
+    const key = emailKey();
+    const purposes = [
+      'signup',
+      'verification',
+      'password_reset',
+      'signup',
+      'verification',
+    ] as const;
+    for (const purpose of purposes) {
+      expect(await outcome(engine.issue({ ...key, purpose }))).toBe('ok');
+      clock.advance(61_000);
+    }
+
+    const refused = await failure(engine.issue({ ...key, purpose: 'password_reset' }));
+
+    expect(refused.code).toBe('rate_limited');
+    expect(refused.retryAfterSeconds).toBe(3600 - 5 * 61);
+    clock.advance(refused.retryAfterSeconds! * 1000);
+    expect(await outcome(engine.issue({ ...key, purpose: 'password_reset' }))).toBe('ok');
+  });
+
+  it('tells which purpose was sent last for a target', async () => {
+    const { clock, engine } = setup();
+    const key = emailKey();
+    expect(await engine.latestPurpose('email', key.target, ['signup', 'verification'])).toBe(
+      undefined,
+    );
+    await engine.issue({ ...key, purpose: 'signup' });
+    clock.advance(61_000);
+    await engine.issue({ ...key, purpose: 'verification' });
+
+    expect(await engine.latestPurpose('email', key.target, ['signup', 'verification'])).toBe(
+      'verification',
+    );
+  });
+});

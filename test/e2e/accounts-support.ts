@@ -1,0 +1,113 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import type { LocalService } from '../support/local-service.js';
+
+/** Small HTTP helpers for the black-box account tests. */
+
+export interface Answer {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: response bodies are inspected field by field.
+  body: any;
+  headers: Headers;
+  ms: number;
+}
+
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+  token_type: string;
+  expires_in: number;
+  user: Record<string, unknown> & { id: string; email: string };
+}
+
+export class AccountClient {
+  constructor(readonly service: LocalService) {}
+
+  async call(
+    method: string,
+    path: string,
+    options: {
+      body?: unknown;
+      raw?: string;
+      token?: string;
+      headers?: Record<string, string>;
+    } = {},
+  ): Promise<Answer> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.body !== undefined || options.raw !== undefined) {
+      headers['content-type'] ??= 'application/json';
+    }
+    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+    const started = performance.now();
+    const response = await fetch(`${this.service.baseUrl}${path}`, {
+      method,
+      headers,
+      body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
+    });
+    const text = await response.text();
+    const ms = performance.now() - started;
+    return {
+      status: response.status,
+      body: text ? JSON.parse(text) : undefined,
+      headers: response.headers,
+      ms,
+    };
+  }
+
+  post(path: string, body?: unknown, token?: string): Promise<Answer> {
+    return this.call('POST', path, { body, token });
+  }
+
+  /** The 6-digit code of the newest message to `to`. */
+  async codeFor(to: string): Promise<string> {
+    const messages = await this.outbox(to);
+    const code = /\b(\d{6})\b/.exec(messages[0]?.text ?? '')?.[1];
+    if (code === undefined) throw new Error(`no code in the outbox for ${to}`);
+    return code;
+  }
+
+  async outbox(to: string): Promise<{ channel: string; subject: string | null; text: string }[]> {
+    const response = await fetch(
+      `${this.service.origin}/_local/outbox?to=${encodeURIComponent(to)}`,
+    );
+    return (
+      (await response.json()) as {
+        data: { channel: string; subject: string | null; text: string }[];
+      }
+    ).data;
+  }
+
+  async advanceClock(seconds: number): Promise<void> {
+    const response = await fetch(`${this.service.origin}/_local/clock?advance_seconds=${seconds}`, {
+      method: 'POST',
+    });
+    if (response.status !== 200) throw new Error(`clock did not move: ${response.status}`);
+  }
+
+  /** Signs up and verifies a fresh account; returns its credentials and token pair. */
+  async verifiedAccount(password = 'correct horse battery'): Promise<{
+    email: string;
+    password: string;
+    tokens: TokenPair;
+  }> {
+    const email = uniqueEmail();
+    const signup = await this.post('/auth/signup', { name: 'Ada Lovelace', email, password });
+    if (signup.status !== 201) throw new Error(`signup: ${JSON.stringify(signup.body)}`);
+    const verified = await this.post('/auth/verify-signup-otp', {
+      email,
+      otp: await this.codeFor(email),
+    });
+    if (verified.status !== 200) throw new Error(`verify: ${JSON.stringify(verified.body)}`);
+    return { email, password, tokens: verified.body.data as TokenPair };
+  }
+
+  async login(email: string, password: string): Promise<TokenPair> {
+    const answer = await this.post('/auth/login', { email, password });
+    if (answer.status !== 200) throw new Error(`login: ${JSON.stringify(answer.body)}`);
+    return answer.body.data as TokenPair;
+  }
+}
+
+export const uniqueEmail = () => `ada-${randomUUID().slice(0, 12)}@example.com`;
+
+/** A random valid US number in the 415 area (exchange 200–899 are all valid). */
+export const uniquePhone = () => `+1415${randomInt(2_000_000, 9_000_000)}`;

@@ -1,0 +1,512 @@
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalService, startLocalService } from '../support/local-service.js';
+import { AccountClient, uniqueEmail, uniquePhone } from './accounts-support.js';
+
+let service: LocalService;
+let api: AccountClient;
+
+beforeAll(async () => {
+  service = await startLocalService();
+  api = new AccountClient(service);
+});
+
+afterAll(async () => {
+  await service?.stop();
+});
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+describe('signup and email verification', () => {
+  it('stores the account unverified and emails a 6-digit code', async () => {
+    const email = uniqueEmail();
+
+    const answer = await api.post('/auth/signup', {
+      name: 'Ada',
+      email: `  ${email.toUpperCase()} `,
+      password: 'correct horse battery',
+    });
+
+    expect(answer.status).toBe(201);
+    expect(answer.body).toEqual({
+      success: true,
+      data: { email, verification_required: true, message: expect.any(String) },
+    });
+    expect(await api.codeFor(email)).toMatch(/^\d{6}$/);
+  });
+
+  it('refuses login before verification with 403 only when the password is right', async () => {
+    const email = uniqueEmail();
+    await api.post('/auth/signup', { name: 'Ada', email, password: 'correct horse battery' });
+
+    const wrong = await api.post('/auth/login', { email, password: 'not the password' });
+    const right = await api.post('/auth/login', { email, password: 'correct horse battery' });
+
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error.code).toBe('invalid_credentials');
+    expect(right.status).toBe(403);
+    expect(right.body.error.code).toBe('email_not_verified');
+  });
+
+  it('activates the account with the code and returns the token pair', async () => {
+    const email = uniqueEmail();
+    await api.post('/auth/signup', { name: 'Ada', email, password: 'correct horse battery' });
+
+    const answer = await api.post('/auth/verify-signup-otp', {
+      email,
+      otp: await api.codeFor(email),
+    });
+
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 900,
+      refresh_token: expect.any(String),
+      user: {
+        id: expect.stringMatching(/^usr_/),
+        name: 'Ada',
+        email,
+        phone: null,
+        gender: null,
+        online_status: true,
+        email_verified: true,
+        phone_verified: false,
+        created_at: expect.any(String),
+      },
+    });
+    const profile = await api.call('GET', '/profile', { token: answer.body.data.access_token });
+    expect(profile.status).toBe(200);
+    expect(profile.body.data.email_verified).toBe(true);
+    expect((await api.login(email, 'correct horse battery')).token_type).toBe('Bearer');
+  });
+
+  it('answers a signup with a taken email exactly like a fresh one', async () => {
+    const { email } = await api.verifiedAccount();
+    const fresh = uniqueEmail();
+
+    const taken = await api.post('/auth/signup', {
+      name: 'Eve',
+      email,
+      password: 'another password',
+    });
+    const created = await api.post('/auth/signup', {
+      name: 'Eve',
+      email: fresh,
+      password: 'another password',
+    });
+
+    expect(taken.status).toBe(created.status);
+    expect(taken.body).toEqual({ ...created.body, data: { ...created.body.data, email } });
+    // The real owner's password still works.
+    expect((await api.login(email, 'correct horse battery')).user.email).toBe(email);
+  });
+
+  it('creates exactly one account when 20 signups race for one email', async () => {
+    const email = uniqueEmail();
+
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        api.post('/auth/signup', { name: 'Racer', email, password: 'racing password' }),
+      ),
+    );
+
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(201));
+    // One account, one code: the 19 others found the email guard taken (resends are in cooldown).
+    expect(await api.outbox(email)).toHaveLength(1);
+    const verified = await api.post('/auth/verify-signup-otp', {
+      email,
+      otp: await api.codeFor(email),
+    });
+    expect(verified.status).toBe(200);
+  }, 60_000);
+
+  it('refuses a phone that another account holds', async () => {
+    const phone = uniquePhone();
+    await api.post('/auth/signup', {
+      name: 'A',
+      email: uniqueEmail(),
+      phone,
+      password: 'password one',
+    });
+
+    const answer = await api.post('/auth/signup', {
+      name: 'B',
+      email: uniqueEmail(),
+      phone,
+      password: 'password two',
+    });
+
+    expect(answer.status).toBe(409);
+    expect(answer.body.error).toMatchObject({ code: 'conflict', details: [{ field: 'phone' }] });
+  });
+});
+
+describe('login', () => {
+  it('answers an unknown email and a wrong password alike, in similar time', async () => {
+    const { email } = await api.verifiedAccount();
+    const unknown: number[] = [];
+    const wrong: number[] = [];
+    let unknownBody: unknown;
+    let wrongBody: unknown;
+
+    for (let i = 0; i < 3; i++) {
+      const a = await api.post('/auth/login', { email: uniqueEmail(), password: 'guess password' });
+      const b = await api.post('/auth/login', { email, password: 'guess password' });
+      expect([a.status, b.status]).toEqual([401, 401]);
+      unknown.push(a.ms);
+      wrong.push(b.ms);
+      unknownBody = a.body;
+      wrongBody = b.body;
+    }
+
+    expect(unknownBody).toEqual(wrongBody);
+    expect(unknownBody).toMatchObject({ error: { code: 'invalid_credentials' } });
+    // Both pay one Argon2id verification (~60 ms); without the dummy hash unknown would be ~10x faster.
+    expect(median(unknown)).toBeGreaterThan(median(wrong) * 0.5);
+  });
+
+  it('locks an account for a while after repeated failures, never for good', async () => {
+    const { email, password } = await api.verifiedAccount();
+    for (let i = 0; i < 5; i++) {
+      expect((await api.post('/auth/login', { email, password: 'wrong password' })).status).toBe(
+        401,
+      );
+    }
+
+    const locked = await api.post('/auth/login', { email, password });
+    expect(locked.status).toBe(429);
+    expect(locked.body.error.code).toBe('too_many_attempts');
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    await api.advanceClock(31);
+    const after = await api.post('/auth/login', { email, password });
+    expect(after.status).toBe(200);
+  });
+});
+
+describe('access tokens', () => {
+  it('signs access tokens with EdDSA and a kid published in the JWKS', async () => {
+    const { tokens } = await api.verifiedAccount();
+
+    const jwks = await fetch(`${service.baseUrl}/.well-known/jwks.json`);
+    const keySet = (await jwks.json()) as { keys: { kid: string; kty: string; crv: string }[] };
+    const header = decodeProtectedHeader(tokens.access_token);
+    const { payload } = await jwtVerify(tokens.access_token, createLocalJWKSet(keySet), {
+      issuer: 'http://localhost/v1',
+      audience: 'account-service',
+    });
+
+    expect(jwks.status).toBe(200);
+    expect(header).toMatchObject({ alg: 'EdDSA', kid: keySet.keys[0]?.kid });
+    expect(keySet.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519' });
+    expect(payload).toMatchObject({ sub: tokens.user.id, sid: expect.stringMatching(/^ses_/) });
+    expect(payload.jti).toEqual(expect.any(String));
+    expect(payload.exp! - payload.iat!).toBe(900);
+  });
+
+  it('refuses a missing, malformed or tampered token', async () => {
+    const { tokens } = await api.verifiedAccount();
+    const tampered = `${tokens.access_token.slice(0, -4)}AAAA`;
+
+    const missing = await api.call('GET', '/profile');
+    const malformed = await api.call('GET', '/profile', { token: 'not-a-jwt' });
+    const forged = await api.call('GET', '/profile', { token: tampered });
+
+    expect(missing.status).toBe(401);
+    expect(missing.body.error.code).toBe('unauthorized');
+    expect([malformed.status, malformed.body.error.code]).toEqual([401, 'invalid_token']);
+    expect([forged.status, forged.body.error.code]).toEqual([401, 'invalid_token']);
+  });
+});
+
+describe('refresh tokens', () => {
+  it('rotates a refresh token into a working pair', async () => {
+    const { tokens } = await api.verifiedAccount();
+
+    const answer = await api.post('/auth/refresh-token', { refresh_token: tokens.refresh_token });
+
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.refresh_token).not.toBe(tokens.refresh_token);
+    expect(answer.body.data.user.id).toBe(tokens.user.id);
+    const profile = await api.call('GET', '/profile', { token: answer.body.data.access_token });
+    expect(profile.status).toBe(200);
+  });
+
+  it('gives concurrent refreshes of one token the same successor', async () => {
+    const { tokens } = await api.verifiedAccount();
+
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        api.post('/auth/refresh-token', { refresh_token: tokens.refresh_token }),
+      ),
+    );
+
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(new Set(answers.map((answer) => answer.body.data.refresh_token)).size).toBe(1);
+  });
+
+  it('revokes the session when a rotated token comes back after 10 seconds', async () => {
+    const { tokens } = await api.verifiedAccount();
+    const rotated = await api.post('/auth/refresh-token', { refresh_token: tokens.refresh_token });
+    const successor = rotated.body.data;
+    await api.advanceClock(11);
+
+    const replay = await api.post('/auth/refresh-token', { refresh_token: tokens.refresh_token });
+
+    expect(replay.status).toBe(401);
+    expect(replay.body.error.code).toBe('invalid_token');
+    const descendant = await api.post('/auth/refresh-token', {
+      refresh_token: successor.refresh_token,
+    });
+    expect(descendant.status).toBe(401);
+    const profile = await api.call('GET', '/profile', { token: successor.access_token });
+    expect(profile.status).toBe(401);
+  });
+
+  it('refuses an unknown refresh token', async () => {
+    const answer = await api.post('/auth/refresh-token', { refresh_token: 'made-up-token' });
+    expect([answer.status, answer.body.error.code]).toEqual([401, 'invalid_token']);
+  });
+});
+
+describe('logout', () => {
+  it('ends the session at once and sets the user offline', async () => {
+    const { email, password, tokens } = await api.verifiedAccount();
+    const other = await api.login(email, password);
+
+    const answer = await api.call('POST', '/auth/logout', { token: tokens.access_token });
+
+    expect(answer.status).toBe(200);
+    expect(answer.body.success).toBe(true);
+    const after = await api.call('GET', '/profile', { token: tokens.access_token });
+    expect([after.status, after.body.error.code]).toEqual([401, 'invalid_token']);
+    const refresh = await api.post('/auth/refresh-token', { refresh_token: tokens.refresh_token });
+    expect(refresh.status).toBe(401);
+    const seenByOther = await api.call('GET', '/profile', { token: other.access_token });
+    expect(seenByOther.body.data.online_status).toBe(false);
+  });
+
+  it('succeeds with a missing, an invalid or an expired token', async () => {
+    const { tokens } = await api.verifiedAccount();
+    await api.advanceClock(16 * 60);
+
+    const missing = await api.call('POST', '/auth/logout');
+    const invalid = await api.call('POST', '/auth/logout', { token: 'garbage' });
+    const expired = await api.call('POST', '/auth/logout', { token: tokens.access_token });
+
+    expect([missing.status, invalid.status, expired.status]).toEqual([200, 200, 200]);
+    // The expired token still named its session: it is gone, so its refresh token is dead too.
+    const refresh = await api.post('/auth/refresh-token', { refresh_token: tokens.refresh_token });
+    expect(refresh.status).toBe(401);
+  });
+});
+
+describe('password change and reset', () => {
+  it('checks the current password and revokes every other session', async () => {
+    const { email, password, tokens } = await api.verifiedAccount();
+    const other = await api.login(email, password);
+
+    const wrong = await api.post(
+      '/auth/change-password',
+      { current_password: 'not it at all', new_password: 'brand new password' },
+      tokens.access_token,
+    );
+    const changed = await api.post(
+      '/auth/change-password',
+      { current_password: password, new_password: 'brand new password' },
+      tokens.access_token,
+    );
+
+    expect([wrong.status, wrong.body.error.code]).toEqual([401, 'invalid_credentials']);
+    expect(changed.status).toBe(200);
+    expect((await api.call('GET', '/profile', { token: tokens.access_token })).status).toBe(200);
+    expect((await api.call('GET', '/profile', { token: other.access_token })).status).toBe(401);
+    expect((await api.post('/auth/login', { email, password })).status).toBe(401);
+    expect((await api.login(email, 'brand new password')).user.email).toBe(email);
+  });
+
+  it('resets the password with the emailed code and revokes all sessions', async () => {
+    const { email, tokens } = await api.verifiedAccount();
+
+    const forgot = await api.post('/auth/forgot-password', { email });
+    const otp = await api.codeFor(email);
+    const reset = await api.post('/auth/reset-password-otp', {
+      email,
+      otp,
+      new_password: 'reset password 123',
+    });
+
+    expect(forgot.status).toBe(200);
+    expect(forgot.body.data.verification_required).toBe(false);
+    expect(reset.status).toBe(200);
+    expect((await api.call('GET', '/profile', { token: tokens.access_token })).status).toBe(401);
+    expect((await api.login(email, 'reset password 123')).user.email).toBe(email);
+    const again = await api.post('/auth/reset-password-otp', {
+      email,
+      otp,
+      new_password: 'another reset pass',
+    });
+    expect(again.status).toBe(400);
+  });
+
+  it('refuses a reset code after 10 minutes', async () => {
+    const { email, password } = await api.verifiedAccount();
+    await api.post('/auth/forgot-password', { email });
+    const otp = await api.codeFor(email);
+    await api.advanceClock(10 * 60 + 1);
+
+    const reset = await api.post('/auth/reset-password-otp', {
+      email,
+      otp,
+      new_password: 'too late password',
+    });
+
+    expect(reset.status).toBe(400);
+    expect(['otp_expired', 'invalid_otp']).toContain(reset.body.error.code);
+    expect((await api.login(email, password)).user.email).toBe(email);
+  });
+
+  it('sends an unverified email a verification code and says verification comes first', async () => {
+    const email = uniqueEmail();
+    await api.post('/auth/signup', { name: 'Ada', email, password: 'correct horse battery' });
+    await api.advanceClock(61);
+
+    const answer = await api.post('/auth/forgot-password', { email });
+
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.verification_required).toBe(true);
+    expect(await api.outbox(email)).toHaveLength(2);
+    const verified = await api.post('/auth/verify-signup-otp', {
+      email,
+      otp: await api.codeFor(email),
+    });
+    expect(verified.status).toBe(200);
+  });
+
+  it('answers an unknown email exactly like a known one', async () => {
+    const { email } = await api.verifiedAccount();
+
+    const known = await api.post('/auth/forgot-password', { email });
+    const unknown = await api.post('/auth/forgot-password', { email: uniqueEmail() });
+
+    expect(unknown.status).toBe(known.status);
+    expect(unknown.body).toEqual(known.body);
+  });
+});
+
+describe('profile', () => {
+  it('updates name, gender and online status', async () => {
+    const { tokens } = await api.verifiedAccount();
+
+    const answer = await api.call('PUT', '/profile/update', {
+      token: tokens.access_token,
+      body: { name: 'Ada King', gender: 'female', online_status: false },
+    });
+
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.user).toMatchObject({
+      name: 'Ada King',
+      gender: 'female',
+      online_status: false,
+    });
+    const profile = await api.call('GET', '/profile', { token: tokens.access_token });
+    expect(profile.body.data).toMatchObject({ name: 'Ada King', gender: 'female' });
+  });
+
+  it('validates every field and names each bad one', async () => {
+    const { tokens } = await api.verifiedAccount();
+
+    const answer = await api.call('PUT', '/profile/update', {
+      token: tokens.access_token,
+      body: { email: 'not-an-email', phone_number: '12', gender: 'robot', online_status: 'yes' },
+    });
+
+    expect(answer.status).toBe(400);
+    expect(
+      answer.body.error.details.map((detail: { field: string }) => detail.field).sort(),
+    ).toEqual(['email', 'gender', 'online_status', 'phone_number']);
+  });
+
+  it('keeps a new email unverified until its code is verified', async () => {
+    const { tokens } = await api.verifiedAccount();
+    const newEmail = uniqueEmail();
+
+    const answer = await api.call('PUT', '/profile/update', {
+      token: tokens.access_token,
+      body: { email: newEmail },
+    });
+
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.user).toMatchObject({ email: newEmail, email_verified: false });
+    expect(answer.body.data.verification_required).toEqual(['email']);
+    const verified = await api.post('/otp/verify/email', {
+      email: newEmail,
+      otp: await api.codeFor(newEmail),
+    });
+    expect(verified.status).toBe(200);
+    const profile = await api.call('GET', '/profile', { token: tokens.access_token });
+    expect(profile.body.data).toMatchObject({ email: newEmail, email_verified: true });
+  });
+
+  it('keeps a new phone unverified until its SMS code is verified', async () => {
+    const { tokens } = await api.verifiedAccount();
+    const phone = uniquePhone();
+
+    const answer = await api.call('PUT', '/profile/update', {
+      token: tokens.access_token,
+      body: { phone_number: phone },
+    });
+
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.user).toMatchObject({ phone, phone_verified: false });
+    expect(answer.body.data.verification_required).toEqual(['phone_number']);
+    const verified = await api.post('/otp/verify/mobile', {
+      mobile_number: phone,
+      otp: await api.codeFor(phone),
+    });
+    expect(verified.status).toBe(200);
+    const profile = await api.call('GET', '/profile', { token: tokens.access_token });
+    expect(profile.body.data).toMatchObject({ phone, phone_verified: true });
+  });
+
+  it('refuses an email or phone another account holds with 409', async () => {
+    const first = await api.verifiedAccount();
+    const second = await api.verifiedAccount();
+    const phone = uniquePhone();
+    const set = await api.call('PUT', '/profile/update', {
+      token: first.tokens.access_token,
+      body: { phone_number: phone },
+    });
+    expect(set.status).toBe(200);
+    expect(set.body.data.user).toMatchObject({ phone, phone_verified: false });
+
+    const email = await api.call('PUT', '/profile/update', {
+      token: second.tokens.access_token,
+      body: { email: first.email },
+    });
+    const phoneTaken = await api.call('PUT', '/profile/update', {
+      token: second.tokens.access_token,
+      body: { phone_number: phone },
+    });
+
+    expect([email.status, email.body.error.details[0].field]).toEqual([409, 'email']);
+    expect([phoneTaken.status, phoneTaken.body.error.details[0].field]).toEqual([
+      409,
+      'phone_number',
+    ]);
+  });
+});
+
+describe('refresh token lifetime', () => {
+  // Last: it moves the service's clock by 30 days.
+  it('expires a refresh token 30 days after it was issued', async () => {
+    const { tokens } = await api.verifiedAccount();
+    await api.advanceClock(30 * 24 * 3600 + 60);
+
+    const answer = await api.post('/auth/refresh-token', { refresh_token: tokens.refresh_token });
+
+    expect([answer.status, answer.body.error.code]).toEqual([401, 'invalid_token']);
+  });
+});
