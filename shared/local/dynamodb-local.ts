@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import {
   CreateTableCommand,
@@ -52,7 +52,10 @@ export async function startDynamoDbLocal(
     'sh',
     ['-c', `${quoted} >/dev/null 2>&1 & pid=$!; cat >/dev/null; kill $pid 2>/dev/null; wait $pid`],
     // DynamoDB Local writes a metadata file into its working directory: keep it out of the checkout.
-    { stdio: ['pipe', 'ignore', 'inherit'], cwd: dataDirectory === undefined ? tmpdir() : resolve(dataDirectory) },
+    {
+      stdio: ['pipe', 'ignore', 'inherit'],
+      cwd: dataDirectory === undefined ? tmpdir() : resolve(dataDirectory),
+    },
   );
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   const endpoint = `http://127.0.0.1:${port}`;

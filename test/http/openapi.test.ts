@@ -5,7 +5,9 @@ import { httpRoutes } from '../../shared/http/routes.js';
 
 type Operation = {
   operationId: string;
-  requestBody?: { content: { 'application/json': { schema: { properties?: Record<string, unknown> } } } };
+  requestBody?: {
+    content: { 'application/json': { schema: { properties?: Record<string, unknown> } } };
+  };
   parameters?: { name: string; in: string }[];
 };
 
@@ -19,7 +21,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('has one operation for every HTTP route of the route table', () => {
-    const operationIds = Object.values(paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
+    const operationIds = Object.values(paths).flatMap((methods) =>
+      Object.values(methods).map((op) => op.operationId),
+    );
     expect(operationIds.sort()).toEqual(httpRoutes.map((route) => route.name).sort());
   });
 
