@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
 
 /**
  * A phone number in E.164 (`+14155550123`), or undefined when the input cannot be a real number.

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { email, gender, name, otpCode, password, phone } from './fields.js';
+import { email, gender, name, otpCode, password } from './fields.js';
+import { phone } from './phone.js';
 
 /** Request bodies of the account operations (contract.md, "Request bodies"). */
 

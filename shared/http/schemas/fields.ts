@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { toE164 } from '../../domain/phone.js';
 
 /** Field schemas shared by several operations; each says what it accepts in its message. */
 
@@ -16,22 +15,6 @@ export const password = v.pipe(
   v.string('must be a string'),
   v.minLength(8, 'must be at least 8 characters'),
   v.maxLength(128, 'must be at most 128 characters'),
-);
-
-/** Accepts a possible phone number in any common notation and yields it in E.164. */
-export const phone = v.pipe(
-  v.string('must be a string'),
-  v.maxLength(32, 'must be at most 32 characters'),
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const e164 = toE164(dataset.value);
-    if (e164 === undefined) {
-      addIssue({
-        message: 'must be a valid phone number in international format, e.g. +14155550123',
-      });
-      return NEVER;
-    }
-    return e164;
-  }),
 );
 
 export const otpCode = v.pipe(v.string('must be a string'), v.regex(/^\d{6}$/, 'must be 6 digits'));

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { email, otpCode, phone } from './fields.js';
+import { email, otpCode } from './fields.js';
+import { phone } from './phone.js';
 
 /** Request bodies and queries of the OTP operations (contract.md, "Request bodies"). */
 
