@@ -17,7 +17,6 @@ export const errorCodes = [
   'rate_limited',
   'invalid_signature',
   'payload_too_large',
-  'not_implemented',
   'internal_error',
 ] as const;
 

@@ -347,10 +347,3 @@ export function authenticatedHandler<
 ): Handler {
   return buildHandler(options, options.authenticate, run);
 }
-
-/** Placeholder for an operation whose behaviour has not landed yet: 501 in the envelope. */
-export function notImplementedHandler(operation: string): Handler {
-  return apiHandler({}, async () => {
-    throw new ServiceError('not_implemented', `${operation} is not implemented yet`);
-  });
-}

@@ -101,10 +101,3 @@ export function receiverHandler(
     }
   };
 }
-
-/** Placeholder for a receiver whose behaviour has not landed yet: 501 in the envelope. */
-export function notImplementedReceiver(operation: string, methods: HttpMethod[]): Handler {
-  return receiverHandler({ methods }, async () => {
-    throw new ServiceError('not_implemented', `${operation} is not implemented yet`);
-  });
-}

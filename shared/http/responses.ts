@@ -19,7 +19,6 @@ export const statusOfCode: Record<ErrorCode, number> = {
   too_many_attempts: 429,
   rate_limited: 429,
   internal_error: 500,
-  not_implemented: 501,
 };
 
 export interface HttpResponse {
