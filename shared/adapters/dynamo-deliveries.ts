@@ -23,7 +23,7 @@ import type {
 import type { DeliveryRepository } from '../domain/webhooks/ports.js';
 import { endpointFromItem } from './dynamo-webhook-endpoints.js';
 import { eventFromItem, eventRetentionSeconds } from './dynamo-webhook-events.js';
-import { documentClient } from './dynamodb.js';
+import { documentClient, queryAll } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
@@ -375,16 +375,7 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
       values[':s1'] = filter.status;
       if (filter.status === 'pending') values[':s2'] = 'attempting';
     }
-    const deliveries: Delivery[] = [];
-    let cursor: Record<string, unknown> | undefined;
-    do {
-      const page = await documentClient().send(
-        new QueryCommand({ ...input, ExclusiveStartKey: cursor }),
-      );
-      deliveries.push(...(page.Items ?? []).map(fromItem));
-      cursor = page.LastEvaluatedKey;
-    } while (cursor !== undefined);
-    return deliveries;
+    return (await queryAll(input)).map(fromItem);
   },
 
   async listDue(before, limit) {

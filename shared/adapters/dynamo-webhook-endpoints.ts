@@ -1,16 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import type { EventType } from '../domain/event-types.js';
 import type { WebhookEndpoint } from '../domain/webhooks/model.js';
 import type { EndpointRepository } from '../domain/webhooks/ports.js';
-import { documentClient } from './dynamodb.js';
+import { documentClient, queryAll } from './dynamodb.js';
 import { keys } from './keys.js';
 
 interface EndpointItem {
@@ -65,21 +59,12 @@ export const dynamoEndpointRepository: EndpointRepository = {
 
   async listForAccount(accountId) {
     const { pk, skPrefix } = keys.accountEndpoints(accountId);
-    const endpoints: WebhookEndpoint[] = [];
-    let cursor: Record<string, unknown> | undefined;
-    do {
-      const page = await documentClient().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-          ExclusiveStartKey: cursor,
-        }),
-      );
-      endpoints.push(...(page.Items ?? []).map(endpointFromItem));
-      cursor = page.LastEvaluatedKey;
-    } while (cursor !== undefined);
-    return endpoints;
+    const items = await queryAll({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+    });
+    return items.map(endpointFromItem);
   },
 
   async get(accountId, endpointId) {

@@ -1,5 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 
 let client: DynamoDBDocumentClient | undefined;
 
@@ -20,4 +24,18 @@ export function documentClient(): DynamoDBDocumentClient {
 /** Replaces the client (tests, benchmarks that count calls). */
 export function useDocumentClient(replacement: DynamoDBDocumentClient): void {
   client = replacement;
+}
+
+/** Every item a query matches, following LastEvaluatedKey across pages. */
+export async function queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let cursor: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new QueryCommand({ ...input, ExclusiveStartKey: cursor }),
+    );
+    items.push(...(page.Items ?? []));
+    cursor = page.LastEvaluatedKey;
+  } while (cursor !== undefined);
+  return items;
 }

@@ -2,7 +2,6 @@ import {
   BatchWriteCommand,
   DeleteCommand,
   GetCommand,
-  QueryCommand,
   TransactGetCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -16,7 +15,7 @@ import type {
 import { refreshTokenSeconds } from '../domain/accounts/refresh-tokens.js';
 import { epochSeconds } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
-import { documentClient } from './dynamodb.js';
+import { documentClient, queryAll } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 import { transactWrite } from './transactions.js';
@@ -211,22 +210,15 @@ export const dynamoSessionRepository: SessionRepository = {
   },
 
   async revokeAll(userId, keepSessionId) {
-    const found: { pk: string; sk: string }[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await documentClient().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :owner',
-          ExpressionAttributeValues: { ':owner': keys.userSessions(userId).gsi1pk },
-          ProjectionExpression: 'pk, sk',
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) found.push({ pk: String(item.pk), sk: String(item.sk) });
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
+    const found = (
+      await queryAll({
+        TableName: tableName(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :owner',
+        ExpressionAttributeValues: { ':owner': keys.userSessions(userId).gsi1pk },
+        ProjectionExpression: 'pk, sk',
+      })
+    ).map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
     const keep = keepSessionId === undefined ? undefined : keys.session(keepSessionId).pk;
     await deleteAll(found.filter((key) => key.pk !== keep));
   },
