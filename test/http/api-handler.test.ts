@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../shared/domain/errors.js';
 import { apiHandler, authenticatedHandler, Page } from '../../shared/http/api-handler.js';
-import { lambdaContext, restEvent } from '../support/events.js';
+import { invoke, lambdaContext, restEvent } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 
 const Body = v.strictObject({
@@ -18,12 +18,7 @@ async function call(
   body: string | null,
   headers: Record<string, string> = { 'Content-Type': 'application/json' },
 ) {
-  const response = await echo(restEvent({ body, headers }), lambdaContext);
-  return {
-    status: response.statusCode,
-    headers: response.headers ?? {},
-    body: JSON.parse(response.body),
-  };
+  return invoke(echo, restEvent({ body, headers }));
 }
 
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { lambdaContext, restEvent } from '../support/events.js';
+import { invoke, lambdaContext, restEvent } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 
 const Body = v.strictObject({ target: v.string() });
@@ -18,12 +18,7 @@ const limited = apiHandler(
 async function call(target: string, sourceIp = '10.1.1.1') {
   const event = restEvent({ body: JSON.stringify({ target }) });
   event.requestContext.identity.sourceIp = sourceIp;
-  const response = await limited(event, lambdaContext);
-  return {
-    status: response.statusCode,
-    headers: response.headers ?? {},
-    body: JSON.parse(response.body),
-  };
+  return invoke(limited, event);
 }
 
 beforeAll(async () => {

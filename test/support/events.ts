@@ -1,4 +1,4 @@
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 
 /** A minimal API Gateway REST proxy event, as the stage v1 integration sends it. */
 export function restEvent(overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent {
@@ -27,3 +27,18 @@ export const lambdaContext = {
   awsRequestId: 'test',
   getRemainingTimeInMillis: () => 30_000,
 } as Context;
+
+type RestHandler = (
+  event: APIGatewayProxyEvent,
+  context: Context,
+) => Promise<APIGatewayProxyResult>;
+
+/** Invokes an API handler and reads its answer: status, headers and the parsed JSON body. */
+export async function invoke(handler: RestHandler, event: APIGatewayProxyEvent) {
+  const response = await handler(event, lambdaContext);
+  return {
+    status: response.statusCode,
+    headers: response.headers ?? {},
+    body: JSON.parse(response.body),
+  };
+}
