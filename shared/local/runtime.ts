@@ -15,7 +15,7 @@ import { LocalOutbox } from '../adapters/local-outbox.js';
 import { useMailer } from '../adapters/ses-mailer.js';
 import { useSmsSender } from '../adapters/sns-sms-sender.js';
 import { useInboundQueue } from '../adapters/sqs-inbound-queue.js';
-import { advanceSystemClock } from '../domain/clock.js';
+import { advanceSystemClock, systemClock } from '../domain/clock.js';
 import { errorResponse, type HttpResponse, successResponse } from '../http/responses.js';
 import { type HttpRouteEntry, httpRoutes, routes } from '../http/routes.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.js';
@@ -283,7 +283,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
           return;
         }
         advanceSystemClock(seconds * 1000);
-        send(response, successResponse(200, { advanced_seconds: seconds }));
+        send(
+          response,
+          successResponse(200, {
+            advanced_seconds: seconds,
+            now: new Date(systemClock.now()).toISOString(),
+          }),
+        );
         return;
       }
       const matched = url.pathname.startsWith('/v1/')

@@ -76,11 +76,22 @@ export class AccountClient {
     ).data;
   }
 
-  async advanceClock(seconds: number): Promise<void> {
+  /** Moves the service's clock forward; answers the service's time after the move (epoch ms). */
+  async advanceClock(seconds: number): Promise<number> {
     const response = await fetch(`${this.service.origin}/_local/clock?advance_seconds=${seconds}`, {
       method: 'POST',
     });
     if (response.status !== 200) throw new Error(`clock did not move: ${response.status}`);
+    return Date.parse(((await response.json()) as { data: { now: string } }).data.now);
+  }
+
+  /**
+   * Moves the service's clock to the start of the next minute, so a test that fills a
+   * one-minute rate window is not split across two windows by a boundary.
+   */
+  async startOfNextMinute(): Promise<void> {
+    const now = await this.advanceClock(0);
+    await this.advanceClock((60_000 - (now % 60_000)) / 1000);
   }
 
   /** Signs up and verifies a fresh account; returns its credentials and token pair. */

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../shared/domain/errors.js';
 import { apiHandler, authenticatedHandler, Page } from '../../shared/http/api-handler.js';
+import { startOfNextMinute } from '../support/clock.js';
 import { invoke, lambdaContext, restEvent } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 
@@ -132,6 +133,7 @@ describe('the per-client rate limit', () => {
         headers: { 'x-api-key': 'key-under-test' },
       });
     const responses = [];
+    startOfNextMinute();
     for (let i = 0; i < 4; i++) responses.push(await ping(event(), lambdaContext));
     process.env.RATE_LIMIT_PER_MINUTE = '1000';
 
