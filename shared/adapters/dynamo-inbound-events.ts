@@ -11,7 +11,12 @@ import type {
   InboundRoute,
   InboundSource,
 } from '../domain/inbound/model.js';
-import type { InboundAttemptLog, InboundEventStore } from '../domain/inbound/ports.js';
+import type {
+  InboundAttemptLog,
+  InboundEventStore,
+  StalledEvent,
+} from '../domain/inbound/ports.js';
+import { inboundSweepGraceMs } from '../domain/inbound/sweep-events.js';
 import { documentClient } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
@@ -32,6 +37,8 @@ export const inboundAttemptRetentionSeconds = 90 * 24 * 60 * 60;
 const maxStoredBodyBytes = 350_000;
 
 const statusNames = { '#status': 'status', '#ttl': ttlAttribute };
+
+const iso = (epochMs: number) => new Date(epochMs).toISOString();
 
 function key(source: InboundSource, eventId: string) {
   return keys.inboundEvent(source, eventId);
@@ -94,6 +101,10 @@ export const dynamoInboundEventStore: InboundEventStore = {
             status: 'received' satisfies InboundEventStatus,
             received_at: new Date(event.receivedAt).toISOString(),
             body_gzip: compressed,
+            // Listed for the sweeper from the start, in the same write: if the hand-off to the
+            // queue fails and the sender never retries, the event is still found.
+            ...keys.stalledInboundEvents(),
+            gsi2sk: iso(now + inboundSweepGraceMs),
             [ttlAttribute]: epochSeconds(now) + inboundEventRetentionSeconds,
           },
           // New, or an expired record DynamoDB has not deleted yet (TTL deletes lazily).
@@ -120,7 +131,8 @@ export const dynamoInboundEventStore: InboundEventStore = {
         new UpdateCommand({
           TableName: tableName(),
           Key: key(request.source, request.eventId),
-          UpdateExpression: 'SET #status = :processing, lease_until = :lease',
+          // A worker that dies leaves the event due for the sweeper once its lease has run out.
+          UpdateExpression: 'SET #status = :processing, lease_until = :lease, gsi2sk = :due',
           ConditionExpression:
             '#ttl > :nowSeconds AND (#status = :received OR (#status = :processing AND lease_until < :now))',
           ExpressionAttributeNames: statusNames,
@@ -128,6 +140,7 @@ export const dynamoInboundEventStore: InboundEventStore = {
             ':processing': 'processing',
             ':received': 'received',
             ':lease': leaseUntil,
+            ':due': iso(leaseUntil + inboundSweepGraceMs),
             ':now': now,
             ':nowSeconds': epochSeconds(now),
           },
@@ -164,7 +177,7 @@ export const dynamoInboundEventStore: InboundEventStore = {
           TableName: tableName(),
           Key: key(request.source, request.eventId),
           UpdateExpression:
-            'SET #status = :status, #result = :result, processed_at = :at REMOVE lease_until',
+            'SET #status = :status, #result = :result, processed_at = :at REMOVE lease_until, gsi2pk, gsi2sk',
           ConditionExpression: '#status = :processing',
           ExpressionAttributeNames: { '#status': 'status', '#result': 'result' },
           ExpressionAttributeValues: {
@@ -197,7 +210,85 @@ export const dynamoInboundEventStore: InboundEventStore = {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   },
+
+  async listStalled(now, limit) {
+    const { Items = [] } = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :now',
+        // The index holds whole items; the sweeper needs none of the (gzipped) bodies.
+        ProjectionExpression: '#source, event_id, #status, gsi2sk, sweep_count',
+        ExpressionAttributeNames: { '#source': 'source', '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pk': keys.stalledInboundEvents().gsi2pk,
+          ':now': iso(now),
+        },
+        Limit: limit,
+      }),
+    );
+    return Items.map(
+      (item): StalledEvent => ({
+        source: item.source as InboundSource,
+        eventId: String(item.event_id),
+        status: item.status as StalledEvent['status'],
+        dueAt: Date.parse(String(item.gsi2sk)),
+        sweeps: Number(item.sweep_count ?? 0),
+      }),
+    );
+  },
+
+  async markSwept(event, nextDueAt) {
+    return conditionally(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key(event.source, event.eventId),
+        UpdateExpression: 'SET gsi2sk = :next ADD sweep_count :one',
+        // Unchanged since listed: a claim, a finish or another sweep would have moved it.
+        ConditionExpression: 'gsi2sk = :seen',
+        ExpressionAttributeValues: {
+          ':next': iso(nextDueAt),
+          ':one': 1,
+          ':seen': iso(event.dueAt),
+        },
+      }),
+    );
+  },
+
+  async abandon(event, result, now) {
+    return conditionally(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key(event.source, event.eventId),
+        UpdateExpression:
+          'SET #status = :failed, #result = :result, processed_at = :at REMOVE lease_until, gsi2pk, gsi2sk',
+        ConditionExpression:
+          'gsi2sk = :seen AND (#status = :received OR (#status = :processing AND lease_until < :now))',
+        ExpressionAttributeNames: { '#status': 'status', '#result': 'result' },
+        ExpressionAttributeValues: {
+          ':failed': 'failed',
+          ':result': result.slice(0, 500),
+          ':at': iso(now),
+          ':seen': iso(event.dueAt),
+          ':received': 'received',
+          ':processing': 'processing',
+          ':now': now,
+        },
+      }),
+    );
+  },
 };
+
+/** Sends a conditional update; false when its condition failed. */
+async function conditionally(command: UpdateCommand): Promise<boolean> {
+  try {
+    await documentClient().send(command);
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
 
 /** The stored state of an inbound event, for tests and operators. */
 export async function inboundEventState(

@@ -1,6 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock } from '../domain/clock.js';
-import type { ProcessDependencies, ReceiveDependencies } from '../domain/inbound/ports.js';
+import type {
+  ProcessDependencies,
+  ReceiveDependencies,
+  SweepDependencies,
+} from '../domain/inbound/ports.js';
 import { dynamoInboundAttemptLog, dynamoInboundEventStore } from './dynamo-inbound-events.js';
 import { dynamoMessagingRecords } from './dynamo-messaging-records.js';
 import { dynamoSubscriptionStore } from './dynamo-subscriptions.js';
@@ -22,5 +26,12 @@ export const processDependencies = (): ProcessDependencies => ({
   subscriptions: dynamoSubscriptionStore,
   messaging: dynamoMessagingRecords,
   publish: publishEvent,
+  clock: systemClock,
+});
+
+/** What the inbound sweeper needs: the dedupe records (gsi2) and the inbound queue. */
+export const sweepDependencies = (): SweepDependencies => ({
+  events: dynamoInboundEventStore,
+  queue: inboundQueue(),
   clock: systemClock,
 });

@@ -33,6 +33,10 @@ export class LocalInboundQueue implements InboundQueue {
     this.later(randomUUID(), encodeProcessingRequest(request), Date.now(), 1, 0);
   }
 
+  async enqueueMany(requests: Parameters<InboundQueue['enqueueMany']>[0]): Promise<void> {
+    for (const request of requests) await this.enqueue(request);
+  }
+
   stop(): void {
     this.stopped = true;
     for (const timer of this.timers) clearTimeout(timer);

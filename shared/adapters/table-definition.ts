@@ -18,7 +18,7 @@ export const tableIndexes = [
     sortKey: 'gsi1sk',
   },
   {
-    /** Work due by time: deliveries whose next attempt is overdue (the sweeper's query). */
+    /** Work due by time (sparse): overdue deliveries, unfinished fan-outs, stalled inbound events. */
     indexName: 'gsi2',
     partitionKey: 'gsi2pk',
     sortKey: 'gsi2sk',

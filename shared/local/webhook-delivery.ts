@@ -5,10 +5,7 @@ import {
   type QueueWorker,
 } from '../adapters/local-delivery-queue.js';
 import { useDeliveryQueue } from '../adapters/sqs-delivery-queue.js';
-import { log } from '../log.js';
-
-/** How often the local runtime runs the sweeper (every 5 minutes on AWS). */
-const sweepIntervalMs = 5_000;
+import { localScheduleIntervalMs, runPeriodically } from './periodic.js';
 
 export interface LocalWebhookDelivery {
   queue: LocalDeliveryQueue;
@@ -28,23 +25,11 @@ export function startLocalWebhookDelivery(
   const scheduler = new LocalRetryScheduler(queue);
   useDeliveryQueue(queue);
   useRetryScheduler(scheduler);
-  let sweeping = false;
-  const interval = setInterval(async () => {
-    if (sweeping) return;
-    sweeping = true;
-    try {
-      await sweeper();
-    } catch (error) {
-      log.error('local sweeper failed', { error });
-    } finally {
-      sweeping = false;
-    }
-  }, sweepIntervalMs);
-  interval.unref();
+  const stopSweeping = runPeriodically('delivery sweeper', sweeper, localScheduleIntervalMs);
   return {
     queue,
     stop: () => {
-      clearInterval(interval);
+      stopSweeping();
       queue.stop();
       scheduler.stop();
     },

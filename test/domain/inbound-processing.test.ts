@@ -55,6 +55,9 @@ const receiveDeps: ReceiveDependencies = {
       }
       queued.push(request);
     },
+    async enqueueMany(requests) {
+      queued.push(...requests);
+    },
   },
   clock,
   newId: randomUUID,

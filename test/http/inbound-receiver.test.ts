@@ -63,7 +63,10 @@ beforeAll(async () => {
 
 beforeEach(() => {
   queued = [];
-  useInboundQueue({ enqueue: async (request) => void queued.push(request) });
+  useInboundQueue({
+    enqueue: async (request) => void queued.push(request),
+    enqueueMany: async (requests) => void queued.push(...requests),
+  });
 });
 
 describe('the gateway B receiver on a Function URL', () => {

@@ -36,6 +36,27 @@ export interface InboundEventStore {
   ): Promise<void>;
   /** Gives a claimed event back (`received`) after a transient failure, so a retry can claim it. */
   release(request: ProcessingRequest): Promise<void>;
+  /**
+   * Events still `received`, or `processing` past their lease, whose `dueAt` is before `now`
+   * (the sweeper's query), oldest first, at most `limit`.
+   */
+  listStalled(now: number, limit: number): Promise<StalledEvent[]>;
+  /**
+   * Counts one more sweep of an event and makes it due again at `nextDueAt`; false (nothing
+   * written) when it was claimed, finished or swept by someone else since it was listed.
+   */
+  markSwept(event: StalledEvent, nextDueAt: number): Promise<boolean>;
+  /** Gives up on a stalled event: `failed` with `result`; false when it moved on since listed. */
+  abandon(event: StalledEvent, result: string, now: number): Promise<boolean>;
+}
+
+/** An accepted event that was not processed when it should have been. */
+export interface StalledEvent extends ProcessingRequest {
+  status: 'received' | 'processing';
+  /** When it became due for a sweep (epoch ms): identifies this listing in the conditions. */
+  dueAt: number;
+  /** Sweeps that re-queued it so far. */
+  sweeps: number;
 }
 
 export interface AttemptPage {
@@ -56,6 +77,8 @@ export interface InboundAttemptLog {
 /** Hands accepted events to the processing worker (SQS on AWS, in-process locally). */
 export interface InboundQueue {
   enqueue(request: ProcessingRequest): Promise<void>;
+  /** Several at once (the sweeper's re-queue): SendMessageBatch on SQS. */
+  enqueueMany(requests: ProcessingRequest[]): Promise<void>;
 }
 
 /** A change to an account's gateway subscription, from one gateway event. */
@@ -119,6 +142,12 @@ export interface ReceiveDependencies {
   queue: InboundQueue;
   clock: Clock;
   newId: () => string;
+}
+
+export interface SweepDependencies {
+  events: InboundEventStore;
+  queue: InboundQueue;
+  clock: Clock;
 }
 
 export interface ProcessDependencies {
