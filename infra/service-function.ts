@@ -63,6 +63,7 @@ export interface ServiceResources {
   sms: SmsSettings;
   deliveryQueue: IQueue;
   inboundQueue: IQueue;
+  accountCodeQueue: IQueue;
   scheduler: DeliveryScheduler;
   secrets: Partial<Record<SecretName, ISecret>>;
 }
@@ -118,8 +119,10 @@ export class ServiceFunction extends NodejsFunction {
     this.bindTable(resources.table);
     if (needs.email) this.bindEmail(resources.email);
     if (needs.sms) this.bindSms(resources.sms);
+    else if (needs.smsAllowList) this.bindSmsAllowList(resources.sms);
     if (needs.deliveryQueue) this.bindDeliveryQueue(resources.deliveryQueue);
     if (needs.inboundQueue) this.bindInboundQueue(resources.inboundQueue);
+    if (needs.accountCodeQueue) this.bindAccountCodeQueue(resources.accountCodeQueue);
     if (needs.scheduler) this.bindScheduler(resources.scheduler);
     for (const name of needs.secrets ?? []) {
       const secret = resources.secrets[name];
@@ -176,6 +179,11 @@ export class ServiceFunction extends NodejsFunction {
       new iam.PolicyStatement({ actions: ['sns:Publish'], notResources: ['arn:aws:sns:*:*:*'] }),
     );
     if (settings.senderId !== undefined) this.addEnvironment('SMS_SENDER_ID', settings.senderId);
+    return this.bindSmsAllowList(settings);
+  }
+
+  /** The SMS country allow-list alone: checks a number without any right to text it. */
+  bindSmsAllowList(settings: SmsSettings): this {
     if (settings.allowedCountries.length > 0) {
       this.addEnvironment('SMS_ALLOWED_COUNTRIES', settings.allowedCountries.join(','));
     }
@@ -191,6 +199,12 @@ export class ServiceFunction extends NodejsFunction {
   bindInboundQueue(queue: IQueue): this {
     this.allowSend(queue);
     this.addEnvironment('INBOUND_QUEUE_URL', queue.queueUrl);
+    return this;
+  }
+
+  bindAccountCodeQueue(queue: IQueue): this {
+    this.allowSend(queue);
+    this.addEnvironment('ACCOUNT_CODE_QUEUE_URL', queue.queueUrl);
     return this;
   }
 

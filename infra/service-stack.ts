@@ -56,6 +56,8 @@ export function mergedNeeds(entryRoutes: readonly Route[]): Needs {
     sms: any('sms'),
     deliveryQueue: any('deliveryQueue'),
     inboundQueue: any('inboundQueue'),
+    accountCodeQueue: any('accountCodeQueue'),
+    smsAllowList: any('smsAllowList'),
     scheduler: any('scheduler'),
     secrets,
   };
@@ -123,6 +125,12 @@ export class ServiceStack extends Stack {
         visibilityTimeout: sixTimesWorkerTimeout,
         alarmAction,
       }),
+      // Also longer than the 60 s code cooldown: a code whose send failed is redelivered after
+      // the cooldown, so the retry issues and sends a fresh code instead of being absorbed.
+      accountCode: new WorkQueue(this, 'AccountCode', {
+        visibilityTimeout: sixTimesWorkerTimeout,
+        alarmAction,
+      }),
     };
     const deliveryScheduler = new DeliveryScheduler(this, 'DeliveryScheduler', {
       deliveryQueue: queues.delivery.queue,
@@ -145,6 +153,7 @@ export class ServiceStack extends Stack {
       sms: { senderId: settings.smsSenderId, allowedCountries: settings.smsAllowedCountries },
       deliveryQueue: queues.delivery.queue,
       inboundQueue: queues.inbound.queue,
+      accountCodeQueue: queues.accountCode.queue,
       scheduler: deliveryScheduler,
       secrets,
     };

@@ -1,10 +1,13 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
-import { otpCodes } from '../../shared/adapters/otp-codes.js';
+import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
+import { dynamoUserRepository } from '../../shared/adapters/user-repository.js';
 import { forgotPassword } from '../../shared/domain/accounts/passwords.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { ForgotPasswordRequest } from '../../shared/http/schemas/auth.js';
 
-/** POST /v1/auth/forgot-password: emails a reset code (or a verification code first). */
+/**
+ * POST /v1/auth/forgot-password: queues the reset code's work (the account-code worker sends it),
+ * with the same AWS calls for every email.
+ */
 export const handler = apiHandler({ body: ForgotPasswordRequest }, async ({ body }) =>
-  forgotPassword(await accountDeps(), await otpCodes(), body.email),
+  forgotPassword(dynamoUserRepository, accountCodeQueue(), body.email),
 );

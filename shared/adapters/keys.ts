@@ -17,10 +17,13 @@ export const keys = {
   emailGuard: (email: string) => item(`EMAIL#${email}`),
   /** Uniqueness guard for an E.164 phone number; holds the owner's user id. */
   phoneGuard: (phone: string) => item(`PHONE#${phone}`),
-  /** A session (one login); access tokens carry its id as `sid`. */
-  session: (sessionId: string) => item(`SESSION#${sessionId}`),
-  /** gsi1: the sessions of a user, newest last. */
-  userSessions: (userId: string) => ({ gsi1pk: `USER_SESSIONS#${userId}` }),
+  /**
+   * A session (one login), in its user's partition: access tokens carry the user as `sub` and the
+   * session as `sid`, and revoking every session of a user is one strongly consistent Query.
+   */
+  session: (userId: string, sessionId: string) => item(`USER#${userId}`, `SESSION#${sessionId}`),
+  /** All sessions of a user: query pk with this prefix on sk. */
+  userSessions: (userId: string) => ({ pk: `USER#${userId}`, skPrefix: 'SESSION#' }),
   /** A refresh token, by the SHA-256 of its value. */
   refreshToken: (tokenHash: string) => item(`REFRESH#${tokenHash}`),
   /** The live OTP for one channel + target + purpose. */
@@ -59,6 +62,11 @@ export const keys = {
   stalledFanOuts: () => ({ gsi2pk: 'EVENTS_FANOUT_PENDING' }),
   /** Dedupe record of an inbound webhook event, by source and the source's event id. */
   inboundEvent: (source: string, eventId: string) => item(`INBOUND#${source}#${eventId}`),
+  /**
+   * gsi2: inbound events not processed yet, by when the sweeper should step in (received + grace,
+   * or lease end + grace); the item leaves the index when processed or failed.
+   */
+  stalledInboundEvents: () => ({ gsi2pk: 'INBOUND_DUE' }),
   /** Audit record of one inbound webhook attempt; gsi1 lists a source's attempts by time. */
   inboundAttempt: (source: string, attemptId: string) =>
     item(`INBOUND_ATTEMPT#${source}#${attemptId}`),

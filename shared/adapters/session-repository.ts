@@ -23,8 +23,9 @@ import { userFromItem } from './user-repository.js';
 
 /**
  * Sessions and refresh tokens in the single table:
- * - `SESSION#<sid>`: user_id, created_at; gsi1 (`USER_SESSIONS#<uid>`) lists a user's sessions.
- *   Revoking a session deletes this item, which every authenticated call reads.
+ * - `USER#<uid>` / `SESSION#<sid>`: created_at, in the user's partition, so revoking all of a
+ *   user's sessions is one strongly consistent Query (no index lag to outlive). Revoking a session
+ *   deletes this item, which every authenticated call reads.
  * - `REFRESH#<sha256>`: one per refresh token ever issued, kept for its 30 days so that a rotated
  *   token presented again is recognised (reuse detection) rather than merely unknown.
  */
@@ -52,6 +53,10 @@ function signInUpdate(userId: string, changes: SignInChanges, now: number) {
     set.push('phone_verified = :true');
     conditions.push('phone = :phone');
     values[':phone'] = changes.verifiedPhone;
+  }
+  if (changes.checkedPasswordHash !== undefined) {
+    conditions.push('password_hash = :checked');
+    values[':checked'] = changes.checkedPasswordHash;
   }
   return {
     TableName: tableName(),
@@ -87,10 +92,7 @@ export const dynamoSessionRepository: SessionRepository = {
           Put: {
             TableName: tableName(),
             Item: {
-              ...keys.session(sessionId),
-              ...keys.userSessions(userId),
-              gsi1sk: `${new Date(now).toISOString()}#${sessionId}`,
-              user_id: userId,
+              ...keys.session(userId, sessionId),
               created_at: now,
               [ttlAttribute]: expiresAt,
             },
@@ -116,7 +118,7 @@ export const dynamoSessionRepository: SessionRepository = {
     const outcome = await transactWrite(input);
     if (!outcome.ok) {
       // Only the account's condition can fail in practice (ids are 128 random bits): it was
-      // deleted, or its email/phone changed between the check and the sign-in.
+      // deleted, or its email, phone or password changed between the check and the sign-in.
       throw new ServiceError('conflict', 'The account changed during sign-in; try again');
     }
   },
@@ -126,7 +128,7 @@ export const dynamoSessionRepository: SessionRepository = {
       new TransactGetCommand({
         TransactItems: [
           { Get: { TableName: tableName(), Key: keys.refreshToken(tokenHash) } },
-          { Get: { TableName: tableName(), Key: keys.session(sessionId) } },
+          { Get: { TableName: tableName(), Key: keys.session(userId, sessionId) } },
           { Get: { TableName: tableName(), Key: keys.user(userId) } },
         ],
       }),
@@ -142,7 +144,7 @@ export const dynamoSessionRepository: SessionRepository = {
             rotatedAt: token.rotated_at === undefined ? undefined : Number(token.rotated_at),
           }
         : undefined,
-      sessionLive: session !== undefined && session.user_id === userId,
+      sessionLive: session !== undefined,
       user: user === undefined ? undefined : userFromItem(user),
     };
   },
@@ -177,7 +179,7 @@ export const dynamoSessionRepository: SessionRepository = {
           // The session lives as long as its newest refresh token.
           Update: {
             TableName: tableName(),
-            Key: keys.session(sessionId),
+            Key: keys.session(userId, sessionId),
             UpdateExpression: 'SET #ttl = :ttl, last_refreshed_at = :now',
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeNames: { '#ttl': ttlAttribute },
@@ -195,31 +197,32 @@ export const dynamoSessionRepository: SessionRepository = {
     const result = await documentClient().send(
       new GetCommand({
         TableName: tableName(),
-        Key: keys.session(sessionId),
-        ProjectionExpression: 'user_id',
+        Key: keys.session(userId, sessionId),
+        ProjectionExpression: 'pk',
         ConsistentRead: true,
       }),
     );
-    return result.Item !== undefined && result.Item.user_id === userId;
+    return result.Item !== undefined;
   },
 
-  async revoke(sessionId) {
+  async revoke(userId, sessionId) {
     await documentClient().send(
-      new DeleteCommand({ TableName: tableName(), Key: keys.session(sessionId) }),
+      new DeleteCommand({ TableName: tableName(), Key: keys.session(userId, sessionId) }),
     );
   },
 
   async revokeAll(userId, keepSessionId) {
+    const { pk, skPrefix } = keys.userSessions(userId);
     const found = (
       await queryAll({
         TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :owner',
-        ExpressionAttributeValues: { ':owner': keys.userSessions(userId).gsi1pk },
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
         ProjectionExpression: 'pk, sk',
+        ConsistentRead: true,
       })
     ).map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
-    const keep = keepSessionId === undefined ? undefined : keys.session(keepSessionId).pk;
-    await deleteAll(found.filter((key) => key.pk !== keep));
+    const keep = keepSessionId === undefined ? undefined : keys.session(userId, keepSessionId).sk;
+    await deleteAll(found.filter((key) => key.sk !== keep));
   },
 };

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import type { ProfileChanges, UserRepository } from '../domain/accounts/ports.js';
-import type { User } from '../domain/accounts/user.js';
+import { newId, type User } from '../domain/accounts/user.js';
 import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
 import { documentClient } from './dynamodb.js';
@@ -160,6 +160,25 @@ export const dynamoUserRepository: UserRepository = {
     if (guard === undefined) return undefined;
     const item = await getItem(keys.user(String(guard.user_id)));
     return item === undefined ? undefined : userFromItem(item);
+  },
+
+  async emailStanding(email) {
+    const read = (key: { pk: string; sk: string }, attribute: string) =>
+      documentClient().send(
+        new GetCommand({
+          TableName: tableName(),
+          Key: key,
+          ProjectionExpression: attribute,
+          ConsistentRead: true,
+        }),
+      );
+    const guard = await read(keys.emailGuard(email), 'user_id');
+    // No guard: read an account that cannot exist (a fresh random id of the real shape), so an
+    // unknown email costs the same two reads as a known one, like login's dummy hash.
+    const userId = guard.Item === undefined ? newId('usr') : String(guard.Item.user_id);
+    const account = await read(keys.user(userId), 'email_verified');
+    if (guard.Item === undefined || account.Item === undefined) return 'none';
+    return account.Item.email_verified === true ? 'verified' : 'unverified';
   },
 
   async findIdByPhone(phone) {

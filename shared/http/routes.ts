@@ -36,6 +36,10 @@ export interface Needs {
   deliveryQueue?: boolean;
   /** Sends messages to the inbound-event processing queue. */
   inboundQueue?: boolean;
+  /** Sends messages to the account-code queue (code work done off the request path). */
+  accountCodeQueue?: boolean;
+  /** Reads the SMS country allow-list without sending SMS (checks a number before queueing). */
+  smsAllowList?: boolean;
   /** Creates and deletes one-time schedules in the delivery schedule group. */
   scheduler?: boolean;
   /** Secrets read once per cold start. */
@@ -82,7 +86,7 @@ export interface BackgroundRoute {
   entry: string;
   surface: 'queue' | 'schedule';
   /** For surface queue: which queue feeds it. */
-  queue?: 'delivery' | 'inbound';
+  queue?: 'delivery' | 'inbound' | 'accountCode';
   summary: string;
   needs: Needs;
 }
@@ -175,7 +179,7 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'auth',
     summary: 'Email a password-reset code (or a verification code first)',
-    needs: { email: true, secrets: ['OTP_PEPPER'] },
+    needs: { accountCodeQueue: true },
     body: auth.ForgotPasswordRequest,
   }),
   api({
@@ -262,7 +266,7 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'otp',
     summary: 'Send a new email verification code',
-    needs: { email: true, secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
+    needs: { accountCodeQueue: true },
     body: otp.ResendEmailOtpRequest,
   }),
   api({
@@ -273,7 +277,7 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'otp',
     summary: 'Send a new SMS verification code',
-    needs: { sms: true, secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
+    needs: { accountCodeQueue: true, smsAllowList: true },
     body: otp.ResendMobileOtpRequest,
   }),
   api({
@@ -476,11 +480,26 @@ export const routes: Route[] = [
     needs: { deliveryQueue: true },
   },
   {
+    name: 'sendAccountCode',
+    entry: 'functions/workers/send-account-code.ts',
+    surface: 'queue',
+    queue: 'accountCode',
+    summary: 'Issue and send the code of a forgot-password or resend request',
+    needs: { email: true, sms: true, secrets: ['OTP_PEPPER'] },
+  },
+  {
     name: 'sweepDeliveries',
     entry: 'functions/workers/sweep-deliveries.ts',
     surface: 'schedule',
     summary: 'Re-enqueue deliveries whose next attempt is overdue',
     needs: { deliveryQueue: true },
+  },
+  {
+    name: 'sweepInboundEvents',
+    entry: 'functions/workers/sweep-inbound-events.ts',
+    surface: 'schedule',
+    summary: 'Re-enqueue accepted inbound events left unprocessed; give up after 5 sweeps',
+    needs: { inboundQueue: true },
   },
 ];
 

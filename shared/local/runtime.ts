@@ -10,15 +10,18 @@ import type {
   APIGatewayProxyResult,
   Context,
 } from 'aws-lambda';
+import { LocalAccountCodeQueue } from '../adapters/local-account-code-queue.js';
 import { LocalInboundQueue } from '../adapters/local-inbound-queue.js';
 import { LocalOutbox } from '../adapters/local-outbox.js';
 import { useMailer } from '../adapters/ses-mailer.js';
 import { useSmsSender } from '../adapters/sns-sms-sender.js';
+import { useAccountCodeQueue } from '../adapters/sqs-account-code-queue.js';
 import { useInboundQueue } from '../adapters/sqs-inbound-queue.js';
 import { advanceSystemClock, systemClock } from '../domain/clock.js';
 import { errorResponse, type HttpResponse, successResponse } from '../http/responses.js';
 import { type HttpRouteEntry, httpRoutes, routes } from '../http/routes.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.js';
+import { localScheduleIntervalMs, runPeriodically } from './periodic.js';
 import { startLocalWebhookDelivery } from './webhook-delivery.js';
 
 export interface LocalRuntimeOptions {
@@ -39,6 +42,9 @@ export interface LocalRuntime {
 
 // biome-ignore lint/suspicious/noExplicitAny: a Lambda handler's event type varies by surface.
 type LambdaHandler = (event: any, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** How long the local endpoints wait for queued account codes to be sent. */
+const codeQueueWaitMs = 5_000;
 
 /** Requests larger than Lambda's own payload limit never reach a handler. */
 const maxRequestBytes = 6 * 1024 * 1024;
@@ -265,11 +271,22 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   // Accepted inbound webhooks go to the processInboundEvent handler, as SQS would deliver them.
   const inboundQueue = new LocalInboundQueue(handlerOf('processInboundEvent'));
   useInboundQueue(inboundQueue);
+  // forgotPassword and the resends queue their codes; the sendAccountCode handler sends them.
+  const accountCodeQueue = new LocalAccountCodeQueue(handlerOf('sendAccountCode'));
+  useAccountCodeQueue(accountCodeQueue);
+  const stopInboundSweeps = runPeriodically(
+    'inbound sweeper',
+    () => handlerOf('sweepInboundEvents')({}, lambdaContext('sweep', 'sweepInboundEvents')),
+    localScheduleIntervalMs,
+  );
 
   const server: Server = createServer(async (request, response) => {
     try {
       const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
       if (url.pathname === '/_local/outbox' && request.method === 'GET') {
+        // Codes queued by earlier requests are sent first: `forgot-password` then `outbox` shows
+        // the code, as it did when codes were sent on the request path.
+        await accountCodeQueue.idle(codeQueueWaitMs);
         send(response, successResponse(200, outbox.list(url.searchParams.get('to') ?? undefined)));
         return;
       }
@@ -282,6 +299,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
           );
           return;
         }
+        // Queued codes are issued at the time their request saw, not after the jump.
+        await accountCodeQueue.idle(codeQueueWaitMs);
         advanceSystemClock(seconds * 1000);
         send(
           response,
@@ -333,7 +352,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     outbox,
     close: async () => {
       webhookDelivery.stop();
+      stopInboundSweeps();
       inboundQueue.stop();
+      accountCodeQueue.stop();
       server.closeAllConnections();
       await new Promise<void>((closed) => server.close(() => closed()));
       await dynamo.stop();

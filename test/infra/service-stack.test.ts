@@ -220,10 +220,10 @@ describe('the service stack', () => {
   describe('queue workers', () => {
     const workers = entriesOn('queue');
 
-    it('exist for the delivery and the inbound queue', () => {
+    it('exist for the delivery, the inbound and the account-code queue', () => {
       expect(
         workers.flatMap(([, shared]) => shared.map((r) => r.surface === 'queue' && r.queue)),
-      ).toEqual(expect.arrayContaining(['delivery', 'inbound']));
+      ).toEqual(expect.arrayContaining(['delivery', 'inbound', 'accountCode']));
     });
 
     it('each consume a queue with a dead-letter queue, batch item failures and a concurrency cap', () => {
@@ -310,6 +310,48 @@ describe('the service stack', () => {
     expect(apiRoutes.some((route) => route.needs.sms)).toBe(true);
   });
 
+  it('lets forgotPassword and the resends only queue code work, which one worker sends', () => {
+    const entryOf = (name: string) => routes.find((route) => route.name === name)!.entry;
+    const worker = functionIdOf(entryOf('sendAccountCode'));
+    const queueArn = ofType('AWS::Lambda::EventSourceMapping').find(([, m]) =>
+      isRef(m.Properties.FunctionName, worker),
+    )![1].Properties.EventSourceArn as { 'Fn::GetAtt': [string, string] };
+    const queueId = queueArn['Fn::GetAtt'][0];
+    // A failed send is redelivered after the code's 60 s cooldown, so the retry is not absorbed.
+    expect(resources[queueId]!.Properties.VisibilityTimeout as number).toBeGreaterThan(60);
+    const sends = (statement: Statement) =>
+      asArray(statement.Action).some((a) => a.startsWith('ses:') || a.startsWith('sns:'));
+
+    for (const name of ['forgotPassword', 'resendEmailOtp', 'resendMobileOtp']) {
+      const entry = entryOf(name);
+      expect(statementsOf(entry).filter(sends), name).toEqual([]);
+      expect(statementsOf(entry), name).toContainEqual({
+        Effect: 'Allow',
+        Action: 'sqs:SendMessage',
+        Resource: queueArn,
+      });
+      expect(environmentOf(entry).ACCOUNT_CODE_QUEUE_URL, name).toEqual({ Ref: queueId });
+      // No code is issued on the request path, so no pepper (nor any other secret) is read there.
+      expect(
+        Object.keys(environmentOf(entry)).filter((n) => n.endsWith('_SECRET_ARN')),
+        name,
+      ).toEqual([]);
+    }
+    const workerEntry = entryOf('sendAccountCode');
+    expect(
+      statementsOf(workerEntry)
+        .filter(sends)
+        .flatMap((s) => asArray(s.Action)),
+    ).toEqual(expect.arrayContaining(['ses:SendEmail', 'sns:Publish']));
+    expect(environmentOf(workerEntry)).toHaveProperty('OTP_PEPPER_SECRET_ARN');
+    // Only the functions that queue code work know the queue.
+    for (const [entry, shared] of routesByEntry()) {
+      expect('ACCOUNT_CODE_QUEUE_URL' in environmentOf(entry), entry).toBe(
+        mergedNeeds(shared).accountCodeQueue === true,
+      );
+    }
+  });
+
   it('grants each function exactly the secrets its routes need, by ARN', () => {
     const secretIds = ofType('AWS::SecretsManager::Secret').map(([id]) => id);
     for (const [entry, shared] of routesByEntry()) {
@@ -371,8 +413,14 @@ describe('the service stack', () => {
     }
   });
 
-  it('runs the sweeper every five minutes', () => {
-    for (const [entry] of entriesOn('schedule')) {
+  it('runs each sweeper (deliveries, inbound events) every five minutes', () => {
+    const sweepers = entriesOn('schedule');
+    expect(sweepers.flatMap(([, shared]) => shared.map((route) => route.name)).sort()).toEqual([
+      'sweepDeliveries',
+      'sweepInboundEvents',
+    ]);
+    template.resourceCountIs('AWS::Events::Rule', sweepers.length);
+    for (const [entry] of sweepers) {
       template.hasResourceProperties('AWS::Events::Rule', {
         ScheduleExpression: 'rate(5 minutes)',
         Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionIdOf(entry), 'Arn'] } })],
@@ -380,12 +428,33 @@ describe('the service stack', () => {
     }
   });
 
+  it('lets the inbound sweeper send to the inbound queue and to nothing else', () => {
+    const entryOf = (name: string) => routes.find((route) => route.name === name)!.entry;
+    const [, inboundMapping] = ofType('AWS::Lambda::EventSourceMapping').find(([, mapping]) =>
+      isRef(mapping.Properties.FunctionName, functionIdOf(entryOf('processInboundEvent'))),
+    )!;
+    const sweeper = entryOf('sweepInboundEvents');
+    const sends = statementsOf(sweeper).filter((s) =>
+      asArray(s.Action).some((action) => action.startsWith('sqs:')),
+    );
+    expect(sends).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'sqs:SendMessage',
+        Resource: inboundMapping.Properties.EventSourceArn,
+      },
+    ]);
+    expect(
+      Object.keys(environmentOf(sweeper)).filter((name) => name.endsWith('_QUEUE_URL')),
+    ).toEqual(['INBOUND_QUEUE_URL']);
+  });
+
   it('alarms on dead letters, API 5xx and worker errors', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
     const deadLetterAlarms = alarms.filter(
       (a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && a.Namespace === 'AWS/SQS',
     );
-    expect(deadLetterAlarms).toHaveLength(2);
+    expect(deadLetterAlarms).toHaveLength(3);
     for (const alarm of deadLetterAlarms) {
       expect(alarm).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
     }
@@ -436,6 +505,11 @@ describe('the stack’s context values', () => {
       },
     });
     configured.hasResourceProperties('AWS::Lambda::Function', { ReservedConcurrentExecutions: 3 });
+    // resendMobileOtp checks the allow-list before queueing, without any right to text.
+    configured.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'Send a new SMS verification code',
+      Environment: { Variables: Match.objectLike({ SMS_ALLOWED_COUNTRIES: 'IN,US' }) },
+    });
     configured.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
       Endpoint: 'oncall@example.org',

@@ -83,6 +83,7 @@ export async function login(
   }
   return startSession(deps, user, {
     clearFailures: true,
+    checkedPasswordHash: user.passwordHash,
     upgradedPasswordHash: needsRehash(user.passwordHash)
       ? await hashPassword(input.password)
       : undefined,

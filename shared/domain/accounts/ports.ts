@@ -11,6 +11,9 @@ export interface ProfileChanges {
   onlineStatus?: boolean;
 }
 
+/** Where an email stands: no account holds it, or one holds it unverified or verified. */
+export type EmailStanding = 'none' | 'unverified' | 'verified';
+
 export interface UserRepository {
   /**
    * Creates the account and claims its email (and phone) in one transaction, so two concurrent
@@ -20,6 +23,12 @@ export interface UserRepository {
   get(userId: string): Promise<User | undefined>;
   /** Two reads: the email guard, then the account (strongly consistent). */
   findByEmail(email: string): Promise<User | undefined>;
+  /**
+   * Whether an account holds this email and has verified it, in exactly two strongly consistent
+   * reads whatever the answer (the guard, then the account; a random absent account when there is
+   * no guard), so neither the round trips nor their count tell a known email from an unknown one.
+   */
+  emailStanding(email: string): Promise<EmailStanding>;
   findIdByPhone(phone: string): Promise<string | undefined>;
   /** Counts a wrong password atomically; returns the count including this one. */
   recordFailedLogin(userId: string): Promise<number>;
@@ -64,6 +73,12 @@ export interface SignInChanges {
   verifiedEmail?: string;
   /** The phone this sign-in proved (verifyOtp with purpose login). */
   verifiedPhone?: string;
+  /**
+   * The hash the password was checked against: the session starts only if it is still the
+   * account's, so a password change or reset that lands first cannot be outlived by a sign-in
+   * made with the old password.
+   */
+  checkedPasswordHash?: string;
 }
 
 export interface RefreshState {
@@ -77,7 +92,8 @@ export interface RefreshState {
 export interface SessionRepository {
   /**
    * Writes the session, its first refresh token and the sign-in's account changes in one
-   * transaction; fails (conflict) if the account vanished or its email/phone changed meanwhile.
+   * transaction; fails (conflict) if the account vanished or its email, phone or checked
+   * password changed meanwhile.
    */
   start(session: NewSession, changes: SignInChanges): Promise<void>;
   /** One transactional read of the token, its session and its user. */
@@ -96,8 +112,11 @@ export interface SessionRepository {
   /** One strongly consistent read: whether the session exists for this user. */
   isLive(sessionId: string, userId: string): Promise<boolean>;
   /** Deletes one session: its access and refresh tokens stop working at once. */
-  revoke(sessionId: string): Promise<void>;
-  /** Deletes every session of the user, except `keepSessionId` if given. */
+  revoke(userId: string, sessionId: string): Promise<void>;
+  /**
+   * Deletes every session of the user, except `keepSessionId` if given. Reads strongly
+   * consistently: a session whose start returned before this call began is always found.
+   */
   revokeAll(userId: string, keepSessionId?: string): Promise<void>;
 }
 
@@ -115,4 +134,26 @@ export interface AccountCodes {
     purpose: CodePurpose,
     code: string,
   ): Promise<void>;
+}
+
+export const accountCodeRequestKinds = [
+  'forgot_password',
+  'resend_email',
+  'resend_mobile',
+] as const;
+
+/**
+ * Code work taken off the request path (docs/accounts.md, "Forgot password"): the request only
+ * queues it, the same way whatever the target, and the account-code worker looks the account up,
+ * issues the code and sends it. `target` is the lower-cased email, or the E.164 phone for
+ * `resend_mobile`. Never a code: the worker issues it.
+ */
+export interface AccountCodeRequest {
+  kind: (typeof accountCodeRequestKinds)[number];
+  target: string;
+}
+
+/** Hands code work to the account-code worker (SQS on AWS, in-process locally). */
+export interface AccountCodeQueue {
+  request(work: AccountCodeRequest): Promise<void>;
 }

@@ -95,7 +95,7 @@ export async function refreshSession(deps: AccountDeps, presented: string): Prom
       if (now - rotatedAt <= reuseGraceMs) {
         return tokenResponse(deps, state.user, parts.sessionId, successor);
       }
-      await deps.sessions.revoke(parts.sessionId);
+      await deps.sessions.revoke(parts.userId, parts.sessionId);
       throw invalidRefreshToken(
         'This refresh token was already used; the session has been revoked. Log in again',
       );
@@ -125,7 +125,7 @@ export async function logout(deps: AccountDeps, accessToken: string | undefined)
   const claims = await accessTokens.verifyForLogout(accessToken);
   if (claims === undefined) return;
   await Promise.all([
-    deps.sessions.revoke(claims.sessionId),
+    deps.sessions.revoke(claims.userId, claims.sessionId),
     deps.users.setOnlineStatus(claims.userId, false),
   ]);
 }

@@ -1,8 +1,10 @@
 import type { AccountDirectory } from '../accounts/directory.js';
+import type { AccountCodeQueue } from '../accounts/ports.js';
 import { sendWithoutTelling } from '../accounts/send-without-telling.js';
 import type { TokenResponse } from '../accounts/sessions.js';
 import { ServiceError } from '../errors.js';
 import type { OtpCodes } from './codes.js';
+import { defaultOtpPolicy } from './engine.js';
 import { refuseUnlistedSmsCountry } from './sms-countries.js';
 
 /**
@@ -83,37 +85,53 @@ export async function verifyOtp(
   return deps.accounts.signInWithPhone(user.id, input.phone);
 }
 
+/** `expiresIn`: the lifetime of the code the worker will issue (its engine runs the default policy). */
 const resendAnswer = (what: string, expiresIn: number): CodeSent => ({
   message: `If this ${what} is waiting for verification, we sent it a new code`,
   expires_in: expiresIn,
 });
 
 /**
- * Sends a new code to an email waiting for verification: the sign-up code of an account not yet
- * activated, or the verification code of an email changed in the profile (whichever was sent
- * last; sign-up when no code is on record). Unknown and already verified emails get the same
- * answer and nothing is sent; limits are absorbed for the same reason.
+ * Asks for a new code for an email waiting for verification. The answer does not depend on the
+ * account, so the request does not look it up: it queues the work (one SendMessage, whatever the
+ * email) and the account-code worker does the rest (`sendPendingEmailCode`).
  */
-export async function resendEmailOtp(deps: OtpOperationDeps, email: string): Promise<CodeSent> {
-  const user = await deps.accounts.findByEmail(email);
-  if (user !== undefined && !user.email_verified) {
-    const purpose =
-      (await deps.codes.engine.latestPurpose('email', email, ['signup', 'verification'])) ??
-      'signup';
-    await sendWithoutTelling(() => deps.codes.send('email', email, purpose));
-  }
-  return resendAnswer('email', deps.codes.lifetimeSeconds('email'));
+export async function resendEmailOtp(queue: AccountCodeQueue, email: string): Promise<CodeSent> {
+  await queue.request({ kind: 'resend_email', target: email });
+  return resendAnswer('email', defaultOtpPolicy.lifetimeSeconds.email);
 }
 
 /** Like resendEmailOtp for a phone waiting for verification (signup or profile change). */
-export async function resendMobileOtp(deps: OtpOperationDeps, phone: string): Promise<CodeSent> {
+export async function resendMobileOtp(
+  deps: { queue: AccountCodeQueue; smsCountries: readonly string[] },
+  phone: string,
+): Promise<CodeSent> {
   // Depends on the number alone, so it reveals nothing about accounts.
   refuseUnlistedSmsCountry(phone, deps.smsCountries, 'mobile_number');
+  await deps.queue.request({ kind: 'resend_mobile', target: phone });
+  return resendAnswer('number', defaultOtpPolicy.lifetimeSeconds.sms);
+}
+
+/**
+ * resendEmailOtp's work, in the account-code worker: a new code for an email waiting for
+ * verification — the sign-up code of an account not yet activated, or the verification code of
+ * an email changed in the profile (whichever was sent last; sign-up when no code is on record).
+ * Unknown and verified emails get nothing. Limits are absorbed (a redelivered message within the
+ * cooldown sends nothing more).
+ */
+export async function sendPendingEmailCode(deps: OtpOperationDeps, email: string): Promise<void> {
+  const user = await deps.accounts.findByEmail(email);
+  if (user === undefined || user.email_verified) return;
+  const purpose =
+    (await deps.codes.engine.latestPurpose('email', email, ['signup', 'verification'])) ?? 'signup';
+  await sendWithoutTelling(() => deps.codes.send('email', email, purpose));
+}
+
+/** resendMobileOtp's work, in the account-code worker: the same for a phone. */
+export async function sendPendingMobileCode(deps: OtpOperationDeps, phone: string): Promise<void> {
   const user = await deps.accounts.findByPhone(phone);
-  if (user !== undefined && !user.phone_verified) {
-    await sendWithoutTelling(() => deps.codes.send('sms', phone, 'verification'));
-  }
-  return resendAnswer('number', deps.codes.lifetimeSeconds('sms'));
+  if (user === undefined || user.phone_verified) return;
+  await sendWithoutTelling(() => deps.codes.send('sms', phone, 'verification'));
 }
 
 /**

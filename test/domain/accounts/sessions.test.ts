@@ -1,4 +1,4 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { documentClient } from '../../../shared/adapters/dynamodb.js';
 import { tableName } from '../../../shared/config.js';
@@ -105,6 +105,41 @@ describe('logout and password change', () => {
     await expect(login(accounts.deps, { email, password: 'first password' })).rejects.toMatchObject(
       { code: 'invalid_credentials' },
     );
+  });
+
+  it('starts no session for a login whose password was changed while it was being checked', async () => {
+    const email = uniqueEmail();
+    const mine = await signedUpUser(accounts, email, 'first password');
+    const claims = await (await accounts.deps.tokenKeys()).accessTokens.verify(mine.access_token);
+    // The attacker's login reads the account, then the owner's change lands before its session.
+    const racing = {
+      ...accounts.deps,
+      users: {
+        ...accounts.deps.users,
+        findByEmail: async (address: string) => {
+          const before = await accounts.deps.users.findByEmail(address);
+          await changePassword(accounts.deps, claims, {
+            currentPassword: 'first password',
+            newPassword: 'second password',
+          });
+          return before;
+        },
+      },
+    };
+
+    await expect(login(racing, { email, password: 'first password' })).rejects.toMatchObject({
+      code: 'conflict',
+    });
+
+    const { Items } = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :session)',
+        ExpressionAttributeValues: { ':pk': `USER#${claims.userId}`, ':session': 'SESSION#' },
+        ConsistentRead: true,
+      }),
+    );
+    expect(Items?.map((item) => item.sk)).toEqual([`SESSION#${claims.sessionId}`]);
   });
 });
 

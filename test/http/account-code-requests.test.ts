@@ -1,0 +1,338 @@
+import { randomUUID } from 'node:crypto';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { handler as forgotPassword } from '../../functions/auth/forgot-password.js';
+import { handler as resendEmailOtp } from '../../functions/otp/resend-email-otp.js';
+import { handler as resendMobileOtp } from '../../functions/otp/resend-mobile-otp.js';
+import { handler as sendAccountCode } from '../../functions/workers/send-account-code.js';
+import { documentClient } from '../../shared/adapters/dynamodb.js';
+import { LocalOutbox } from '../../shared/adapters/local-outbox.js';
+import { useMailer } from '../../shared/adapters/ses-mailer.js';
+import { useSmsSender } from '../../shared/adapters/sns-sms-sender.js';
+import {
+  SqsAccountCodeQueue,
+  useAccountCodeQueue,
+} from '../../shared/adapters/sqs-account-code-queue.js';
+import { dynamoUserRepository } from '../../shared/adapters/user-repository.js';
+import { newId } from '../../shared/domain/accounts/user.js';
+import { advanceSystemClock } from '../../shared/domain/clock.js';
+import { invoke, restEvent } from '../support/events.js';
+import { useFreshTable } from '../support/table.js';
+
+/**
+ * forgotPassword, resendEmailOtp and resendMobileOtp must not tell an account from no account,
+ * by their answer nor by the AWS calls on their request path (whose latency an attacker can
+ * measure). These tests record every DynamoDB call (a middleware on the DocumentClient, like the
+ * bench's counter) and every SQS call (the real SQS adapter on a mocked client) of a request.
+ */
+
+/** The calls of one request: DynamoDB in order, by command, key kind and read options; SQS sends. */
+interface Calls {
+  dynamo: string[];
+  sqs: string[];
+}
+
+let calls: Calls = { dynamo: [], sqs: [] };
+const queued: SQSRecord[] = [];
+const outbox = new LocalOutbox(() => undefined);
+let sesDown = false;
+const sqsClient = new SQSClient({ region: 'us-east-1' });
+const sqs = mockClient(sqsClient);
+
+/** `GetItem USER# consistent email_verified`: the call without the values it carries. */
+function describeCall(command: string, input: Record<string, unknown>): string {
+  const key = input.Key as { pk?: string } | undefined;
+  const kind = key?.pk === undefined ? '' : ` ${key.pk.slice(0, key.pk.indexOf('#') + 1)}`;
+  const consistent = input.ConsistentRead === true ? ' consistent' : '';
+  const projection =
+    typeof input.ProjectionExpression === 'string' ? ` ${input.ProjectionExpression}` : '';
+  return `${command.replace(/Command$/, '')}${kind}${consistent}${projection}`;
+}
+
+beforeAll(async () => {
+  await useFreshTable();
+  process.env.RATE_LIMIT_PER_MINUTE = '100000';
+  process.env.OTP_PEPPER = 'test-pepper';
+  process.env.EMAIL_FROM = 'no-reply@example.com';
+  documentClient().middlewareStack.add(
+    (next, context) => async (args) => {
+      calls.dynamo.push(
+        describeCall(context.commandName ?? '?', args.input as Record<string, unknown>),
+      );
+      return next(args);
+    },
+    { step: 'initialize', name: 'recordCalls' },
+  );
+  useAccountCodeQueue(new SqsAccountCodeQueue(sqsClient, 'https://sqs.test/account-code'));
+  // The code engine takes the mailer once per process: this one can be told to fail.
+  useMailer({
+    send: async (message) => {
+      if (sesDown) throw new Error('SES is down');
+      await outbox.mail.send(message);
+    },
+  });
+  useSmsSender(outbox.sms);
+});
+
+beforeEach(() => {
+  sqs.reset();
+  sqs.on(SendMessageCommand).callsFake((input: { MessageBody: string }) => {
+    calls.sqs.push('SendMessage');
+    const messageId = randomUUID();
+    queued.push(sqsRecord(messageId, input.MessageBody));
+    return { MessageId: messageId };
+  });
+  queued.length = 0;
+});
+
+function sqsRecord(messageId: string, body: string, receiveCount = 1): SQSRecord {
+  return {
+    messageId,
+    receiptHandle: `${messageId}#${receiveCount}`,
+    body,
+    attributes: {
+      ApproximateReceiveCount: String(receiveCount),
+      SentTimestamp: String(Date.now()),
+      SenderId: 'test',
+      ApproximateFirstReceiveTimestamp: String(Date.now()),
+    },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:account-code',
+    awsRegion: 'us-east-1',
+  };
+}
+
+type Handler = typeof forgotPassword;
+
+/** What a caller learns from an answer about the target (rate-limit headers are per client). */
+const seen = (answer: { status: number; body: unknown }) => ({
+  status: answer.status,
+  body: answer.body,
+});
+
+/** Invokes one request and returns its answer with the calls it made on the way. */
+async function request(handler: Handler, body: unknown) {
+  calls = { dynamo: [], sqs: [] };
+  const answer = await invoke(handler, restEvent({ body: JSON.stringify(body) }));
+  return { answer, calls };
+}
+
+/** What the worker does with the messages queued so far (each delivered as SQS would). */
+async function runWorker(records: SQSRecord[] = queued.splice(0)) {
+  return sendAccountCode({ Records: records } satisfies SQSEvent);
+}
+
+let n = 0;
+const uniqueEmail = () => `code-${Date.now()}-${n++}@example.com`;
+/** Unique in this file's fresh table. */
+const uniquePhone = () => `+1415${2_000_000 + n++}`;
+
+async function account(options: {
+  emailVerified: boolean;
+  phone?: string;
+  phoneVerified?: boolean;
+}) {
+  const email = uniqueEmail();
+  const created = await dynamoUserRepository.create({
+    id: newId('usr'),
+    name: 'Ada',
+    email,
+    phone: options.phone ?? null,
+    gender: null,
+    onlineStatus: false,
+    emailVerified: options.emailVerified,
+    phoneVerified: options.phoneVerified ?? false,
+    passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA',
+    createdAt: new Date().toISOString(),
+    failedLogins: 0,
+    lockedUntil: 0,
+  });
+  expect(created).toBe('created');
+  return email;
+}
+
+const subjectsTo = (to: string) => outbox.list(to).map((entry) => entry.subject ?? entry.channel);
+
+describe('forgotPassword', () => {
+  it('makes the same AWS calls for an unknown, an unverified and a verified email', async () => {
+    const unverified = await account({ emailVerified: false });
+    const verified = await account({ emailVerified: true });
+    const unknown = uniqueEmail();
+
+    const results = [];
+    for (const email of [unknown, unverified, verified]) {
+      results.push(await request(forgotPassword, { email }));
+    }
+
+    const [forUnknown, forUnverified, forVerified] = results.map((result) => result.calls);
+    expect(forUnknown).toEqual({
+      dynamo: [
+        'UpdateItem RATE#',
+        'GetItem EMAIL# consistent user_id',
+        'GetItem USER# consistent email_verified',
+      ],
+      sqs: ['SendMessage'],
+    });
+    expect(forUnverified).toEqual(forUnknown);
+    expect(forVerified).toEqual(forUnknown);
+    // Nothing is sent on the request path; the message says what to do, never a code.
+    expect(outbox.list(unverified)).toEqual([]);
+    expect(outbox.list(verified)).toEqual([]);
+    expect(queued.map((record) => JSON.parse(record.body))).toEqual(
+      [unknown, unverified, verified].map((target) => ({ kind: 'forgot_password', target })),
+    );
+  });
+
+  it('answers an unknown email exactly like a verified one, and tells an unverified one', async () => {
+    const unverified = await account({ emailVerified: false });
+    const verified = await account({ emailVerified: true });
+
+    const toUnknown = await request(forgotPassword, { email: uniqueEmail() });
+    const toVerified = await request(forgotPassword, { email: verified });
+    const toUnverified = await request(forgotPassword, { email: unverified });
+
+    expect(seen(toUnknown.answer)).toEqual(seen(toVerified.answer));
+    expect(toVerified.answer.body.data.verification_required).toBe(false);
+    expect(toUnverified.answer.status).toBe(200);
+    expect(toUnverified.answer.body.data.verification_required).toBe(true);
+  });
+
+  it('has the worker send a reset code, a sign-up code, or nothing', async () => {
+    const unverified = await account({ emailVerified: false });
+    const verified = await account({ emailVerified: true });
+    const unknown = uniqueEmail();
+    for (const email of [unknown, unverified, verified]) await request(forgotPassword, { email });
+
+    const result = await runWorker();
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(subjectsTo(verified)).toEqual(['Your password reset code']);
+    expect(subjectsTo(unverified)).toEqual(['Verify your email to activate your account']);
+    expect(outbox.list(unknown)).toEqual([]);
+  });
+
+  it('sends one code for a message delivered twice', async () => {
+    const verified = await account({ emailVerified: true });
+    await request(forgotPassword, { email: verified });
+    const [record] = queued.splice(0);
+
+    const first = await runWorker([record!]);
+    const again = await runWorker([sqsRecord(record!.messageId, record!.body, 2)]);
+
+    expect([first.batchItemFailures, again.batchItemFailures]).toEqual([[], []]);
+    expect(subjectsTo(verified)).toEqual(['Your password reset code']);
+  });
+
+  it('retries a code whose email failed, and the redelivery after the cooldown sends it', async () => {
+    const verified = await account({ emailVerified: true });
+    await request(forgotPassword, { email: verified });
+    const [record] = queued.splice(0);
+    sesDown = true;
+
+    const failed = await runWorker([record!]);
+    sesDown = false;
+    // The queue's visibility timeout (180 s) outlasts the 60 s cooldown of the code engine.
+    advanceSystemClock(61_000);
+    const redelivered = await runWorker([sqsRecord(record!.messageId, record!.body, 2)]);
+
+    expect(failed.batchItemFailures).toEqual([{ itemIdentifier: record!.messageId }]);
+    expect(redelivered.batchItemFailures).toEqual([]);
+    expect(subjectsTo(verified)).toEqual(['Your password reset code']);
+  });
+
+  it('drops a message it did not write instead of retrying it forever', async () => {
+    const result = await runWorker([sqsRecord(randomUUID(), '{"kind":"mail_everyone"}')]);
+
+    expect(result.batchItemFailures).toEqual([]);
+  });
+});
+
+describe('resendEmailOtp and resendMobileOtp', () => {
+  it('make the same AWS calls for every email: the limiters and one SendMessage', async () => {
+    const pending = await account({ emailVerified: false });
+    const verified = await account({ emailVerified: true });
+
+    const results = [];
+    for (const email of [uniqueEmail(), pending, verified]) {
+      results.push(await request(resendEmailOtp, { email }));
+    }
+
+    for (const { answer, calls: made } of results) {
+      expect(made).toEqual({
+        dynamo: ['UpdateItem RATE#', 'UpdateItem RATE#'],
+        sqs: ['SendMessage'],
+      });
+      expect(seen(answer)).toEqual(seen(results[0]!.answer));
+    }
+    expect(results[0]!.answer.body.data.expires_in).toBe(600);
+    expect(outbox.list(pending)).toEqual([]);
+  });
+
+  it('make the same AWS calls for every number', async () => {
+    const pendingPhone = uniquePhone();
+    const verifiedPhone = uniquePhone();
+    await account({ emailVerified: true, phone: pendingPhone });
+    await account({ emailVerified: true, phone: verifiedPhone, phoneVerified: true });
+
+    const results = [];
+    for (const phone of [uniquePhone(), pendingPhone, verifiedPhone]) {
+      results.push(await request(resendMobileOtp, { mobile_number: phone }));
+    }
+
+    for (const { answer, calls: made } of results) {
+      expect(made).toEqual({
+        dynamo: ['UpdateItem RATE#', 'UpdateItem RATE#'],
+        sqs: ['SendMessage'],
+      });
+      expect(seen(answer)).toEqual(seen(results[0]!.answer));
+    }
+    expect(results[0]!.answer.body.data.expires_in).toBe(300);
+  });
+
+  it('have the worker send a code only to an email or number waiting for verification', async () => {
+    const pending = await account({ emailVerified: false });
+    const verified = await account({ emailVerified: true });
+    const pendingPhone = uniquePhone();
+    const verifiedPhone = uniquePhone();
+    await account({ emailVerified: true, phone: pendingPhone });
+    await account({ emailVerified: true, phone: verifiedPhone, phoneVerified: true });
+    const unknownEmail = uniqueEmail();
+    const unknownPhone = uniquePhone();
+    for (const email of [unknownEmail, pending, verified]) {
+      await request(resendEmailOtp, { email });
+    }
+    for (const phone of [unknownPhone, pendingPhone, verifiedPhone]) {
+      await request(resendMobileOtp, { mobile_number: phone });
+    }
+
+    const result = await runWorker();
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(subjectsTo(pending)).toEqual(['Verify your email to activate your account']);
+    expect(subjectsTo(pendingPhone)).toEqual(['sms']);
+    for (const nobody of [unknownEmail, verified, unknownPhone, verifiedPhone]) {
+      expect(outbox.list(nobody), nobody).toEqual([]);
+    }
+  });
+
+  it('still refuses a number off the SMS allow-list on the request path, queueing nothing', async () => {
+    process.env.SMS_ALLOWED_COUNTRIES = 'GB';
+    try {
+      const { answer, calls: made } = await request(resendMobileOtp, {
+        mobile_number: uniquePhone(),
+      });
+
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.details).toEqual([
+        { field: 'mobile_number', message: 'must be a phone number in one of: GB' },
+      ]);
+      expect(made.sqs).toEqual([]);
+    } finally {
+      delete process.env.SMS_ALLOWED_COUNTRIES;
+    }
+  });
+});
