@@ -3,7 +3,7 @@ import { smsAllowedCountries } from '../../shared/config.js';
 import { sendPerTarget } from '../../shared/domain/otp/limits.js';
 import { resendMobileOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { ResendMobileOtpRequest } from '../../shared/http/schemas/otp.js';
+import { ResendMobileOtpRequest } from '../../shared/http/schemas/phone-requests.js';
 
 /**
  * POST /v1/otp/resend/mobile: queues a new code for a phone number waiting for verification (the

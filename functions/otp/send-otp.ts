@@ -2,7 +2,7 @@ import { otpOperationDeps } from '../../shared/adapters/otp-operations.js';
 import { sendPerTarget } from '../../shared/domain/otp/limits.js';
 import { sendOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { SendOtpInput } from '../../shared/http/schemas/otp.js';
+import { SendOtpInput } from '../../shared/http/schemas/phone-requests.js';
 
 /** POST /v1/otp/send: texts a code for login (active accounts only) or a generic check. */
 export const handler = apiHandler(

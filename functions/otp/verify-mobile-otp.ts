@@ -2,7 +2,7 @@ import { otpOperationDeps } from '../../shared/adapters/otp-operations.js';
 import { verifyPerTarget } from '../../shared/domain/otp/limits.js';
 import { verifyMobileOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { VerifyMobileOtpRequest } from '../../shared/http/schemas/otp.js';
+import { VerifyMobileOtpRequest } from '../../shared/http/schemas/phone-requests.js';
 
 /** POST /v1/otp/verify/mobile: confirms ownership of a phone number. */
 export const handler = apiHandler(

@@ -2,7 +2,7 @@ import { otpOperationDeps } from '../../shared/adapters/otp-operations.js';
 import { verifyPerTarget } from '../../shared/domain/otp/limits.js';
 import { verifyOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { VerifyOtpInput } from '../../shared/http/schemas/otp.js';
+import { VerifyOtpInput } from '../../shared/http/schemas/phone-requests.js';
 
 /** POST /v1/otp/verify: consumes an SMS code; purpose login answers the token pair. */
 export const handler = apiHandler(

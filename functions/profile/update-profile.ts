@@ -5,7 +5,7 @@ import { smsAllowedCountries } from '../../shared/config.js';
 import { updateProfile } from '../../shared/domain/accounts/profile.js';
 import { refuseUnlistedSmsCountry } from '../../shared/domain/otp/sms-countries.js';
 import { authenticatedHandler } from '../../shared/http/api-handler.js';
-import { ProfileUpdateRequest } from '../../shared/http/schemas/auth.js';
+import { ProfileUpdateRequest } from '../../shared/http/schemas/phone-requests.js';
 
 /** PUT /v1/profile/update: validated changes; a new email or phone waits for its code. */
 export const handler = authenticatedHandler(

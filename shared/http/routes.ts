@@ -2,6 +2,7 @@ import type { GenericSchema } from 'valibot';
 import type { SecretName } from '../config.js';
 import * as auth from './schemas/auth.js';
 import * as otp from './schemas/otp.js';
+import * as withPhone from './schemas/phone-requests.js';
 import * as webhooks from './schemas/webhooks.js';
 
 /**
@@ -115,7 +116,7 @@ export const routes: Route[] = [
     summary: 'Register an account and email a verification code',
     needs: { email: true, secrets: ['OTP_PEPPER'] },
     successStatus: 201,
-    body: auth.SignupRequest,
+    body: withPhone.SignupRequest,
   }),
   api({
     name: 'verifySignupOtp',
@@ -212,7 +213,7 @@ export const routes: Route[] = [
     tag: 'profile',
     summary: 'Change name, email, phone number, gender or online status',
     needs: { email: true, sms: true, secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
-    body: auth.ProfileUpdateRequest,
+    body: withPhone.ProfileUpdateRequest,
   }),
   api({
     name: 'jwks',
@@ -245,7 +246,7 @@ export const routes: Route[] = [
     tag: 'otp',
     summary: 'Send an SMS code for login or a generic check',
     needs: { sms: true, secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
-    body: otp.SendOtpInput,
+    body: withPhone.SendOtpInput,
   }),
   api({
     name: 'verifyOtp',
@@ -256,7 +257,7 @@ export const routes: Route[] = [
     tag: 'otp',
     summary: 'Verify an SMS code; purpose login returns a token pair',
     needs: { secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
-    body: otp.VerifyOtpInput,
+    body: withPhone.VerifyOtpInput,
   }),
   api({
     name: 'resendEmailOtp',
@@ -278,7 +279,7 @@ export const routes: Route[] = [
     tag: 'otp',
     summary: 'Send a new SMS verification code',
     needs: { accountCodeQueue: true, smsAllowList: true },
-    body: otp.ResendMobileOtpRequest,
+    body: withPhone.ResendMobileOtpRequest,
   }),
   api({
     name: 'verifyEmailOtp',
@@ -300,7 +301,7 @@ export const routes: Route[] = [
     tag: 'otp',
     summary: 'Confirm ownership of a phone number',
     needs: { secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
-    body: otp.VerifyMobileOtpRequest,
+    body: withPhone.VerifyMobileOtpRequest,
   }),
   api({
     name: 'verifyPhoneAccount',
@@ -311,7 +312,7 @@ export const routes: Route[] = [
     tag: 'otp',
     summary: 'Whether a phone number is already registered',
     needs: {},
-    query: otp.VerifyPhoneAccountQuery,
+    query: withPhone.VerifyPhoneAccountQuery,
   }),
 
   // Outbound webhooks

@@ -1,15 +1,10 @@
 import * as v from 'valibot';
-import { email, gender, name, otpCode, password } from './fields.js';
-import { phone } from './phone.js';
+import { email, otpCode, password } from './fields.js';
 
-/** Request bodies of the account operations (contract.md, "Request bodies"). */
-
-export const SignupRequest = v.strictObject({
-  name,
-  email,
-  phone: v.optional(phone),
-  password,
-});
+/**
+ * Request bodies of the account operations (contract.md, "Request bodies"); those with a phone
+ * number are in ./phone-requests.ts.
+ */
 
 export const VerifySignupOtpRequest = v.strictObject({ email, otp: otpCode });
 
@@ -47,17 +42,3 @@ export const ResetPasswordWithOtpRequest = v.strictObject({
   otp: otpCode,
   new_password: password,
 });
-
-export const ProfileUpdateRequest = v.pipe(
-  v.strictObject({
-    name: v.optional(name),
-    email: v.optional(email),
-    phone_number: v.optional(phone),
-    gender: v.optional(gender),
-    online_status: v.optional(v.boolean('must be a boolean')),
-  }),
-  v.check(
-    (body) => Object.values(body).some((value) => value !== undefined),
-    'at least one of name, email, phone_number, gender, online_status is required',
-  ),
-);
