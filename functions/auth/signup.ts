@@ -1,10 +1,14 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
-import { otpCodes } from '../../shared/adapters/otp-codes.js';
+import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
+import { dynamoUserRepository } from '../../shared/adapters/user-repository.js';
 import { signup } from '../../shared/domain/accounts/signup.js';
+import { systemClock } from '../../shared/domain/clock.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { SignupRequest } from '../../shared/http/schemas/phone-requests.js';
 
-/** POST /v1/auth/signup: an unverified account and an emailed code (201). */
+/**
+ * POST /v1/auth/signup: an unverified account (201); the code's work is queued (the account-code
+ * worker sends it), with the same AWS calls for a fresh and a taken email.
+ */
 export const handler = apiHandler({ body: SignupRequest, successStatus: 201 }, async ({ body }) =>
-  signup(await accountDeps(), await otpCodes(), body),
+  signup({ users: dynamoUserRepository, clock: systemClock }, accountCodeQueue(), body),
 );

@@ -1,19 +1,27 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { decodeAccountCodeRequest } from '../../shared/adapters/account-code-message.js';
+import { accountDeps } from '../../shared/adapters/accounts.js';
 import { otpOperationDeps } from '../../shared/adapters/otp-operations.js';
+import { dynamoSignupNotices } from '../../shared/adapters/signup-notices.js';
 import { ServiceError } from '../../shared/domain/errors.js';
-import { fulfilCodeRequest } from '../../shared/domain/otp/code-requests.js';
+import { type CodeRequestDeps, fulfilCodeRequest } from '../../shared/domain/otp/code-requests.js';
 import { log } from '../../shared/log.js';
 
+async function workDeps(): Promise<CodeRequestDeps> {
+  const [operations, { mailer, clock }] = await Promise.all([otpOperationDeps(), accountDeps()]);
+  return { ...operations, signupNotices: dynamoSignupNotices, mailer, clock };
+}
+
 /**
- * Issues and sends the codes that forgotPassword, resendEmailOtp and resendMobileOtp queued, one
- * per SQS record (docs/accounts.md, "Forgot password"). Records that failed for a reason that may
- * pass (storage, SES, SNS) are reported in `batchItemFailures`, so SQS redelivers only those
- * (ReportBatchItemFailures); the visibility timeout outlasts the 60 s code cooldown, so the
- * redelivery issues and sends a fresh code. Logs name the kind of work, never the target.
+ * Issues and sends the codes (and signup notices) that signup, forgotPassword, resendEmailOtp and
+ * resendMobileOtp queued, one per SQS record (docs/accounts.md, "Signup without enumeration",
+ * "Forgot password"). Records that failed for a reason that may pass (storage, SES, SNS) are
+ * reported in `batchItemFailures`, so SQS redelivers only those (ReportBatchItemFailures); the
+ * visibility timeout outlasts the 60 s code cooldown, so the redelivery issues and sends a fresh
+ * code. Logs name the kind of work, never the target.
  */
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const deps = await otpOperationDeps();
+  const deps = await workDeps();
   const failures = await Promise.all(
     event.Records.map(async (record) => {
       const work = decodeAccountCodeRequest(record.body);

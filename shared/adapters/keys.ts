@@ -35,6 +35,8 @@ export const keys = {
   /** Sends to one target in one hour window (at most 5). */
   otpSends: (channel: string, target: string, hourWindow: number) =>
     item(`OTP_SENDS#${channel}#${target}`, `${hourWindow}`),
+  /** The last "someone tried to sign up with your email" notice to one email (one per window). */
+  signupNotice: (email: string) => item(`SIGNUP_NOTICE#${email}`),
   /** A fixed-window request counter for one client (or one limit scope) and one window. */
   rateCounter: (scope: string, client: string, windowStart: number) =>
     item(`RATE#${scope}#${client}`, `${windowStart}`),
@@ -43,6 +45,12 @@ export const keys = {
     item(`ACCOUNT#${accountId}`, `ENDPOINT#${endpointId}`),
   /** All endpoints of an account: query pk with this prefix on sk. */
   accountEndpoints: (accountId: string) => ({ pk: `ACCOUNT#${accountId}`, skPrefix: 'ENDPOINT#' }),
+  /**
+   * How many endpoints an account has, written in the same transaction as each endpoint's put and
+   * delete so the per-account cap holds under concurrent registrations. Its sk does not start
+   * with `ENDPOINT#`, so listing the endpoints does not see it.
+   */
+  webhookEndpointCount: (accountId: string) => item(`ACCOUNT#${accountId}`, 'ENDPOINT_COUNT'),
   /** A published outbound event with its exact payload bytes. */
   event: (eventId: string) => item(`EVENT#${eventId}`),
   /** Idempotency-Key of an event publication, per account. */

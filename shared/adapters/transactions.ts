@@ -1,12 +1,16 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from './dynamodb.js';
 
 /**
  * The outcome of a transactional write: done, or refused because the condition of the item at
- * `failedIndex` did not hold.
+ * `failedIndex` did not hold. `failedItem` is that item as it was, when its operation asked for it
+ * with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` (DynamoDB's wire format: the document
+ * client does not convert the contents of an error).
  */
-export type TransactionOutcome = { ok: true } | { ok: false; failedIndex: number };
+export type TransactionOutcome =
+  | { ok: true }
+  | { ok: false; failedIndex: number; failedItem?: Record<string, AttributeValue> };
 
 const attempts = 5;
 
@@ -26,9 +30,10 @@ export async function transactWrite(input: TransactWriteCommandInput): Promise<T
       return { ok: true };
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
-      const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
-      const failedIndex = codes.indexOf('ConditionalCheckFailed');
-      if (failedIndex >= 0) return { ok: false, failedIndex };
+      const reasons = error.CancellationReasons ?? [];
+      const failedIndex = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
+      if (failedIndex >= 0)
+        return { ok: false, failedIndex, failedItem: reasons[failedIndex]!.Item };
       if (attempt + 1 >= attempts) throw error;
       await pause(attempt);
     }

@@ -142,12 +142,25 @@ export const dynamoUserRepository: UserRepository = {
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
-      guardPut(keys.emailGuard(user.email), user.id),
+      // A taken email's guard comes back with the failure: its holder, without a read.
+      {
+        Put: {
+          ...guardPut(keys.emailGuard(user.email), user.id).Put,
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
     ];
     if (user.phone !== null) items.push(guardPut(keys.phoneGuard(user.phone), user.id));
     const outcome = await transactWrite({ TransactItems: items });
-    if (outcome.ok) return 'created';
-    return outcome.failedIndex === 2 ? 'phone_taken' : 'email_taken';
+    if (outcome.ok) return { outcome: 'created' };
+    if (outcome.failedIndex === 2) return { outcome: 'phone_taken' };
+    const holderId = outcome.failedItem?.user_id?.S;
+    if (outcome.failedIndex !== 1 || holderId === undefined) {
+      // The account item's own condition cannot fail (a fresh random id), and DynamoDB returns
+      // the guard it was asked for: anything else is a bug, not an answer.
+      throw new Error(`account creation refused by item ${outcome.failedIndex} without a holder`);
+    }
+    return { outcome: 'email_taken', holderId };
   },
 
   async get(userId) {
@@ -232,15 +245,23 @@ export const dynamoUserRepository: UserRepository = {
     });
   },
 
-  async replacePendingSignup(userId, name, passwordHash) {
-    // Only while unverified: a verified account's password is never set by a signup.
+  async replacePendingSignup(userId, email, name, passwordHash) {
+    // Only a pending signup: a verified account's password is never set by a signup, nor that of
+    // an account whose new email (a profile change) awaits its code — its owner would otherwise
+    // activate it with a stranger's password. A missing account fails the condition too.
     await conditionalUpdate({
       TableName: tableName(),
       Key: keys.user(userId),
       UpdateExpression: 'SET #name = :name, password_hash = :hash',
-      ConditionExpression: 'email_verified = :false',
+      ConditionExpression:
+        'email_verified = :false AND email = :email AND attribute_not_exists(email_changed_at)',
       ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: { ':name': name, ':hash': passwordHash, ':false': false },
+      ExpressionAttributeValues: {
+        ':name': name,
+        ':hash': passwordHash,
+        ':false': false,
+        ':email': email,
+      },
     });
   },
 
@@ -292,7 +313,8 @@ export const dynamoUserRepository: UserRepository = {
     const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [];
     const fieldOfItem: (string | undefined)[] = [undefined];
     if (emailChanges) {
-      set.push('email = :email', 'email_verified = :false');
+      // email_changed_at: this account is no pending signup (replacePendingSignup).
+      set.push('email = :email', 'email_verified = :false', 'email_changed_at = :now');
       values[':email'] = changes.email;
       values[':false'] = false;
       items.push(guardDelete(keys.emailGuard(current.email), current.id));

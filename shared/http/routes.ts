@@ -114,7 +114,7 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'auth',
     summary: 'Register an account and email a verification code',
-    needs: { email: true, secrets: ['OTP_PEPPER'] },
+    needs: { accountCodeQueue: true },
     successStatus: 201,
     body: withPhone.SignupRequest,
   }),
@@ -485,7 +485,7 @@ export const routes: Route[] = [
     entry: 'functions/workers/send-account-code.ts',
     surface: 'queue',
     queue: 'accountCode',
-    summary: 'Issue and send the code of a forgot-password or resend request',
+    summary: 'Issue and send the code of a signup, forgot-password or resend request',
     needs: { email: true, sms: true, secrets: ['OTP_PEPPER'] },
   },
   {

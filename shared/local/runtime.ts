@@ -271,7 +271,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   // Accepted inbound webhooks go to the processInboundEvent handler, as SQS would deliver them.
   const inboundQueue = new LocalInboundQueue(handlerOf('processInboundEvent'));
   useInboundQueue(inboundQueue);
-  // forgotPassword and the resends queue their codes; the sendAccountCode handler sends them.
+  // signup, forgotPassword and the resends queue their codes; the sendAccountCode handler sends them.
   const accountCodeQueue = new LocalAccountCodeQueue(handlerOf('sendAccountCode'));
   useAccountCodeQueue(accountCodeQueue);
   const stopInboundSweeps = runPeriodically(

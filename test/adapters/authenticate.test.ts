@@ -4,7 +4,7 @@ import { authenticate } from '../../shared/adapters/authenticate.js';
 import { documentClient } from '../../shared/adapters/dynamodb.js';
 import { logout } from '../../shared/domain/accounts/sessions.js';
 import { signup, verifySignup } from '../../shared/domain/accounts/signup.js';
-import { MemoryCodes, uniqueEmail } from '../domain/accounts/support.js';
+import { inlineSignupQueue, MemoryCodes, uniqueEmail } from '../domain/accounts/support.js';
 import { useFreshTable } from '../support/table.js';
 
 const commands: string[] = [];
@@ -27,7 +27,11 @@ async function signedIn() {
   const deps = await accountDeps();
   const codes = new MemoryCodes();
   const email = uniqueEmail();
-  await signup(deps, codes, { name: 'Ada', email, password: 'correct horse battery' });
+  await signup(deps, inlineSignupQueue(deps, codes), {
+    name: 'Ada',
+    email,
+    password: 'correct horse battery',
+  });
   return verifySignup(deps, codes, { email, otp: codes.lastCode(email, 'signup') });
 }
 

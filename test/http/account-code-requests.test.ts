@@ -4,6 +4,7 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as forgotPassword } from '../../functions/auth/forgot-password.js';
+import { handler as signup } from '../../functions/auth/signup.js';
 import { handler as resendEmailOtp } from '../../functions/otp/resend-email-otp.js';
 import { handler as resendMobileOtp } from '../../functions/otp/resend-mobile-otp.js';
 import { handler as sendAccountCode } from '../../functions/workers/send-account-code.js';
@@ -16,13 +17,15 @@ import {
   useAccountCodeQueue,
 } from '../../shared/adapters/sqs-account-code-queue.js';
 import { dynamoUserRepository } from '../../shared/adapters/user-repository.js';
+import { verifyPassword } from '../../shared/domain/accounts/password-hashing.js';
+import { signupNoticeWindowMs } from '../../shared/domain/accounts/signup.js';
 import { newId } from '../../shared/domain/accounts/user.js';
 import { advanceSystemClock } from '../../shared/domain/clock.js';
 import { invoke, restEvent } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 
 /**
- * forgotPassword, resendEmailOtp and resendMobileOtp must not tell an account from no account,
+ * signup, forgotPassword, resendEmailOtp and resendMobileOtp must not tell an account from no account,
  * by their answer nor by the AWS calls on their request path (whose latency an attacker can
  * measure). These tests record every DynamoDB call (a middleware on the DocumentClient, like the
  * bench's counter) and every SQS call (the real SQS adapter on a mocked client) of a request.
@@ -41,14 +44,29 @@ let sesDown = false;
 const sqsClient = new SQSClient({ region: 'us-east-1' });
 const sqs = mockClient(sqsClient);
 
-/** `GetItem USER# consistent email_verified`: the call without the values it carries. */
+const kindOf = (pk: string) => pk.slice(0, pk.indexOf('#') + 1);
+
+/**
+ * `GetItem USER# consistent email_verified`, `TransactWriteItems [Put USER#, Put EMAIL# ALL_OLD]`:
+ * the call without the values it carries.
+ */
 function describeCall(command: string, input: Record<string, unknown>): string {
   const key = input.Key as { pk?: string } | undefined;
-  const kind = key?.pk === undefined ? '' : ` ${key.pk.slice(0, key.pk.indexOf('#') + 1)}`;
+  const kind = key?.pk === undefined ? '' : ` ${kindOf(key.pk)}`;
   const consistent = input.ConsistentRead === true ? ' consistent' : '';
   const projection =
     typeof input.ProjectionExpression === 'string' ? ` ${input.ProjectionExpression}` : '';
-  return `${command.replace(/Command$/, '')}${kind}${consistent}${projection}`;
+  const transaction = Array.isArray(input.TransactItems)
+    ? ` [${input.TransactItems.map((entry: Record<string, Record<string, unknown>>) =>
+        Object.entries(entry)
+          .map(([operation, { Item, Key, ReturnValuesOnConditionCheckFailure: old }]) => {
+            const pk = ((Item ?? Key) as { pk: string }).pk;
+            return `${operation} ${kindOf(pk)}${old === undefined ? '' : ` ${old}`}`;
+          })
+          .join(),
+      ).join(', ')}]`
+    : '';
+  return `${command.replace(/Command$/, '')}${kind}${consistent}${projection}${transaction}`;
 }
 
 beforeAll(async () => {
@@ -151,11 +169,124 @@ async function account(options: {
     failedLogins: 0,
     lockedUntil: 0,
   });
-  expect(created).toBe('created');
+  expect(created).toEqual({ outcome: 'created' });
   return email;
 }
 
 const subjectsTo = (to: string) => outbox.list(to).map((entry) => entry.subject ?? entry.channel);
+
+describe('signup', () => {
+  const attempt = (email: string) =>
+    request(signup, { name: 'Eve', email, password: 'a newer password' });
+  const holderOf = async (email: string) => (await dynamoUserRepository.findByEmail(email))!;
+
+  it('makes the same AWS calls for a fresh email and one taken unverified or verified', async () => {
+    const unverified = await account({ emailVerified: false });
+    const verified = await account({ emailVerified: true });
+    const fresh = uniqueEmail();
+
+    const results = [];
+    for (const email of [fresh, unverified, verified]) results.push(await attempt(email));
+
+    const [forFresh, forUnverified, forVerified] = results.map((result) => result.calls);
+    expect(forFresh).toEqual({
+      dynamo: [
+        'UpdateItem RATE#',
+        'TransactWriteItems [Put USER#, Put EMAIL# ALL_OLD]',
+        'UpdateItem USER#',
+      ],
+      sqs: ['SendMessage'],
+    });
+    expect(forUnverified).toEqual(forFresh);
+    expect(forVerified).toEqual(forFresh);
+    const answers = results.map(({ answer }) => ({
+      ...seen(answer),
+      body: { ...answer.body, data: { ...answer.body.data, email: 'the email' } },
+    }));
+    expect(answers[1]).toEqual(answers[0]);
+    expect(answers[2]).toEqual(answers[0]);
+    expect(answers[0]!.status).toBe(201);
+    // Nothing is sent on the request path; the message says what to do, never a code.
+    for (const email of [fresh, unverified, verified]) expect(outbox.list(email)).toEqual([]);
+    expect(queued.map((record) => JSON.parse(record.body))).toEqual(
+      [fresh, unverified, verified].map((target) => ({ kind: 'signup', target })),
+    );
+  });
+
+  it('has the worker send the code of a fresh account', async () => {
+    const fresh = uniqueEmail();
+    await attempt(fresh);
+
+    const result = await runWorker();
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(subjectsTo(fresh)).toEqual(['Verify your email to activate your account']);
+    expect((await holderOf(fresh)).emailVerified).toBe(false);
+  });
+
+  it('gives a pending account the latest name and password, and the worker a new code', async () => {
+    const pending = await account({ emailVerified: false });
+    const before = await holderOf(pending);
+    await attempt(pending);
+
+    const result = await runWorker();
+
+    expect(result.batchItemFailures).toEqual([]);
+    expect(subjectsTo(pending)).toEqual(['Verify your email to activate your account']);
+    const after = await holderOf(pending);
+    expect(after.id).toBe(before.id);
+    expect(after.name).toBe('Eve');
+    expect(await verifyPassword('a newer password', after.passwordHash)).toBe(true);
+  });
+
+  it('keeps a verified account as it was and mails its owner one notice, not two on redelivery', async () => {
+    const verified = await account({ emailVerified: true });
+    const before = await holderOf(verified);
+    await attempt(verified);
+    const [record] = queued.splice(0);
+
+    const first = await runWorker([record!]);
+    const again = await runWorker([sqsRecord(record!.messageId, record!.body, 2)]);
+
+    expect([first.batchItemFailures, again.batchItemFailures]).toEqual([[], []]);
+    expect(subjectsTo(verified)).toEqual(['Someone tried to sign up with your email']);
+    expect(await holderOf(verified)).toEqual(before);
+  });
+
+  it('mails a verified owner at most one notice a day however often their email is tried', async () => {
+    const verified = await account({ emailVerified: true });
+    for (let i = 0; i < 3; i++) await attempt(verified);
+    await runWorker();
+    advanceSystemClock(signupNoticeWindowMs - 60_000);
+    await attempt(verified);
+    await runWorker();
+    expect(subjectsTo(verified)).toHaveLength(1);
+
+    advanceSystemClock(60_000);
+    await attempt(verified);
+    await runWorker();
+
+    expect(subjectsTo(verified)).toEqual([
+      'Someone tried to sign up with your email',
+      'Someone tried to sign up with your email',
+    ]);
+  });
+
+  it('retries a notice whose email failed, and the redelivery sends it', async () => {
+    const verified = await account({ emailVerified: true });
+    await attempt(verified);
+    const [record] = queued.splice(0);
+    sesDown = true;
+
+    const failed = await runWorker([record!]);
+    sesDown = false;
+    const redelivered = await runWorker([sqsRecord(record!.messageId, record!.body, 2)]);
+
+    expect(failed.batchItemFailures).toEqual([{ itemIdentifier: record!.messageId }]);
+    expect(redelivered.batchItemFailures).toEqual([]);
+    expect(subjectsTo(verified)).toEqual(['Someone tried to sign up with your email']);
+  });
+});
 
 describe('forgotPassword', () => {
   it('makes the same AWS calls for an unknown, an unverified and a verified email', async () => {

@@ -14,12 +14,19 @@ export interface ProfileChanges {
 /** Where an email stands: no account holds it, or one holds it unverified or verified. */
 export type EmailStanding = 'none' | 'unverified' | 'verified';
 
+/** How an account's creation went; a taken email names the account that holds it. */
+export type AccountCreation =
+  | { outcome: 'created' }
+  | { outcome: 'email_taken'; holderId: string }
+  | { outcome: 'phone_taken' };
+
 export interface UserRepository {
   /**
    * Creates the account and claims its email (and phone) in one transaction, so two concurrent
-   * signups with one email cannot both succeed. Answers which claim failed, if one did.
+   * signups with one email cannot both succeed. Answers which claim failed, if one did; the
+   * holder of a taken email comes back from the failed transaction itself (no read).
    */
-  create(user: User): Promise<'created' | 'email_taken' | 'phone_taken'>;
+  create(user: User): Promise<AccountCreation>;
   get(userId: string): Promise<User | undefined>;
   /** Two reads: the email guard, then the account (strongly consistent). */
   findByEmail(email: string): Promise<User | undefined>;
@@ -39,8 +46,17 @@ export interface UserRepository {
    * concurrent changes), clearing the failure counter. False when it changed meanwhile.
    */
   replacePasswordHash(userId: string, expectedHash: string, newHash: string): Promise<boolean>;
-  /** Re-signup of a never-verified account: the latest signup's name and password win. */
-  replacePendingSignup(userId: string, name: string, passwordHash: string): Promise<void>;
+  /**
+   * A signup's name and password on the account that holds its email, in one conditional write,
+   * only while that account is a pending signup (never verified, email unchanged since the
+   * signup): the latest signup's name and password win. Refused silently otherwise.
+   */
+  replacePendingSignup(
+    userId: string,
+    email: string,
+    name: string,
+    passwordHash: string,
+  ): Promise<void>;
   /** Marks the email verified if the account still has this email. False otherwise. */
   markEmailVerified(userId: string, email: string): Promise<boolean>;
   /** Marks the phone verified if the account still has this phone. False otherwise. */
@@ -137,15 +153,17 @@ export interface AccountCodes {
 }
 
 export const accountCodeRequestKinds = [
+  'signup',
   'forgot_password',
   'resend_email',
   'resend_mobile',
 ] as const;
 
 /**
- * Code work taken off the request path (docs/accounts.md, "Forgot password"): the request only
- * queues it, the same way whatever the target, and the account-code worker looks the account up,
- * issues the code and sends it. `target` is the lower-cased email, or the E.164 phone for
+ * Code work taken off the request path (docs/accounts.md, "Signup without enumeration", "Forgot
+ * password"): the request only queues it, the same way whatever the target, and the account-code
+ * worker looks the account up, issues the code and sends it (or, for a signup with a verified
+ * email, the owner's notice). `target` is the lower-cased email, or the E.164 phone for
  * `resend_mobile`. Never a code: the worker issues it.
  */
 export interface AccountCodeRequest {
@@ -156,4 +174,18 @@ export interface AccountCodeRequest {
 /** Hands code work to the account-code worker (SQS on AWS, in-process locally). */
 export interface AccountCodeQueue {
   request(work: AccountCodeRequest): Promise<void>;
+}
+
+/**
+ * At most one "someone tried to sign up with your email" notice per email and window: a
+ * conditional marker, so neither an SQS redelivery nor a stream of signups mails the owner twice.
+ */
+export interface SignupNotices {
+  /**
+   * Reserves the notice of this email until `until` (epoch ms), unless a reservation made before
+   * is still running at `now`. Answers the reservation's token, or undefined when refused.
+   */
+  reserve(email: string, now: number, until: number): Promise<string | undefined>;
+  /** Gives a reservation back (its email could not be sent), so a retry may send it. */
+  release(email: string, token: string): Promise<void>;
 }

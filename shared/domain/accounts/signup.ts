@@ -1,8 +1,11 @@
+import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
+import type { Mailer } from '../messages.js';
 import type { AccountDeps } from './deps.js';
+import type { AccountDirectory } from './directory.js';
 import { hashPassword } from './password-hashing.js';
 import { refuseEmailAsPassword } from './passwords.js';
-import type { AccountCodes } from './ports.js';
+import type { AccountCodeQueue, AccountCodes, SignupNotices } from './ports.js';
 import { sendWithoutTelling } from './send-without-telling.js';
 import { startSession, type TokenResponse } from './sessions.js';
 import { newId, type User } from './user.js';
@@ -14,15 +17,17 @@ export interface SignupResult {
 }
 
 /**
- * Registers an unverified account and emails it a code. An email that already has an account gets
- * the same 201 and body (no enumeration): a verified owner is told by email that someone tried;
- * an unverified one gets a new code, and the latest signup's name and password replace the
- * pending ones (only whoever reads the inbox can activate it).
- * Round trips: 1 transaction (account + email guard + phone guard), + 2 reads on an existing email.
+ * Registers an unverified account; its code is sent by the account-code worker
+ * (`followUpSignup`). An email that already has an account gets the same 201 and body after the
+ * same AWS calls (no enumeration, by answer nor by timing — docs/accounts.md): the latest
+ * signup's name and password replace those of a pending (never verified) account, and the
+ * worker sends the pending account a new code, or a verified owner a notice.
+ * Round trips, whatever the email: 1 transaction (account + email guard + phone guard), then in
+ * parallel 1 conditional UpdateItem and 1 SQS SendMessage.
  */
 export async function signup(
-  deps: AccountDeps,
-  codes: AccountCodes,
+  deps: Pick<AccountDeps, 'users' | 'clock'>,
+  queue: AccountCodeQueue,
   input: { name: string; email: string; phone?: string; password: string },
 ): Promise<SignupResult> {
   refuseEmailAsPassword(input.password, input.email, 'password');
@@ -42,35 +47,69 @@ export async function signup(
     failedLogins: 0,
     lockedUntil: 0,
   };
-  const outcome = await deps.users.create(user);
-  if (outcome === 'phone_taken') {
+  const creation = await deps.users.create(user);
+  if (creation.outcome === 'phone_taken') {
     // Phone registration is public anyway (verifyPhoneAccount), so this answer leaks nothing new.
     throw new ServiceError('conflict', 'This phone number is already registered', [
       { field: 'phone', message: 'is already registered to another account' },
     ]);
   }
-  if (outcome === 'created') {
-    // Limits absorbed here too: a fresh and a taken email must never answer differently.
-    await sendWithoutTelling(() => codes.send('email', user.email, 'signup'));
-  } else {
-    const existing = await deps.users.findByEmail(user.email);
-    if (existing !== undefined && !existing.emailVerified) {
-      await deps.users.replacePendingSignup(existing.id, input.name, passwordHash);
-      await sendWithoutTelling(() => codes.send('email', user.email, 'signup'));
-    } else if (existing !== undefined) {
-      await deps.mailer.send({
-        to: existing.email,
-        subject: 'Someone tried to sign up with your email',
-        text: 'Someone tried to create an account with this email, which already has one. If it was you, log in or reset your password. Otherwise you can ignore this message.',
-        html: '<p>Someone tried to create an account with this email, which already has one. If it was you, log in or reset your password. Otherwise you can ignore this message.</p>',
-      });
-    }
-  }
+  // The same write for every email: on a fresh account it rewrites the name and password the
+  // transaction just wrote — skipping it there would make a taken email measurably slower. On a
+  // verified (or email-changed) holder its condition refuses it, at the cost of an accepted one.
+  const holderId = creation.outcome === 'created' ? user.id : creation.holderId;
+  await Promise.all([
+    deps.users.replacePendingSignup(holderId, user.email, input.name, passwordHash),
+    queue.request({ kind: 'signup', target: user.email }),
+  ]);
   return {
     email: user.email,
     verification_required: true,
     message: 'We sent a 6-digit code to this email; enter it to activate the account',
   };
+}
+
+/** How long one "someone tried to sign up with your email" notice covers further attempts. */
+export const signupNoticeWindowMs = 24 * 60 * 60 * 1000;
+
+/** What the account-code worker needs to follow a signup up. */
+export interface SignupFollowUpDeps {
+  accounts: Pick<AccountDirectory, 'findByEmail'>;
+  codes: AccountCodes;
+  signupNotices: SignupNotices;
+  mailer: Mailer;
+  clock: Clock;
+}
+
+/**
+ * The work behind signup, in the account-code worker. The account holding the email is looked up
+ * (2 reads): unverified (fresh or pending) gets a signup code — limits absorbed, so the 60 s
+ * cooldown makes a redelivery or 20 racing signups send one code; verified gets the notice, at
+ * most once per email per `signupNoticeWindowMs`; no account (it cannot be, short of a deletion)
+ * gets nothing.
+ */
+export async function followUpSignup(deps: SignupFollowUpDeps, email: string): Promise<void> {
+  const holder = await deps.accounts.findByEmail(email);
+  if (holder === undefined) return;
+  if (!holder.email_verified) {
+    await sendWithoutTelling(() => deps.codes.send('email', email, 'signup'));
+    return;
+  }
+  const now = deps.clock.now();
+  const token = await deps.signupNotices.reserve(email, now, now + signupNoticeWindowMs);
+  if (token === undefined) return;
+  try {
+    await deps.mailer.send({
+      to: email,
+      subject: 'Someone tried to sign up with your email',
+      text: 'Someone tried to create an account with this email, which already has one. If it was you, log in or reset your password. Otherwise you can ignore this message.',
+      html: '<p>Someone tried to create an account with this email, which already has one. If it was you, log in or reset your password. Otherwise you can ignore this message.</p>',
+    });
+  } catch (error) {
+    // Unsent: give the window back so the redelivery of this message sends it.
+    await deps.signupNotices.release(email, token);
+    throw error;
+  }
 }
 
 /**

@@ -1,23 +1,30 @@
 import { sendForgotPasswordCode } from '../accounts/passwords.js';
 import type { AccountCodeRequest } from '../accounts/ports.js';
+import { followUpSignup, type SignupFollowUpDeps } from '../accounts/signup.js';
 import {
   type OtpOperationDeps,
   sendPendingEmailCode,
   sendPendingMobileCode,
 } from './operations.js';
 
+/** The OTP operations' dependencies, and what a signup's owner notice needs. */
+export type CodeRequestDeps = OtpOperationDeps & SignupFollowUpDeps;
+
 /**
- * The account-code worker's use-case: does the code work that forgotPassword, resendEmailOtp and
- * resendMobileOtp queued (look the account up, pick the purpose, issue, send). A message for an
- * unknown target sends nothing; limits are absorbed, so a redelivered message is harmless.
- * Throws only what a retry may fix (storage, SES, SNS) or a ServiceError for a refusal that a
- * retry would meet again (a number SNS will not text).
+ * The account-code worker's use-case: does the code work that signup, forgotPassword,
+ * resendEmailOtp and resendMobileOtp queued (look the account up, pick the purpose, issue, send;
+ * or a signup's notice to a verified owner). A message for an unknown target sends nothing;
+ * limits are absorbed and the notice is sent once per window, so a redelivered message is
+ * harmless. Throws only what a retry may fix (storage, SES, SNS) or a ServiceError for a refusal
+ * that a retry would meet again (a number SNS will not text).
  */
 export async function fulfilCodeRequest(
-  deps: OtpOperationDeps,
+  deps: CodeRequestDeps,
   work: AccountCodeRequest,
 ): Promise<void> {
   switch (work.kind) {
+    case 'signup':
+      return followUpSignup(deps, work.target);
     case 'forgot_password':
       return sendForgotPasswordCode(deps.accounts, deps.codes, work.target);
     case 'resend_email':

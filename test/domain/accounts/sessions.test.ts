@@ -26,7 +26,7 @@ describe('signup uniqueness', () => {
     const email = uniqueEmail();
     await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
-        signup(accounts.deps, accounts.codes, {
+        signup(accounts.deps, accounts.queue, {
           name: `Racer ${index}`,
           email,
           password: `password-${index}`,

@@ -1,10 +1,16 @@
 import { dynamoSessionRepository } from '../../../shared/adapters/session-repository.js';
+import { dynamoSignupNotices } from '../../../shared/adapters/signup-notices.js';
 import { dynamoUserRepository } from '../../../shared/adapters/user-repository.js';
 import { AccessTokens, signingKeyFromSeed } from '../../../shared/domain/accounts/access-tokens.js';
 import type { AccountDeps } from '../../../shared/domain/accounts/deps.js';
-import type { AccountCodes, CodePurpose } from '../../../shared/domain/accounts/ports.js';
+import { accountDirectory } from '../../../shared/domain/accounts/directory.js';
+import type {
+  AccountCodeQueue,
+  AccountCodes,
+  CodePurpose,
+} from '../../../shared/domain/accounts/ports.js';
 import type { TokenResponse } from '../../../shared/domain/accounts/sessions.js';
-import { signup, verifySignup } from '../../../shared/domain/accounts/signup.js';
+import { followUpSignup, signup, verifySignup } from '../../../shared/domain/accounts/signup.js';
 import { ManualClock } from '../../../shared/domain/clock.js';
 import { ServiceError } from '../../../shared/domain/errors.js';
 import type { EmailMessage } from '../../../shared/domain/messages.js';
@@ -45,7 +51,25 @@ export interface TestAccounts {
   deps: AccountDeps;
   clock: ManualClock;
   codes: MemoryCodes;
+  /** Runs a signup's queued work at once (the account-code worker's part), with `codes`. */
+  queue: AccountCodeQueue;
   mail: EmailMessage[];
+}
+
+/** A queue that does a signup's follow-up in the request's own call, as the worker would. */
+export function inlineSignupQueue(deps: AccountDeps, codes: AccountCodes): AccountCodeQueue {
+  const followUp = {
+    ...deps,
+    accounts: accountDirectory(deps),
+    codes,
+    signupNotices: dynamoSignupNotices,
+  };
+  return {
+    async request(work) {
+      if (work.kind !== 'signup') throw new Error(`unexpected ${work.kind} work in this test`);
+      await followUpSignup(followUp, work.target);
+    },
+  };
 }
 
 /** Account deps on the test file's table, with a clock the test moves. */
@@ -61,18 +85,15 @@ export async function testAccounts(): Promise<TestAccounts> {
     ),
     refreshSuccessorKey: Buffer.alloc(32, 7),
   };
-  return {
+  const codes = new MemoryCodes();
+  const deps: AccountDeps = {
+    users: dynamoUserRepository,
+    sessions: dynamoSessionRepository,
+    tokenKeys: async () => tokens,
+    mailer: { send: async (message) => void mail.push(message) },
     clock,
-    codes: new MemoryCodes(),
-    mail,
-    deps: {
-      users: dynamoUserRepository,
-      sessions: dynamoSessionRepository,
-      tokenKeys: async () => tokens,
-      mailer: { send: async (message) => void mail.push(message) },
-      clock,
-    },
   };
+  return { clock, codes, queue: inlineSignupQueue(deps, codes), mail, deps };
 }
 
 let counter = 0;
@@ -84,7 +105,7 @@ export async function signedUpUser(
   email = uniqueEmail(),
   password = 'correct horse battery',
 ): Promise<TokenResponse> {
-  await signup(accounts.deps, accounts.codes, { name: 'Ada', email, password });
+  await signup(accounts.deps, accounts.queue, { name: 'Ada', email, password });
   return verifySignup(accounts.deps, accounts.codes, {
     email,
     otp: accounts.codes.lastCode(email, 'signup'),
