@@ -1,4 +1,4 @@
-import { otpOperationDeps } from '../../shared/adapters/otp-operations.js';
+import { otpCheckDeps } from '../../shared/adapters/otp-operations.js';
 import { verifyPerTarget } from '../../shared/domain/otp/limits.js';
 import { verifyEmailOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
@@ -10,5 +10,5 @@ export const handler = apiHandler(
     body: VerifyEmailOtpRequest,
     limits: [{ ...verifyPerTarget, key: ({ body }) => `email:${body.email}` }],
   },
-  async ({ body }) => verifyEmailOtp(await otpOperationDeps(), body),
+  async ({ body }) => verifyEmailOtp(await otpCheckDeps(), body),
 );

@@ -1,4 +1,4 @@
-import { otpOperationDeps } from '../../shared/adapters/otp-operations.js';
+import { otpCheckDeps } from '../../shared/adapters/otp-operations.js';
 import { verifyPerTarget } from '../../shared/domain/otp/limits.js';
 import { verifyMobileOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
@@ -11,5 +11,5 @@ export const handler = apiHandler(
     limits: [{ ...verifyPerTarget, key: ({ body }) => `sms:${body.mobile_number}` }],
   },
   async ({ body }) =>
-    verifyMobileOtp(await otpOperationDeps(), { phone: body.mobile_number, otp: body.otp }),
+    verifyMobileOtp(await otpCheckDeps(), { phone: body.mobile_number, otp: body.otp }),
 );

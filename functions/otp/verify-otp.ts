@@ -1,4 +1,4 @@
-import { otpOperationDeps } from '../../shared/adapters/otp-operations.js';
+import { otpCheckDeps } from '../../shared/adapters/otp-operations.js';
 import { verifyPerTarget } from '../../shared/domain/otp/limits.js';
 import { verifyOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
@@ -11,7 +11,7 @@ export const handler = apiHandler(
     limits: [{ ...verifyPerTarget, key: ({ body }) => `sms:${body.phone_number}` }],
   },
   async ({ body }) =>
-    verifyOtp(await otpOperationDeps(), {
+    verifyOtp(await otpCheckDeps(), {
       phone: body.phone_number,
       code: body.code,
       purpose: body.purpose,

@@ -1,15 +1,21 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { decodeAccountCodeRequest } from '../../shared/adapters/account-code-message.js';
-import { accountDeps } from '../../shared/adapters/accounts.js';
 import { otpOperationDeps } from '../../shared/adapters/otp-operations.js';
+import { mailer } from '../../shared/adapters/ses-mailer.js';
 import { dynamoSignupNotices } from '../../shared/adapters/signup-notices.js';
+import { systemClock } from '../../shared/domain/clock.js';
 import { ServiceError } from '../../shared/domain/errors.js';
 import { type CodeRequestDeps, fulfilCodeRequest } from '../../shared/domain/otp/code-requests.js';
 import { log } from '../../shared/log.js';
 
 async function workDeps(): Promise<CodeRequestDeps> {
-  const [operations, { mailer, clock }] = await Promise.all([otpOperationDeps(), accountDeps()]);
-  return { ...operations, signupNotices: dynamoSignupNotices, mailer, clock };
+  const operations = await otpOperationDeps();
+  return {
+    ...operations,
+    signupNotices: dynamoSignupNotices,
+    mailer: mailer(),
+    clock: systemClock,
+  };
 }
 
 /**

@@ -2,20 +2,18 @@ import type { AccountDeps } from '../domain/accounts/deps.js';
 import { type AccountDirectory, accountDirectory } from '../domain/accounts/directory.js';
 import { systemClock } from '../domain/clock.js';
 import { tokenKeys } from './access-token-keys.js';
-import { mailer } from './ses-mailer.js';
 import { dynamoSessionRepository } from './session-repository.js';
 import { dynamoUserRepository } from './user-repository.js';
 
 /**
  * The account use-cases' dependencies on AWS (or the local stand-ins). Nothing is read here:
- * signing keys and the mailer are fetched on first use, so a function holds only the secrets and
- * settings its route declares.
+ * signing keys are fetched on first use, so a function holds only the secrets and settings its
+ * route declares. No mailer: no request path sends email (the account-code worker does).
  */
 const deps: AccountDeps = {
   users: dynamoUserRepository,
   sessions: dynamoSessionRepository,
   tokenKeys,
-  mailer: { send: (message) => mailer().send(message) },
   clock: systemClock,
 };
 

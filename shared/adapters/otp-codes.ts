@@ -1,33 +1,42 @@
 import { secret, smsAllowedCountries } from '../config.js';
 import { systemClock } from '../domain/clock.js';
+import { OtpChecks } from '../domain/otp/checks.js';
 import { OtpCodes } from '../domain/otp/codes.js';
 import { OtpEngine } from '../domain/otp/engine.js';
 import { dynamoOtpStore } from './dynamo-otp-store.js';
 import { mailer } from './ses-mailer.js';
 import { smsSender } from './sns-sms-sender.js';
 
-let codes: Promise<OtpCodes> | undefined;
+let engine: Promise<OtpEngine> | undefined;
 
-/**
- * The OTP engine of this process on DynamoDB, SES and SNS (or the local stand-ins), with the
- * message templates and the SMS country allow-list, built once per cold start (OTP_PEPPER is read
- * once). It satisfies the account use-cases' `AccountCodes` as is (docs/otp.md).
- */
-export function otpCodes(): Promise<OtpCodes> {
-  if (codes === undefined) {
-    codes = secret('OTP_PEPPER').then(
-      (pepper) =>
-        new OtpCodes(
-          new OtpEngine(dynamoOtpStore, systemClock, pepper),
-          mailer(),
-          smsSender(),
-          smsAllowedCountries(),
-        ),
+/** The OTP engine of this process on DynamoDB, built once per cold start (OTP_PEPPER read once). */
+function otpEngine(): Promise<OtpEngine> {
+  if (engine === undefined) {
+    engine = secret('OTP_PEPPER').then(
+      (pepper) => new OtpEngine(dynamoOtpStore, systemClock, pepper),
     );
     // A failed secret read is retried by the next request rather than cached.
-    codes.catch(() => {
-      codes = undefined;
+    engine.catch(() => {
+      engine = undefined;
     });
   }
-  return codes;
+  return engine;
+}
+
+/**
+ * Issuing and checking codes over SES and SNS (or the local stand-ins), with the message templates
+ * and the SMS country allow-list. It satisfies the account use-cases' `AccountCodes` as is
+ * (docs/otp.md).
+ */
+export async function otpCodes(): Promise<OtpCodes> {
+  return new OtpCodes(await otpEngine(), mailer(), smsSender(), smsAllowedCountries());
+}
+
+/**
+ * Checking codes only. A function that never sends (the verify operations) uses this, and its
+ * bundle then holds neither the SES and SNS clients nor the phone metadata: esbuild drops the
+ * unused `otpCodes` above and what only it reaches.
+ */
+export async function otpChecks(): Promise<OtpChecks> {
+  return new OtpChecks(await otpEngine());
 }

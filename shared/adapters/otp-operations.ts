@@ -1,15 +1,21 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { smsAllowedCountries, tableName } from '../config.js';
-import type { OtpOperationDeps, PhoneRegistry } from '../domain/otp/operations.js';
+import type { OtpCheckDeps, OtpOperationDeps, PhoneRegistry } from '../domain/otp/operations.js';
 import { accounts } from './accounts.js';
 import { documentClient } from './dynamodb.js';
 import { keys } from './keys.js';
-import { otpCodes } from './otp-codes.js';
+import { otpChecks, otpCodes } from './otp-codes.js';
 
 /** What the OTP operations work with, built once per cold start (the parts are cached). */
 export async function otpOperationDeps(): Promise<OtpOperationDeps> {
   const [codes, directory] = await Promise.all([otpCodes(), accounts()]);
   return { codes, accounts: directory, smsCountries: smsAllowedCountries() };
+}
+
+/** What the verify operations work with: no senders, so their bundles carry none. */
+export async function otpCheckDeps(): Promise<OtpCheckDeps> {
+  const [codes, directory] = await Promise.all([otpChecks(), accounts()]);
+  return { codes, accounts: directory };
 }
 
 /** Registration of a phone is the presence of its uniqueness guard: one strongly consistent read. */

@@ -27,7 +27,7 @@ async function signedIn() {
   const deps = await accountDeps();
   const codes = new MemoryCodes();
   const email = uniqueEmail();
-  await signup(deps, inlineSignupQueue(deps, codes), {
+  await signup(deps, inlineSignupQueue(deps, codes, []), {
     name: 'Ada',
     email,
     password: 'correct horse battery',

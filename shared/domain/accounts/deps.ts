@@ -1,5 +1,4 @@
 import type { Clock } from '../clock.js';
-import type { Mailer } from '../messages.js';
 import type { AccessTokens } from './access-tokens.js';
 import type { SessionRepository, UserRepository } from './ports.js';
 
@@ -19,6 +18,5 @@ export interface AccountDeps {
    * (signup, forgotPassword and the OTP sends do not, by least privilege).
    */
   tokenKeys: () => Promise<TokenKeys>;
-  mailer: Mailer;
   clock: Clock;
 }

@@ -104,7 +104,7 @@ export async function sendForgotPasswordCode(
  */
 export async function resetPassword(
   deps: AccountDeps,
-  codes: AccountCodes,
+  codes: Pick<AccountCodes, 'verify'>,
   input: { email: string; otp: string; newPassword: string },
 ): Promise<void> {
   refuseEmailAsPassword(input.newPassword, input.email, 'new_password');

@@ -118,7 +118,7 @@ export async function followUpSignup(deps: SignupFollowUpDeps, email: string): P
  */
 export async function verifySignup(
   deps: AccountDeps,
-  codes: AccountCodes,
+  codes: Pick<AccountCodes, 'verify'>,
   input: { email: string; otp: string },
 ): Promise<TokenResponse> {
   await codes.verify('email', input.email, 'signup', input.otp);

@@ -1,4 +1,5 @@
 import type { Mailer, SmsSender } from '../messages.js';
+import { OtpChecks } from './checks.js';
 import type { OtpChannel, OtpEngine, OtpPurpose } from './engine.js';
 import { refuseUnlistedSmsCountry } from './sms-countries.js';
 import { codeEmail, codeSms } from './templates.js';
@@ -7,14 +8,16 @@ import { codeEmail, codeSms } from './templates.js';
  * Codes as the use-cases need them: issue and deliver in one call, verify and consume in another.
  * This is what the account use-cases know as `AccountCodes` (shared/domain/accounts/ports.ts).
  */
-export class OtpCodes {
+export class OtpCodes extends OtpChecks {
   constructor(
-    readonly engine: OtpEngine,
+    engine: OtpEngine,
     private readonly mailer: Mailer,
     private readonly sms: SmsSender,
     /** SMS_ALLOWED_COUNTRIES; empty allows all. @default [] */
     private readonly smsCountries: readonly string[] = [],
-  ) {}
+  ) {
+    super(engine);
+  }
 
   /**
    * Issues a new code for channel + target + purpose and sends it with the purpose's template.
@@ -30,15 +33,5 @@ export class OtpCodes {
     } else {
       await this.sms.send({ to: target, text: codeSms(purpose, issued.code, minutes) });
     }
-  }
-
-  /** Seconds a code sent on `channel` stays valid. */
-  lifetimeSeconds(channel: OtpChannel): number {
-    return this.engine.lifetimeSeconds(channel);
-  }
-
-  /** Consumes the code; throws invalid_otp, otp_expired or too_many_attempts. */
-  verify(channel: OtpChannel, target: string, purpose: OtpPurpose, code: string): Promise<void> {
-    return this.engine.verify({ channel, target, purpose }, code);
   }
 }

@@ -3,6 +3,7 @@ import type { AccountCodeQueue } from '../accounts/ports.js';
 import { sendWithoutTelling } from '../accounts/send-without-telling.js';
 import type { TokenResponse } from '../accounts/sessions.js';
 import { ServiceError } from '../errors.js';
+import type { OtpChecks } from './checks.js';
 import type { OtpCodes } from './codes.js';
 import { defaultOtpPolicy } from './engine.js';
 import { refuseUnlistedSmsCountry } from './sms-countries.js';
@@ -12,9 +13,15 @@ import { refuseUnlistedSmsCountry } from './sms-countries.js';
  * email, E.164 phone). Round trips are counted in docs/otp.md.
  */
 
-export interface OtpOperationDeps {
-  codes: OtpCodes;
+/** What the verify operations need: checking codes, and the accounts. */
+export interface OtpCheckDeps {
+  codes: OtpChecks;
   accounts: AccountDirectory;
+}
+
+/** What the operations that send need besides: sending codes, and the SMS country allow-list. */
+export interface OtpOperationDeps extends OtpCheckDeps {
+  codes: OtpCodes;
   /** SMS_ALLOWED_COUNTRIES; empty allows all. */
   smsCountries: readonly string[];
 }
@@ -70,7 +77,7 @@ export interface GenericVerification {
  * verified, in the session's own transaction) and returns the token pair; generic only confirms.
  */
 export async function verifyOtp(
-  deps: OtpOperationDeps,
+  deps: OtpCheckDeps,
   input: { phone: string; code: string; purpose: SmsPurpose },
 ): Promise<TokenResponse | GenericVerification> {
   await deps.codes.verify('sms', input.phone, input.purpose, input.code);
@@ -140,7 +147,7 @@ export async function sendPendingMobileCode(deps: OtpOperationDeps, phone: strin
  * activates the account without signing in (verifySignupOtp does both).
  */
 export async function verifyEmailOtp(
-  deps: OtpOperationDeps,
+  deps: OtpCheckDeps,
   input: { email: string; otp: string },
 ): Promise<{ verified: true; email: string }> {
   const purpose =
@@ -156,7 +163,7 @@ export async function verifyEmailOtp(
 
 /** Confirms ownership of a phone number and marks it verified on the account that holds it. */
 export async function verifyMobileOtp(
-  deps: OtpOperationDeps,
+  deps: OtpCheckDeps,
   input: { phone: string; otp: string },
 ): Promise<{ verified: true; mobile_number: string }> {
   await deps.codes.verify('sms', input.phone, 'verification', input.otp);

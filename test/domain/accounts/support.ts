@@ -57,9 +57,14 @@ export interface TestAccounts {
 }
 
 /** A queue that does a signup's follow-up in the request's own call, as the worker would. */
-export function inlineSignupQueue(deps: AccountDeps, codes: AccountCodes): AccountCodeQueue {
+export function inlineSignupQueue(
+  deps: AccountDeps,
+  codes: AccountCodes,
+  mail: EmailMessage[],
+): AccountCodeQueue {
   const followUp = {
     ...deps,
+    mailer: { send: async (message: EmailMessage) => void mail.push(message) },
     accounts: accountDirectory(deps),
     codes,
     signupNotices: dynamoSignupNotices,
@@ -90,10 +95,9 @@ export async function testAccounts(): Promise<TestAccounts> {
     users: dynamoUserRepository,
     sessions: dynamoSessionRepository,
     tokenKeys: async () => tokens,
-    mailer: { send: async (message) => void mail.push(message) },
     clock,
   };
-  return { clock, codes, queue: inlineSignupQueue(deps, codes), mail, deps };
+  return { clock, codes, queue: inlineSignupQueue(deps, codes, mail), mail, deps };
 }
 
 let counter = 0;

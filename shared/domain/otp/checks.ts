@@ -1,0 +1,20 @@
+import type { OtpChannel, OtpEngine, OtpPurpose } from './engine.js';
+
+/**
+ * Checking codes, as the verify operations need it: the engine alone. It lives apart from
+ * `OtpCodes` (which adds sending) so that a function that only verifies bundles neither the SES
+ * and SNS clients nor the phone metadata behind the SMS country allow-list.
+ */
+export class OtpChecks {
+  constructor(readonly engine: OtpEngine) {}
+
+  /** Seconds a code sent on `channel` stays valid. */
+  lifetimeSeconds(channel: OtpChannel): number {
+    return this.engine.lifetimeSeconds(channel);
+  }
+
+  /** Consumes the code; throws invalid_otp, otp_expired or too_many_attempts. */
+  verify(channel: OtpChannel, target: string, purpose: OtpPurpose, code: string): Promise<void> {
+    return this.engine.verify({ channel, target, purpose }, code);
+  }
+}
