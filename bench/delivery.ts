@@ -31,7 +31,7 @@ interface Service {
   origin: string;
 }
 
-async function startService(caFile: string): Promise<Service> {
+async function startService(caFile: string, endpointsPerAccount: number): Promise<Service> {
   // DELIVERY_CPU_PROF_DIR: write a V8 CPU profile of the service process there (on exit).
   const profile = process.env.DELIVERY_CPU_PROF_DIR;
   const flags = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
@@ -44,6 +44,8 @@ async function startService(caFile: string): Promise<Service> {
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_MINUTE: '1000000',
       WEBHOOK_ALLOW_PRIVATE_NETWORK: 'true',
+      // One bench account registers every endpoint: the throughput ones plus the fan-out.
+      WEBHOOK_ENDPOINTS_PER_ACCOUNT: String(endpointsPerAccount),
       NODE_EXTRA_CA_CERTS: caFile,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
@@ -117,7 +119,7 @@ export async function measureDelivery(options: DeliveryOptions) {
   await receiver.start(certificate);
   let service: Service | undefined;
   try {
-    service = await startService(certificate.caFile);
+    service = await startService(certificate.caFile, endpointsForThroughput + options.fanOut);
     const pid = service.child.pid ?? 0;
     const { token, userId } = await signUp(service);
 

@@ -6,12 +6,14 @@ import * as events from 'aws-cdk-lib/aws-events';
 import * as eventTargets from 'aws-cdk-lib/aws-events-targets';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { tableIndexes, tableKeys, ttlAttribute } from '../shared/adapters/table-definition.js';
 import type { SecretName } from '../shared/config.js';
+import { inboundEventAbandonedMessage } from '../shared/domain/inbound/sweep-events.js';
 import { type Needs, type Route, routes } from '../shared/http/routes.js';
 import { DeliveryScheduler } from './delivery-scheduler.js';
 import { ServiceApi } from './service-api.js';
@@ -159,6 +161,18 @@ export class ServiceStack extends Stack {
     };
 
     const api = new ServiceApi(this, 'Api', { apiKeyRequired: settings.apiKeyRequired });
+    /** Notifies the alarm topic as soon as the metric sums above zero in one period. */
+    const alarmOnAny = (metric: cloudwatch.Metric, alarmId: string, description: string) =>
+      metric
+        .createAlarm(this, alarmId, {
+          alarmDescription: description,
+          threshold: 0,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        })
+        .addAlarmAction(alarmAction);
+    const functionsByRoute = new Map<string, ServiceFunction>();
 
     for (const [entry, entryRoutes] of routesByEntry()) {
       const [first] = entryRoutes as [Route, ...Route[]];
@@ -177,6 +191,7 @@ export class ServiceStack extends Stack {
           ...(readsSecrets ? { SECRETS_GENERATION: settings.secretsGeneration } : {}),
         },
       }).bindNeeds(needs, resources);
+      for (const route of entryRoutes) functionsByRoute.set(route.name, fn);
 
       switch (first.surface) {
         case 'api':
@@ -202,15 +217,11 @@ export class ServiceStack extends Stack {
               maxConcurrency: workerMaxConcurrency,
             }),
           );
-          fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' })
-            .createAlarm(this, `${functionId}ErrorsAlarm`, {
-              alarmDescription: `${entry} failed invocations`,
-              threshold: 0,
-              comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-              evaluationPeriods: 1,
-              treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-            })
-            .addAlarmAction(alarmAction);
+          alarmOnAny(
+            fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+            `${functionId}ErrorsAlarm`,
+            `${entry} failed invocations`,
+          );
           break;
         }
         case 'schedule':
@@ -219,20 +230,39 @@ export class ServiceStack extends Stack {
             schedule: events.Schedule.rate(Duration.minutes(5)),
             targets: [new eventTargets.LambdaFunction(fn)],
           });
+          // A sweeper that keeps failing is silent otherwise: nothing is dead-lettered and no
+          // caller sees an error, while the work it should finish piles up.
+          alarmOnAny(
+            fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+            `${functionId}ErrorsAlarm`,
+            `${entry} failed runs: overdue work is not being swept`,
+          );
           break;
       }
     }
 
-    api.restApi
-      .metricServerError({ period: Duration.minutes(5), statistic: 'Sum' })
-      .createAlarm(this, 'Api5xxAlarm', {
-        alarmDescription: 'API Gateway answered 5xx (a 5xx is a bug)',
-        threshold: 0,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      })
-      .addAlarmAction(alarmAction);
+    // The inbound sweeper gives an event up (status failed) with one error line, in a run that
+    // itself succeeds: only its log says so. Each such line counts 1.
+    const inboundSweeper = functionsByRoute.get('sweepInboundEvents');
+    if (inboundSweeper === undefined) throw new Error('No function for sweepInboundEvents');
+    const abandoned = new logs.MetricFilter(this, 'InboundEventsAbandonedFilter', {
+      logGroup: inboundSweeper.logGroup,
+      filterPattern: logs.FilterPattern.stringValue('$.message', '=', inboundEventAbandonedMessage),
+      metricNamespace: id,
+      metricName: 'InboundEventsAbandoned',
+      metricValue: '1',
+    });
+    alarmOnAny(
+      abandoned.metric({ period: Duration.minutes(5), statistic: 'Sum' }),
+      'InboundEventsAbandonedAlarm',
+      'An inbound event was abandoned after repeated sweeps: fix the cause, then have it resent',
+    );
+
+    alarmOnAny(
+      api.restApi.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
+      'Api5xxAlarm',
+      'API Gateway answered 5xx (a 5xx is a bug)',
+    );
 
     new CfnOutput(this, 'ApiUrl', { value: api.restApi.url });
     new CfnOutput(this, 'TestApiKeyId', { value: api.apiKeys.test.keyId });

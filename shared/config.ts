@@ -81,6 +81,15 @@ export function webhookRetryDelaysSeconds(): number[] {
   return delays;
 }
 
+/**
+ * WEBHOOK_ENDPOINTS_PER_ACCOUNT: the most webhook endpoints one account may have at once. Every
+ * event fans out to each subscribed endpoint, so this bounds the deliveries one publication can
+ * cost (Stripe allows 16 endpoints per account).
+ */
+export function webhookEndpointsPerAccount(): number {
+  return positiveInteger('WEBHOOK_ENDPOINTS_PER_ACCOUNT', 20);
+}
+
 /** Only for tests and the local runtime: lets webhook endpoints resolve to private addresses. */
 export function webhookAllowPrivateNetwork(): boolean {
   return optional('WEBHOOK_ALLOW_PRIVATE_NETWORK') === 'true';

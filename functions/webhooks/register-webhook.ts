@@ -1,13 +1,19 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
 import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
 import { dnsUrlGuard } from '../../shared/adapters/webhook-url-guard.js';
+import { webhookEndpointsPerAccount } from '../../shared/config.js';
 import { systemClock } from '../../shared/domain/clock.js';
 import { registerEndpoint } from '../../shared/domain/webhooks/endpoints.js';
 import { endpointView } from '../../shared/domain/webhooks/views.js';
 import { authenticatedHandler } from '../../shared/http/api-handler.js';
 import { RegisterWebhookRequest } from '../../shared/http/schemas/webhooks.js';
 
-const deps = { endpoints: dynamoEndpointRepository, urlGuard: dnsUrlGuard, clock: systemClock };
+const deps = {
+  endpoints: dynamoEndpointRepository,
+  urlGuard: dnsUrlGuard,
+  clock: systemClock,
+  endpointsPerAccount: webhookEndpointsPerAccount(),
+};
 
 export const handler = authenticatedHandler(
   { authenticate, body: RegisterWebhookRequest, successStatus: 201 },

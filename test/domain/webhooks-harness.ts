@@ -5,7 +5,7 @@ import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-e
 import { dynamoEventRepository } from '../../shared/adapters/dynamo-webhook-events.js';
 import { documentClient } from '../../shared/adapters/dynamodb.js';
 import { keys } from '../../shared/adapters/keys.js';
-import { defaultRetryDelaysSeconds } from '../../shared/config.js';
+import { defaultRetryDelaysSeconds, webhookEndpointsPerAccount } from '../../shared/config.js';
 import { ManualClock } from '../../shared/domain/clock.js';
 import type { EmailMessage, Mailer } from '../../shared/domain/messages.js';
 import { attemptDelivery } from '../../shared/domain/webhooks/attempt-delivery.js';
@@ -59,6 +59,7 @@ export interface Harness extends WebhookDependencies {
   scheduler: RecordingScheduler;
   mailer: RecordingMailer;
   sender: FakeReceiver;
+  endpointsPerAccount: number;
 }
 
 export function harness(): Harness {
@@ -76,6 +77,7 @@ export function harness(): Harness {
     mailer: new RecordingMailer(),
     clock: new ManualClock(Date.UTC(2026, 2, 1, 12, 0, 0)),
     retryDelaysSeconds: defaultRetryDelaysSeconds,
+    endpointsPerAccount: webhookEndpointsPerAccount(),
   };
 }
 

@@ -59,14 +59,17 @@ const record = (messageId: string, body: string): SQSRecord => ({
 
 describe('the deliverWebhook worker', () => {
   it('makes one attempt when SQS hands it the same message twice in a batch', async () => {
-    await dynamoEndpointRepository.create({
-      id: 'whk_worker1',
-      accountId: 'usr_worker',
-      url: `${receiver.origin}/hook`,
-      events: ['order.created'],
-      secret: generateSigningSecret(),
-      createdAt: new Date().toISOString(),
-    });
+    await dynamoEndpointRepository.create(
+      {
+        id: 'whk_worker1',
+        accountId: 'usr_worker',
+        url: `${receiver.origin}/hook`,
+        events: ['order.created'],
+        secret: generateSigningSecret(),
+        createdAt: new Date().toISOString(),
+      },
+      1,
+    );
     await publishEvent({ type: 'order.created', accountId: 'usr_worker', data: { n: 1 } });
     const [first] = queue.messages.splice(0);
     const body = JSON.stringify({ delivery_id: first?.deliveryId, attempt: 1 });

@@ -1,13 +1,20 @@
 import { createHmac } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { documentClient } from '../../shared/adapters/dynamodb.js';
+import { keys } from '../../shared/adapters/keys.js';
 import {
   attemptDelivery,
   claimLeaseMs,
   maxClaimsPerAttempt,
 } from '../../shared/domain/webhooks/attempt-delivery.js';
 import { retryDelivery } from '../../shared/domain/webhooks/deliveries.js';
-import { registerEndpoint, rotateEndpointSecret } from '../../shared/domain/webhooks/endpoints.js';
+import {
+  deleteEndpoint,
+  registerEndpoint,
+  rotateEndpointSecret,
+} from '../../shared/domain/webhooks/endpoints.js';
 import { deliveryIdFor } from '../../shared/domain/webhooks/ids.js';
 import type { SignedRequest } from '../../shared/domain/webhooks/ports.js';
 import { publishEvent } from '../../shared/domain/webhooks/publish-event.js';
@@ -128,6 +135,92 @@ describe('publishing an event', () => {
         idempotencyKey: 'k-2',
       }),
     ).rejects.toMatchObject({ code: 'conflict' });
+  });
+});
+
+describe('the endpoint limit per account', () => {
+  const register = (account: string, index: number) =>
+    registerEndpoint(deps, account, {
+      url: `https://r${index}.example/hook`,
+      events: ['order.created'],
+    });
+
+  it('refuses a registration past the limit with a conflict that names the limit', async () => {
+    deps.endpointsPerAccount = 3;
+    const account = await newAccount();
+    for (let index = 0; index < 3; index++) await register(account, index);
+
+    await expect(register(account, 3)).rejects.toMatchObject({
+      code: 'conflict',
+      message: 'An account can have at most 3 webhook endpoints; delete one to register another',
+    });
+    expect(await deps.endpoints.listForAccount(account)).toHaveLength(3);
+    // The limit is per account: another account still registers.
+    await register(await newAccount(), 0);
+  });
+
+  it('creates exactly the limit when twice as many registrations race for it', async () => {
+    const limit = deps.endpointsPerAccount;
+    const account = await newAccount();
+
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 2 * limit }, (_, index) => register(account, index)),
+    );
+
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(limit);
+    const refusals = outcomes.flatMap((outcome) =>
+      outcome.status === 'rejected' ? [outcome.reason] : [],
+    );
+    expect(refusals).toHaveLength(limit);
+    for (const refusal of refusals) expect(refusal).toMatchObject({ code: 'conflict' });
+    expect(await deps.endpoints.listForAccount(account)).toHaveLength(limit);
+  }, 30_000);
+
+  it('frees a slot when an endpoint is deleted, and only one', async () => {
+    deps.endpointsPerAccount = 2;
+    const account = await newAccount();
+    const first = await register(account, 0);
+    await register(account, 1);
+    await expect(register(account, 2)).rejects.toMatchObject({ code: 'conflict' });
+
+    await deleteEndpoint(deps, account, first.id);
+    await expect(deleteEndpoint(deps, account, first.id)).rejects.toMatchObject({
+      code: 'not_found',
+    });
+    await register(account, 3);
+
+    await expect(register(account, 4)).rejects.toMatchObject({ code: 'conflict' });
+    expect(await deps.endpoints.listForAccount(account)).toHaveLength(2);
+  });
+
+  it('deletes an endpoint stored before endpoints were counted', async () => {
+    const account = await newAccount();
+    const endpoint = {
+      id: 'whk_uncounted',
+      accountId: account,
+      url: 'https://old.example/hook',
+      events: ['order.created' as const],
+      secret: 'whsec_old',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    };
+    await documentClient().send(
+      new PutCommand({
+        TableName: process.env.TABLE_NAME,
+        Item: {
+          ...keys.webhookEndpoint(account, endpoint.id),
+          id: endpoint.id,
+          account_id: account,
+          url: endpoint.url,
+          events: endpoint.events,
+          secret: endpoint.secret,
+          created_at: endpoint.createdAt,
+        },
+      }),
+    );
+
+    await deleteEndpoint(deps, account, endpoint.id);
+
+    expect(await deps.endpoints.get(account, endpoint.id)).toBeUndefined();
   });
 });
 

@@ -14,6 +14,7 @@ beforeAll(async () => {
   service = await startLocalService({
     WEBHOOK_RETRY_DELAYS: '0,1,1,1,1',
     WEBHOOK_ALLOW_PRIVATE_NETWORK: 'true',
+    WEBHOOK_ENDPOINTS_PER_ACCOUNT: '3',
     NODE_EXTRA_CA_CERTS: certificate.caFile,
   });
 }, 120_000);
@@ -352,6 +353,28 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
     );
     const remaining = await call('GET', '/webhooks', { token: owner.token });
     expect(remaining.body.data.map((endpoint: { id: string }) => endpoint.id)).toEqual([first.id]);
+  });
+
+  it('refuses a fourth endpoint with 409 while the account has the 3 allowed, until one is deleted', async () => {
+    const owner = await signUp();
+    const register = (index: number) =>
+      call('POST', '/webhooks', {
+        token: owner.token,
+        body: { url: `${receiver.origin}/ok-cap-${index}`, events: ['order.created'] },
+      });
+    const created = [];
+    for (const index of [0, 1, 2]) created.push((await register(index)).body.data);
+
+    const refused = await register(3);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({
+      code: 'conflict',
+      message: 'An account can have at most 3 webhook endpoints; delete one to register another',
+    });
+
+    await call('DELETE', `/webhooks/${created[0].id}`, { token: owner.token });
+    expect((await register(4)).status).toBe(201);
+    expect((await call('GET', '/webhooks', { token: owner.token })).body.meta.total).toBe(3);
   });
 
   it('refuses registration without a token and with bad input', async () => {

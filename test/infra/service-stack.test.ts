@@ -310,7 +310,7 @@ describe('the service stack', () => {
     expect(apiRoutes.some((route) => route.needs.sms)).toBe(true);
   });
 
-  it('lets forgotPassword and the resends only queue code work, which one worker sends', () => {
+  it('lets signup, forgotPassword and the resends only queue code work for one worker', () => {
     const entryOf = (name: string) => routes.find((route) => route.name === name)!.entry;
     const worker = functionIdOf(entryOf('sendAccountCode'));
     const queueArn = ofType('AWS::Lambda::EventSourceMapping').find(([, m]) =>
@@ -322,7 +322,7 @@ describe('the service stack', () => {
     const sends = (statement: Statement) =>
       asArray(statement.Action).some((a) => a.startsWith('ses:') || a.startsWith('sns:'));
 
-    for (const name of ['forgotPassword', 'resendEmailOtp', 'resendMobileOtp']) {
+    for (const name of ['signup', 'forgotPassword', 'resendEmailOtp', 'resendMobileOtp']) {
       const entry = entryOf(name);
       expect(statementsOf(entry).filter(sends), name).toEqual([]);
       expect(statementsOf(entry), name).toContainEqual({
@@ -449,7 +449,7 @@ describe('the service stack', () => {
     ).toEqual(['INBOUND_QUEUE_URL']);
   });
 
-  it('alarms on dead letters, API 5xx and worker errors', () => {
+  it('alarms on dead letters, API 5xx and worker and sweeper errors', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
     const deadLetterAlarms = alarms.filter(
       (a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && a.Namespace === 'AWS/SQS',
@@ -461,16 +461,54 @@ describe('the service stack', () => {
     expect(
       alarms.filter((a) => a.MetricName === '5XXError' && a.Namespace === 'AWS/ApiGateway'),
     ).toHaveLength(1);
-    for (const [entry] of entriesOn('queue')) {
-      expect(
-        alarms.filter(
-          (a) =>
-            a.MetricName === 'Errors' &&
-            JSON.stringify(a.Dimensions).includes(`"Ref":"${functionIdOf(entry)}"`),
-        ),
-        entry,
-      ).toHaveLength(1);
+    const workers = [...entriesOn('queue'), ...entriesOn('schedule')];
+    expect(workers.length).toBeGreaterThan(entriesOn('queue').length);
+    for (const [entry] of workers) {
+      const errorAlarms = alarms.filter(
+        (a) =>
+          a.MetricName === 'Errors' &&
+          a.Namespace === 'AWS/Lambda' &&
+          JSON.stringify(a.Dimensions).includes(`"Ref":"${functionIdOf(entry)}"`),
+      );
+      expect(errorAlarms, entry).toHaveLength(1);
+      expect(errorAlarms[0], entry).toMatchObject({
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [{ Ref: ofType('AWS::SNS::Topic')[0]![0] }],
+      });
     }
+  });
+
+  it('counts abandoned inbound events from the inbound sweeper’s log and alarms on the first', () => {
+    const sweeper = routes.find((route) => route.name === 'sweepInboundEvents')!.entry;
+    const logGroupRef = functionOf(sweeper).Properties.LoggingConfig as { LogGroup: unknown };
+    const filters = ofType('AWS::Logs::MetricFilter').map(([, filter]) => filter.Properties);
+    expect(filters).toEqual([
+      {
+        LogGroupName: logGroupRef.LogGroup,
+        // shared/log.ts writes one JSON object a line, the text in its `message` field.
+        FilterPattern: '{ $.message = "inbound event abandoned after repeated sweeps" }',
+        MetricTransformations: [
+          { MetricNamespace: 'Service', MetricName: 'InboundEventsAbandoned', MetricValue: '1' },
+        ],
+      },
+    ]);
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    expect(
+      alarms.filter((a) => a.MetricName === 'InboundEventsAbandoned' && a.Namespace === 'Service'),
+    ).toEqual([
+      expect.objectContaining({
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [{ Ref: ofType('AWS::SNS::Topic')[0]![0] }],
+      }),
+    ]);
   });
 });
 

@@ -21,6 +21,12 @@ export const maxInboundSweeps = 5;
 /** Events handled per run; the next run (5 minutes later) takes the rest. */
 export const inboundSweepBatchSize = 100;
 
+/**
+ * The error line logged when an event is given up. The stack's metric filter matches this exact
+ * `message` field and raises an alarm, so an operator learns of it without reading the logs.
+ */
+export const inboundEventAbandonedMessage = 'inbound event abandoned after repeated sweeps';
+
 export interface InboundSweepResult {
   requeued: number;
   abandoned: number;
@@ -70,7 +76,7 @@ async function abandon(deps: SweepDependencies, event: StalledEvent, now: number
   );
   if (done) {
     // An operator fixes the cause and replays the event (the sender's dashboard, or a resend).
-    log.error('inbound event abandoned after repeated sweeps', {
+    log.error(inboundEventAbandonedMessage, {
       source: event.source,
       eventId: event.eventId,
       status: event.status,

@@ -8,13 +8,19 @@ import { generateSigningSecret } from './signing.js';
 /** How long the previous secret keeps signing after a rotation. */
 export const previousSecretLifetimeMs = 24 * 60 * 60 * 1000;
 
-type EndpointDeps = Pick<WebhookDependencies, 'endpoints' | 'urlGuard' | 'clock'>;
+type EndpointDeps = Pick<WebhookDependencies, 'endpoints' | 'urlGuard' | 'clock'> & {
+  /** The most endpoints one account may have (every event fans out to each of them). */
+  endpointsPerAccount: number;
+};
 
 export function endpointNotFound(): ServiceError {
   return new ServiceError('not_found', 'No webhook endpoint with this id');
 }
 
-/** Registers an endpoint after the SSRF guard accepted its URL; the secret is returned once. */
+/**
+ * Registers an endpoint after the SSRF guard accepted its URL; the secret is returned once. An
+ * account that has `endpointsPerAccount` endpoints already is refused with a conflict.
+ */
 export async function registerEndpoint(
   deps: EndpointDeps,
   accountId: string,
@@ -34,7 +40,12 @@ export async function registerEndpoint(
     secret: generateSigningSecret(),
     createdAt: new Date(deps.clock.now()).toISOString(),
   };
-  await deps.endpoints.create(endpoint);
+  if (!(await deps.endpoints.create(endpoint, deps.endpointsPerAccount))) {
+    throw new ServiceError(
+      'conflict',
+      `An account can have at most ${deps.endpointsPerAccount} webhook endpoints; delete one to register another`,
+    );
+  }
   return endpoint;
 }
 

@@ -11,7 +11,11 @@ import type {
 
 /** Endpoints of an account (DynamoDB: one partition per account). */
 export interface EndpointRepository {
-  create(endpoint: WebhookEndpoint): Promise<void>;
+  /**
+   * Stores the endpoint unless its account has `limit` endpoints already — counted in the same
+   * write, so concurrent registrations cannot pass the limit together. False when it is full.
+   */
+  create(endpoint: WebhookEndpoint, limit: number): Promise<boolean>;
   listForAccount(accountId: string): Promise<WebhookEndpoint[]>;
   get(accountId: string, endpointId: string): Promise<WebhookEndpoint | undefined>;
   /** False when there was no such endpoint. */

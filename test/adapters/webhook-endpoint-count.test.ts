@@ -1,0 +1,78 @@
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
+import { useDocumentClient } from '../../shared/adapters/dynamodb.js';
+import type { WebhookEndpoint } from '../../shared/domain/webhooks/model.js';
+
+const dynamo = mockClient(DynamoDBDocumentClient);
+
+const endpoint: WebhookEndpoint = {
+  id: 'whk_count1',
+  accountId: 'usr_count',
+  url: 'https://r.example/hook',
+  events: ['order.created'],
+  secret: 'whsec_x',
+  createdAt: '2026-03-01T12:00:00.000Z',
+};
+
+const cancelled = (...codes: string[]) =>
+  new TransactionCanceledException({
+    message: 'Transaction cancelled',
+    $metadata: {},
+    CancellationReasons: codes.map((Code) => ({ Code })),
+  });
+
+beforeAll(() => {
+  process.env.TABLE_NAME = 'service-table';
+  useDocumentClient(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })));
+});
+
+beforeEach(() => dynamo.reset());
+
+describe('the endpoint repository’s count of endpoints', () => {
+  it('registers in one transaction: the count under the limit, then the endpoint', async () => {
+    dynamo.on(TransactWriteCommand).resolves({});
+
+    expect(await dynamoEndpointRepository.create(endpoint, 20)).toBe(true);
+
+    const [call] = dynamo.commandCalls(TransactWriteCommand);
+    expect(call?.args[0].input.TransactItems).toEqual([
+      {
+        Update: {
+          TableName: 'service-table',
+          Key: { pk: 'ACCOUNT#usr_count', sk: 'ENDPOINT_COUNT' },
+          UpdateExpression: 'SET endpoint_count = if_not_exists(endpoint_count, :zero) + :one',
+          ConditionExpression: 'attribute_not_exists(endpoint_count) OR endpoint_count < :limit',
+          ExpressionAttributeValues: { ':zero': 0, ':one': 1, ':limit': 20 },
+        },
+      },
+      {
+        Put: expect.objectContaining({
+          Item: expect.objectContaining({ pk: 'ACCOUNT#usr_count', sk: 'ENDPOINT#whk_count1' }),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      },
+    ]);
+  });
+
+  it('answers a registration that keeps losing the count to simultaneous ones with a conflict, not a 500', async () => {
+    dynamo.on(TransactWriteCommand).rejects(cancelled('TransactionConflict', 'None'));
+
+    await expect(dynamoEndpointRepository.create(endpoint, 20)).rejects.toMatchObject({
+      code: 'conflict',
+      message: 'Other changes to this account’s webhook endpoints are in progress; try again',
+    });
+    // transactWrite's own retries came first.
+    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(5);
+  });
+
+  it('lets any other cancellation through as the error it is', async () => {
+    dynamo.on(TransactWriteCommand).rejects(cancelled('ValidationError', 'None'));
+
+    await expect(dynamoEndpointRepository.delete('usr_count', 'whk_count1')).rejects.toBeInstanceOf(
+      TransactionCanceledException,
+    );
+  });
+});
