@@ -150,8 +150,9 @@ class OperationDriver {
 
 const json = (value: unknown) => JSON.stringify(value);
 
-/** The six-digit code of the newest outbox message to `to`. */
-function codeFor(runtime: LocalRuntime, to: string): string {
+/** The six-digit code of the newest outbox message to `to`, once queued codes are sent. */
+async function codeFor(runtime: LocalRuntime, to: string): Promise<string> {
+  await runtime.codesSent();
   const message = runtime.outbox.list(to)[0];
   const code = message?.text.match(/\b(\d{6})\b/)?.[1];
   if (code === undefined) throw new Error(`no code in the outbox for ${to}`);
@@ -174,7 +175,7 @@ async function createAccount(driver: OperationDriver, runtime: LocalRuntime) {
     await driver.send({
       method: 'POST',
       url: driver.url('/auth/verify-signup-otp'),
-      body: json({ email, otp: codeFor(runtime, email) }),
+      body: json({ email, otp: await codeFor(runtime, email) }),
     }),
     'verifySignupOtp',
   );
@@ -249,7 +250,7 @@ async function otpOperations(driver: OperationDriver, runtime: LocalRuntime, ite
     await driver.measure('verifyOtp', {
       method: 'POST',
       url: driver.url('/otp/verify'),
-      body: json({ phone_number: phone, code: codeFor(runtime, phone), purpose: 'generic' }),
+      body: json({ phone_number: phone, code: await codeFor(runtime, phone), purpose: 'generic' }),
     });
   });
   // A failed sendOtp leaves verifyOtp unmeasured: say so rather than show an empty row.

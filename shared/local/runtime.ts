@@ -37,6 +37,11 @@ export interface LocalRuntime {
   /** Base URL, ending in /v1. */
   baseUrl: string;
   outbox: LocalOutbox;
+  /**
+   * Resolves once the codes queued so far (signup, forgotPassword, the resends) are in the
+   * outbox — what GET /_local/outbox waits for before answering.
+   */
+  codesSent(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -350,6 +355,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   return {
     baseUrl,
     outbox,
+    codesSent: async () => {
+      await accountCodeQueue.idle(codeQueueWaitMs);
+    },
     close: async () => {
       webhookDelivery.stop();
       stopInboundSweeps();
