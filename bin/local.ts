@@ -24,3 +24,10 @@ const stop = async () => {
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
+
+// `npm start` runs this through a shell, and a SIGTERM sent to npm (a process manager's stop)
+// ends that shell without reaching us. A new parent means we were left behind: stop as well.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) void stop();
+}, 500).unref();

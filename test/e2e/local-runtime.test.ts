@@ -12,6 +12,21 @@ afterAll(async () => {
   await service?.stop();
 });
 
+/** Finds the DynamoDB Local process of a service by its port: empty once it is gone. */
+function javaOf(own: LocalService): () => string {
+  const dynamoPort = /DynamoDB Local at http:\/\/127\.0\.0\.1:(\d+)/.exec(own.output())?.[1];
+  expect(dynamoPort).toBeDefined();
+  return () => {
+    try {
+      return execFileSync('pgrep', ['-f', `DynamoDBLocal.jar -port ${dynamoPort} `])
+        .toString()
+        .trim();
+    } catch {
+      return '';
+    }
+  };
+}
+
 describe('the local runtime (npm start)', () => {
   it('serves the OpenAPI document at /v1/openapi.json', async () => {
     const response = await fetch(`${service.baseUrl}/openapi.json`);
@@ -47,19 +62,25 @@ describe('the local runtime (npm start)', () => {
 describe('stopping the local runtime', () => {
   it('leaves no DynamoDB Local process behind', async () => {
     const own = await startLocalService();
-    const dynamoPort = /DynamoDB Local at http:\/\/127\.0\.0\.1:(\d+)/.exec(own.output())?.[1];
-    expect(dynamoPort).toBeDefined();
-    const javaOnPort = () => {
-      try {
-        return execFileSync('pgrep', ['-f', `DynamoDBLocal.jar -port ${dynamoPort} `])
-          .toString()
-          .trim();
-      } catch {
-        return '';
-      }
-    };
+    const javaOnPort = javaOf(own);
     expect(javaOnPort()).not.toBe('');
     await own.stop();
+    await expect.poll(javaOnPort, { timeout: 10_000 }).toBe('');
+  });
+
+  it('stops, DynamoDB Local included, when npm start is sent SIGTERM', async () => {
+    const viaNpm = await startLocalService({}, 'npm start');
+    const javaOnPort = javaOf(viaNpm);
+    const serving = () =>
+      fetch(`${viaNpm.baseUrl}/.well-known/jwks.json`).then(
+        (response) => response.status,
+        () => 'refused',
+      );
+    expect(await serving()).toBe(200);
+
+    await viaNpm.stop();
+
+    await expect.poll(serving, { timeout: 10_000 }).toBe('refused');
     await expect.poll(javaOnPort, { timeout: 10_000 }).toBe('');
   });
 });

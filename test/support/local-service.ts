@@ -14,11 +14,18 @@ export interface LocalService {
 const root = resolve(import.meta.dirname, '..', '..');
 
 /**
- * Starts the service exactly as `npm start` does (bin/local.ts), on a free port with an in-memory
+ * Starts the service as `npm start` does (bin/local.ts; or through npm itself), on a free port with an in-memory
  * DynamoDB Local, and talks to it only over HTTP: a black box.
  */
-export async function startLocalService(env: Record<string, string> = {}): Promise<LocalService> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+export async function startLocalService(
+  env: Record<string, string> = {},
+  launch: 'node' | 'npm start' = 'node',
+): Promise<LocalService> {
+  const [command, args] =
+    launch === 'node'
+      ? [process.execPath, ['--import', 'tsx', 'bin/local.ts']]
+      : ['npm', ['start', '--silent']];
+  const child: ChildProcess = spawn(command, args, {
     cwd: root,
     env: {
       ...process.env,
