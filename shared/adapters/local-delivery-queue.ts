@@ -49,17 +49,21 @@ export class LocalDeliveryQueue implements DeliveryQueue {
   ) {}
 
   async enqueue(messages: EnqueuedAttempt[]): Promise<void> {
+    // Messages sent together with the same delay become visible together: one timer each group,
+    // so they reach the worker in one batch however slow the event loop is.
+    const byDelay = new Map<number, QueuedMessage[]>();
     for (const message of messages) {
-      this.deliverLater(
-        {
-          messageId: randomUUID(),
-          body: encodeAttemptMessage(message),
-          sentAt: Date.now(),
-          receiveCount: 0,
-        },
-        Math.min(900, Math.max(0, message.delaySeconds)) * 1000,
-      );
+      const delayMs = Math.min(900, Math.max(0, message.delaySeconds)) * 1000;
+      const group = byDelay.get(delayMs) ?? [];
+      group.push({
+        messageId: randomUUID(),
+        body: encodeAttemptMessage(message),
+        sentAt: Date.now(),
+        receiveCount: 0,
+      });
+      byDelay.set(delayMs, group);
     }
+    for (const [delayMs, group] of byDelay) this.deliverLater(group, delayMs);
   }
 
   /** Resolves once nothing is queued, delayed or running (benchmarks wait on it). */
@@ -80,11 +84,11 @@ export class LocalDeliveryQueue implements DeliveryQueue {
     );
   }
 
-  private deliverLater(message: QueuedMessage, delayMs: number): void {
-    if (this.stopped) return;
+  private deliverLater(messages: QueuedMessage[], delayMs: number): void {
+    if (this.stopped || messages.length === 0) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      this.ready.push(message);
+      this.ready.push(...messages);
       this.schedulePump();
     }, delayMs);
     timer.unref();
@@ -141,14 +145,15 @@ export class LocalDeliveryQueue implements DeliveryQueue {
       log.error('local delivery worker threw; the batch will be received again', { error });
       failedIds = new Set(batch.map((message) => message.messageId));
     }
-    for (const message of batch) {
-      if (!failedIds.has(message.messageId)) continue;
+    const again = batch.filter((message) => {
+      if (!failedIds.has(message.messageId)) return false;
       if (message.receiveCount >= (this.options.maxReceiveCount ?? 5)) {
         log.error('delivery message moved to the dead-letter queue', { body: message.body });
-        continue;
+        return false;
       }
-      this.deliverLater(message, this.options.visibilityTimeoutMs ?? 5_000);
-    }
+      return true;
+    });
+    this.deliverLater(again, this.options.visibilityTimeoutMs ?? 5_000);
   }
 }
 
