@@ -83,11 +83,15 @@ describe('the local runtime’s inbound sweeper', () => {
 
     await advanceClock(inboundSweepGraceMs / 1000 + 1);
 
-    const subscription = await eventually(() => findSubscription(account, subscriptionId));
-    expect(subscription).toMatchObject({ status: 'trialing' });
-    expect(await inboundEventState('gateway-b', event.id)).toEqual({
+    // The worker writes the subscription, then marks the event processed: wait for the latter.
+    const state = await eventually(async () => {
+      const current = await inboundEventState('gateway-b', event.id);
+      return current?.status === 'processed' ? current : undefined;
+    });
+    expect(state).toEqual({
       status: 'processed',
       result: `subscription ${subscriptionId} updated`,
     });
+    expect(await findSubscription(account, subscriptionId)).toMatchObject({ status: 'trialing' });
   });
 });
