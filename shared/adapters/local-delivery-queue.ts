@@ -1,13 +1,17 @@
-import { createHash, randomUUID } from 'node:crypto';
-import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
 import { systemClock } from '../domain/clock.js';
 import type { AttemptMessage } from '../domain/webhooks/model.js';
 import type { DeliveryQueue, EnqueuedAttempt, RetryScheduler } from '../domain/webhooks/ports.js';
+import { lambdaContext } from '../local/lambda-context.js';
 import { log } from '../log.js';
 import { encodeAttemptMessage } from './attempt-message.js';
-
-/** The queue worker as the local runtime invokes it: the deployed handler module's export. */
-export type QueueWorker = (event: SQSEvent, context: Context) => Promise<unknown>;
+import {
+  batchItemFailures,
+  type LocalMessage,
+  type QueueWorker,
+  queueMemoryMb,
+  sqsRecord,
+} from './local-sqs.js';
 
 export interface LocalQueueOptions {
   /** Records per invocation (the event source mapping's batch size). @default 10 */
@@ -20,15 +24,6 @@ export interface LocalQueueOptions {
   maxReceiveCount?: number;
 }
 
-interface QueuedMessage {
-  messageId: string;
-  body: string;
-  sentAt: number;
-  receiveCount: number;
-}
-
-const queueArn = 'arn:aws:sqs:us-east-1:000000000000:local-delivery';
-
 /**
  * The local runtime's stand-in for the SQS delivery queue and its Lambda event source: delays
  * are timers, records go to the worker in batches shaped like real SQSEvents, records named in
@@ -36,7 +31,7 @@ const queueArn = 'arn:aws:sqs:us-east-1:000000000000:local-delivery';
  * timeout, like SQS redelivers them.
  */
 export class LocalDeliveryQueue implements DeliveryQueue {
-  private readonly ready: QueuedMessage[] = [];
+  private readonly ready: LocalMessage[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private running = 0;
   private stopped = false;
@@ -51,7 +46,7 @@ export class LocalDeliveryQueue implements DeliveryQueue {
   async enqueue(messages: EnqueuedAttempt[]): Promise<void> {
     // Messages sent together with the same delay become visible together: one timer each group,
     // so they reach the worker in one batch however slow the event loop is.
-    const byDelay = new Map<number, QueuedMessage[]>();
+    const byDelay = new Map<number, LocalMessage[]>();
     for (const message of messages) {
       const delayMs = Math.min(900, Math.max(0, message.delaySeconds)) * 1000;
       const group = byDelay.get(delayMs) ?? [];
@@ -84,7 +79,7 @@ export class LocalDeliveryQueue implements DeliveryQueue {
     );
   }
 
-  private deliverLater(messages: QueuedMessage[], delayMs: number): void {
+  private deliverLater(messages: LocalMessage[], delayMs: number): void {
     if (this.stopped || messages.length === 0) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
@@ -118,28 +113,15 @@ export class LocalDeliveryQueue implements DeliveryQueue {
     }
   }
 
-  private async invoke(batch: QueuedMessage[]): Promise<void> {
-    const now = Date.now();
+  private async invoke(batch: LocalMessage[]): Promise<void> {
     for (const message of batch) message.receiveCount += 1;
-    const records: SQSRecord[] = batch.map((message) => ({
-      messageId: message.messageId,
-      receiptHandle: `${message.messageId}#${message.receiveCount}`,
-      body: message.body,
-      attributes: {
-        ApproximateReceiveCount: String(message.receiveCount),
-        SentTimestamp: String(message.sentAt),
-        SenderId: 'local',
-        ApproximateFirstReceiveTimestamp: String(now),
-      },
-      messageAttributes: {},
-      md5OfBody: createHash('md5').update(message.body).digest('hex'),
-      eventSource: 'aws:sqs',
-      eventSourceARN: queueArn,
-      awsRegion: 'us-east-1',
-    }));
+    const records = batch.map((message) => sqsRecord('local-delivery', message));
     let failedIds: Set<string>;
     try {
-      const response = await this.worker({ Records: records }, localContext());
+      const response = await this.worker(
+        { Records: records },
+        lambdaContext('deliverWebhook', queueMemoryMb),
+      );
       failedIds = new Set(batchItemFailures(response));
     } catch (error) {
       log.error('local delivery worker threw; the batch will be received again', { error });
@@ -155,33 +137,6 @@ export class LocalDeliveryQueue implements DeliveryQueue {
     });
     this.deliverLater(again, this.options.visibilityTimeoutMs ?? 5_000);
   }
-}
-
-function batchItemFailures(response: unknown): string[] {
-  if (typeof response !== 'object' || response === null) return [];
-  const failures = (response as { batchItemFailures?: unknown }).batchItemFailures;
-  if (!Array.isArray(failures)) return [];
-  return failures
-    .map((failure: { itemIdentifier?: unknown }) => failure.itemIdentifier)
-    .filter((id): id is string => typeof id === 'string');
-}
-
-function localContext(): Context {
-  const requestId = randomUUID();
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'deliverWebhook',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:000000000000:function:deliverWebhook',
-    memoryLimitInMB: '512',
-    awsRequestId: requestId,
-    logGroupName: '/aws/lambda/deliverWebhook',
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => 30_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 }
 
 /**

@@ -21,6 +21,7 @@ import { advanceSystemClock, systemClock } from '../domain/clock.js';
 import { errorResponse, type HttpResponse, successResponse } from '../http/responses.js';
 import { type HttpRouteEntry, httpRoutes, routes } from '../http/routes.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.js';
+import { lambdaContext } from './lambda-context.js';
 import { localScheduleIntervalMs, runPeriodically } from './periodic.js';
 import { startLocalWebhookDelivery } from './webhook-delivery.js';
 
@@ -47,6 +48,9 @@ export interface LocalRuntime {
 
 // biome-ignore lint/suspicious/noExplicitAny: a Lambda handler's event type varies by surface.
 type LambdaHandler = (event: any, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** The memory the stack gives API functions, reported in the contexts the runtime passes. */
+const httpMemoryMb = 1024;
 
 /** How long the local endpoints wait for queued account codes to be sent. */
 const codeQueueWaitMs = 5_000;
@@ -102,23 +106,6 @@ function match(method: string, path: string): MatchedRoute | undefined {
     if (route.surface === 'function-url') receiverOnPath ??= { route, params };
   }
   return receiverOnPath;
-}
-
-function lambdaContext(requestId: string, name: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${name}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: requestId,
-    logGroupName: `/aws/lambda/${name}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => 30_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 }
 
 const isTextual = (contentType: string | undefined) =>
@@ -271,7 +258,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const handlerOf = (name: string) =>
     handlers.get(routes.find((route) => route.name === name)?.entry ?? '')!;
   const webhookDelivery = startLocalWebhookDelivery(handlerOf('deliverWebhook'), () =>
-    handlerOf('sweepDeliveries')({}, lambdaContext('sweep', 'sweepDeliveries')),
+    handlerOf('sweepDeliveries')({}, lambdaContext('sweepDeliveries', httpMemoryMb, 'sweep')),
   );
   // Accepted inbound webhooks go to the processInboundEvent handler, as SQS would deliver them.
   const inboundQueue = new LocalInboundQueue(handlerOf('processInboundEvent'));
@@ -281,7 +268,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   useAccountCodeQueue(accountCodeQueue);
   const stopInboundSweeps = runPeriodically(
     'inbound sweeper',
-    () => handlerOf('sweepInboundEvents')({}, lambdaContext('sweep', 'sweepInboundEvents')),
+    () =>
+      handlerOf('sweepInboundEvents')(
+        {},
+        lambdaContext('sweepInboundEvents', httpMemoryMb, 'sweep'),
+      ),
     localScheduleIntervalMs,
   );
 
@@ -337,7 +328,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         matched.route.surface === 'api'
           ? restEvent(request, url, matched, body, requestId)
           : functionUrlEvent(request, url, body, requestId);
-      send(response, await handler(event, lambdaContext(requestId, matched.route.name)));
+      send(
+        response,
+        await handler(event, lambdaContext(matched.route.name, httpMemoryMb, requestId)),
+      );
     } catch (error) {
       console.error('local runtime: handler crashed', error);
       send(response, errorResponse('internal_error', 'Something went wrong on our side'));

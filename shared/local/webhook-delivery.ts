@@ -1,9 +1,6 @@
 import { useRetryScheduler } from '../adapters/eventbridge-retry-scheduler.js';
-import {
-  LocalDeliveryQueue,
-  LocalRetryScheduler,
-  type QueueWorker,
-} from '../adapters/local-delivery-queue.js';
+import { LocalDeliveryQueue, LocalRetryScheduler } from '../adapters/local-delivery-queue.js';
+import type { QueueWorker } from '../adapters/local-sqs.js';
 import { useDeliveryQueue } from '../adapters/sqs-delivery-queue.js';
 import { localScheduleIntervalMs, runPeriodically } from './periodic.js';
 
