@@ -1,14 +1,10 @@
-import {
-  SendMessageBatchCommand,
-  type SendMessageBatchRequestEntry,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { required } from '../config.js';
 import type { DeliveryQueue, EnqueuedAttempt } from '../domain/webhooks/ports.js';
 import { encodeAttemptMessage } from './attempt-message.js';
+import { sendMessageBatches } from './sqs-batches.js';
 
-/** SQS's limits: 10 entries per SendMessageBatch, delays up to 900 seconds. */
-const batchSize = 10;
+/** SQS's longest message delay. */
 const maxDelaySeconds = 900;
 
 /**
@@ -23,32 +19,15 @@ export class SqsDeliveryQueue implements DeliveryQueue {
   ) {}
 
   async enqueue(messages: EnqueuedAttempt[]): Promise<void> {
-    const entries = messages.map(
-      (message, index): SendMessageBatchRequestEntry => ({
-        Id: String(index),
+    await sendMessageBatches(
+      this.client,
+      this.queueUrl,
+      messages.map((message) => ({
         MessageBody: encodeAttemptMessage(message),
         DelaySeconds: Math.min(maxDelaySeconds, Math.max(0, Math.ceil(message.delaySeconds))),
-      }),
+      })),
+      'delivery',
     );
-    const batches: SendMessageBatchRequestEntry[][] = [];
-    for (let start = 0; start < entries.length; start += batchSize) {
-      batches.push(entries.slice(start, start + batchSize));
-    }
-    await Promise.all(batches.map((batch) => this.sendBatch(batch)));
-  }
-
-  private async sendBatch(entries: SendMessageBatchRequestEntry[]): Promise<void> {
-    let pending = entries;
-    for (let round = 0; round < 2 && pending.length > 0; round++) {
-      const { Failed } = await this.client.send(
-        new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: pending }),
-      );
-      const failedIds = new Set((Failed ?? []).map((failure) => failure.Id));
-      pending = pending.filter((entry) => failedIds.has(entry.Id));
-    }
-    if (pending.length > 0) {
-      throw new Error(`SQS refused ${pending.length} delivery message(s)`);
-    }
   }
 }
 

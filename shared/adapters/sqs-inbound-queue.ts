@@ -1,19 +1,13 @@
-import {
-  SendMessageBatchCommand,
-  type SendMessageBatchRequestEntry,
-  SendMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { required } from '../config.js';
 import type { InboundQueue } from '../domain/inbound/ports.js';
 import { encodeProcessingRequest } from './inbound-message.js';
-
-/** SQS's limit of entries per SendMessageBatch. */
-const batchSize = 10;
+import { sendMessageBatches } from './sqs-batches.js';
 
 /**
  * The inbound queue on SQS (INBOUND_QUEUE_URL): one SendMessage per accepted event; the sweeper's
- * re-queues go in SendMessageBatch chunks of 10.
+ * re-queues go in SendMessageBatch chunks of 10 (a refused entry is sent once more, then the call
+ * throws and the events stay due for the next sweep).
  */
 export class SqsInboundQueue implements InboundQueue {
   constructor(
@@ -35,29 +29,12 @@ export class SqsInboundQueue implements InboundQueue {
    * events stay due in the table and the next sweep sends them again).
    */
   async enqueueMany(requests: Parameters<InboundQueue['enqueueMany']>[0]): Promise<void> {
-    const entries = requests.map(
-      (request, index): SendMessageBatchRequestEntry => ({
-        Id: String(index),
-        MessageBody: encodeProcessingRequest(request),
-      }),
+    await sendMessageBatches(
+      this.client,
+      this.queueUrl,
+      requests.map((request) => ({ MessageBody: encodeProcessingRequest(request) })),
+      'inbound',
     );
-    const batches: SendMessageBatchRequestEntry[][] = [];
-    for (let start = 0; start < entries.length; start += batchSize) {
-      batches.push(entries.slice(start, start + batchSize));
-    }
-    await Promise.all(batches.map((batch) => this.sendBatch(batch)));
-  }
-
-  private async sendBatch(entries: SendMessageBatchRequestEntry[]): Promise<void> {
-    let pending = entries;
-    for (let round = 0; round < 2 && pending.length > 0; round++) {
-      const { Failed } = await this.client.send(
-        new SendMessageBatchCommand({ QueueUrl: this.queueUrl, Entries: pending }),
-      );
-      const failedIds = new Set((Failed ?? []).map((failure) => failure.Id));
-      pending = pending.filter((entry) => failedIds.has(entry.Id));
-    }
-    if (pending.length > 0) throw new Error(`SQS refused ${pending.length} inbound message(s)`);
   }
 }
 
