@@ -1,33 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   dynamoInboundEventStore,
   inboundEventState,
 } from '../../shared/adapters/dynamo-inbound-events.js';
 import { findSubscription } from '../../shared/adapters/dynamo-subscriptions.js';
-import { useDocumentClient } from '../../shared/adapters/dynamodb.js';
 import { inboundSweepGraceMs } from '../../shared/domain/inbound/sweep-events.js';
 import { gatewayBEvent } from '../domain/inbound-support.js';
-import { type LocalService, startLocalService } from '../support/local-service.js';
+import { type LocalService, startLocalService, useServiceTable } from '../support/local-service.js';
 
 let service: LocalService;
 
 beforeAll(async () => {
   service = await startLocalService();
-  const endpoint = /DynamoDB Local at (http:\/\/\S+?)\)/.exec(service.output())?.[1];
-  if (endpoint === undefined) throw new Error(`no DynamoDB endpoint in:\n${service.output()}`);
-  process.env.TABLE_NAME = 'service-local';
-  useDocumentClient(
-    DynamoDBDocumentClient.from(
-      new DynamoDBClient({
-        endpoint,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }),
-    ),
-  );
+  useServiceTable(service);
 });
 
 afterAll(async () => {

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   dynamoInboundAttemptLog,
@@ -8,7 +6,6 @@ import {
 } from '../../shared/adapters/dynamo-inbound-events.js';
 import { findMessagingRecord } from '../../shared/adapters/dynamo-messaging-records.js';
 import { findSubscription } from '../../shared/adapters/dynamo-subscriptions.js';
-import { useDocumentClient } from '../../shared/adapters/dynamodb.js';
 import { keys } from '../../shared/adapters/keys.js';
 import type { InboundSource } from '../../shared/domain/inbound/model.js';
 import {
@@ -18,7 +15,7 @@ import {
   hexHmac,
   messagingNotification,
 } from '../domain/inbound-support.js';
-import { type LocalService, startLocalService } from '../support/local-service.js';
+import { type LocalService, startLocalService, useServiceTable } from '../support/local-service.js';
 
 const secrets = {
   GATEWAY_A_WEBHOOK_SECRET: 'gateway-a-new,gateway-a-old',
@@ -32,18 +29,7 @@ let service: LocalService;
 beforeAll(async () => {
   service = await startLocalService(secrets);
   // Audit and state are read with the service's own repositories, from its DynamoDB Local.
-  const endpoint = /DynamoDB Local at (http:\/\/\S+?)\)/.exec(service.output())?.[1];
-  if (endpoint === undefined) throw new Error(`no DynamoDB endpoint in:\n${service.output()}`);
-  process.env.TABLE_NAME = 'service-local';
-  useDocumentClient(
-    DynamoDBDocumentClient.from(
-      new DynamoDBClient({
-        endpoint,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }),
-    ),
-  );
+  useServiceTable(service);
 });
 
 afterAll(async () => {

@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { useDocumentClient } from '../../shared/adapters/dynamodb.js';
 
 export interface LocalService {
   /** Base URL ending in /v1. */
@@ -73,4 +76,23 @@ export async function startLocalService(
       await exited;
     },
   };
+}
+
+/**
+ * Points this test process's repositories at the service's own DynamoDB Local and table, so a
+ * black-box test can read the state and audit the service wrote.
+ */
+export function useServiceTable(service: LocalService): void {
+  const endpoint = /DynamoDB Local at (http:\/\/\S+?)\)/.exec(service.output())?.[1];
+  if (endpoint === undefined) throw new Error(`no DynamoDB endpoint in:\n${service.output()}`);
+  process.env.TABLE_NAME = 'service-local';
+  useDocumentClient(
+    DynamoDBDocumentClient.from(
+      new DynamoDBClient({
+        endpoint,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+    ),
+  );
 }
