@@ -110,6 +110,24 @@ export function smsAllowedCountries(): string[] {
   return countries;
 }
 
+/**
+ * PUBLIC_BASE_URLS: where clients reach this API, comma-separated, each ending in /v1 (the stage
+ * URL, then any custom domain), listed as the OpenAPI document's `servers`. Configuration, never
+ * the request's Host or X-Forwarded-* headers: a document built from those can be poisoned for
+ * every client behind a cache. Unset, the document names the relative `/v1`, which resolves
+ * against wherever the client fetched it from.
+ */
+export function publicBaseUrls(): string[] {
+  const urls = list('PUBLIC_BASE_URLS');
+  const invalid = urls.filter((url) => !/^https?:\/\/[^/\s]+\/v1$/.test(url));
+  if (invalid.length > 0) {
+    throw new Error(
+      `Invalid configuration: PUBLIC_BASE_URLS must be absolute URLs ending in /v1, got "${invalid.join(',')}"`,
+    );
+  }
+  return urls.length > 0 ? urls : ['/v1'];
+}
+
 export function optionalSetting(name: string): string | undefined {
   return optional(name);
 }

@@ -161,7 +161,7 @@ function operation(route: HttpRouteEntry): JsonObject {
  * schemas (so it cannot drift from what the handlers accept). Receivers live on Function URLs
  * on AWS; their paths are those the local runtime serves.
  */
-export function openApiDocument(serverUrl: string): JsonObject {
+export function openApiDocument(serverUrls: readonly string[]): JsonObject {
   const paths: Record<string, JsonObject> = {};
   for (const route of httpRoutes) {
     paths[route.path] ??= {};
@@ -175,7 +175,7 @@ export function openApiDocument(serverUrl: string): JsonObject {
       description:
         'Sign-up with email OTP, JWT sessions with rotating refresh tokens, SMS OTP, password reset, inbound gateway webhooks and signed outbound webhooks. Envelopes, error codes and rate limits as documented in the README.',
     },
-    servers: [{ url: serverUrl }],
+    servers: serverUrls.map((url) => ({ url })),
     paths,
     components,
   };

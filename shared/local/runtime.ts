@@ -26,7 +26,7 @@ import { localScheduleIntervalMs, runPeriodically } from './periodic.js';
 import { startLocalWebhookDelivery } from './webhook-delivery.js';
 
 export interface LocalRuntimeOptions {
-  /** HTTP port; 0 picks a free one. @default 3000 */
+  /** HTTP port; 0 or undefined picks a free one. */
   port?: number;
   /** Where DynamoDB Local keeps its data; undefined keeps it in memory. */
   dataDirectory?: string;
@@ -202,6 +202,26 @@ function functionUrlEvent(
   };
 }
 
+/**
+ * The request target as a URL on this runtime's own origin: only the path and query the client
+ * sent are used, never its Host header, which may be anything and must not shape an answer.
+ * Origin-form (`/v1/…`) and absolute-form (`http://host/v1/…`) targets are accepted; anything
+ * else (`*`, a bare word) is undefined.
+ */
+function requestTarget(target: string | undefined, origin: string): URL | undefined {
+  if (target === undefined) return undefined;
+  let pathAndQuery = target;
+  if (!target.startsWith('/')) {
+    if (!URL.canParse(target)) return undefined;
+    const absolute = new URL(target);
+    pathAndQuery = `${absolute.pathname}${absolute.search}`;
+  }
+  // Appended to the origin rather than resolved against it: `//v1/x` stays a path, not a host.
+  const url = `${origin}${pathAndQuery}`;
+  return URL.canParse(url) ? new URL(url) : undefined;
+}
+
+/** The body, or undefined once it passes `maxRequestBytes` (the rest is left unread). */
 async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -213,8 +233,12 @@ async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   return Buffer.concat(chunks);
 }
 
-function send(response: ServerResponse, result: HttpResponse | APIGatewayProxyResult): void {
-  const headers: Record<string, string> = {};
+function send(
+  response: ServerResponse,
+  result: HttpResponse | APIGatewayProxyResult,
+  extraHeaders: Record<string, string> = {},
+): void {
+  const headers: Record<string, string> = { ...extraHeaders };
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   const isBase64 = 'isBase64Encoded' in result && result.isBase64Encoded === true;
   response.writeHead(result.statusCode, headers);
@@ -242,6 +266,12 @@ async function loadHandlers(): Promise<Map<string, LambdaHandler>> {
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const verbose = options.verbose ?? true;
   for (const [name, value] of Object.entries(localDefaults)) process.env[name] ??= value;
+  // The port is known before the handlers load: their configuration (the OpenAPI document's
+  // servers) is read at cold start, as on AWS, and names this runtime's own address.
+  const port = options.port || (await freePort());
+  const origin = `http://localhost:${port}`;
+  const baseUrl = `${origin}/v1`;
+  process.env.PUBLIC_BASE_URLS ??= baseUrl;
 
   const dynamoPort = await freePort();
   const dynamo = await startDynamoDbLocal(dynamoPort, options.dataDirectory);
@@ -276,9 +306,22 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     localScheduleIntervalMs,
   );
 
-  const server: Server = createServer(async (request, response) => {
+  // Node would answer a missing Host with a bare 400; the handler below answers it in the envelope.
+  const server: Server = createServer({ requireHostHeader: false }, async (request, response) => {
     try {
-      const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
+      if (request.httpVersion === '1.1' && request.headers.host === undefined) {
+        // RFC 9112 §3.2: a server must refuse an HTTP/1.1 request without a Host header.
+        send(response, errorResponse('invalid_request', 'An HTTP/1.1 request needs a Host header'));
+        return;
+      }
+      const url = requestTarget(request.url, origin);
+      if (url === undefined) {
+        send(
+          response,
+          errorResponse('invalid_request', 'The request target must be a path such as /v1/…'),
+        );
+        return;
+      }
       if (url.pathname === '/_local/outbox' && request.method === 'GET') {
         // Codes queued by earlier requests are sent first: `forgot-password` then `outbox` shows
         // the code, as it did when codes were sent on the request path.
@@ -317,9 +360,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         );
         return;
       }
-      const body = await readBody(request);
+      // A body over the limit is refused as soon as it is known to be one (declared, or read so
+      // far), and its connection closes: the unread rest must not be parsed as the next request.
+      const body =
+        Number(request.headers['content-length'] ?? 0) > maxRequestBytes
+          ? undefined
+          : await readBody(request);
       if (body === undefined) {
-        send(response, errorResponse('payload_too_large', 'The request body is too large'));
+        send(response, errorResponse('payload_too_large', 'The request body is too large'), {
+          connection: 'close',
+        });
         return;
       }
       const requestId = randomUUID();
@@ -337,12 +387,25 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       send(response, errorResponse('internal_error', 'Something went wrong on our side'));
     }
   });
+  // Framing Node's parser cannot read (a header without a colon, an oversized header block):
+  // the error envelope, and the connection closes since nothing after it can be trusted.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    // As Node's documentation does: nothing to answer on a connection that is already gone.
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const { statusCode, body } = errorResponse(
+      'invalid_request',
+      `The request could not be parsed as HTTP/1.1 (${error.code ?? 'malformed'})`,
+    );
+    socket.end(
+      `HTTP/1.1 ${statusCode} Bad Request\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((listening) =>
-    server.listen(options.port ?? 3000, '127.0.0.1', listening),
-  );
-  const { port } = server.address() as AddressInfo;
-  const baseUrl = `http://localhost:${port}/v1`;
+  await new Promise<void>((listening) => server.listen(port, '127.0.0.1', listening));
   if (verbose)
     console.log(`Service listening on ${baseUrl} (DynamoDB Local at ${dynamo.endpoint})`);
 

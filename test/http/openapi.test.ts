@@ -11,7 +11,7 @@ type Operation = {
   parameters?: { name: string; in: string }[];
 };
 
-const document = openApiDocument('http://localhost:3000/v1');
+const document = openApiDocument(['http://localhost:3000/v1']);
 const paths = document.paths as Record<string, Record<string, Operation>>;
 
 describe('the OpenAPI document', () => {
