@@ -128,6 +128,24 @@ export function publicBaseUrls(): string[] {
   return urls.length > 0 ? urls : ['/v1'];
 }
 
+/**
+ * CORS_ALLOWED_ORIGINS: the browser origins (`https://app.example.com`, comma-separated) whose
+ * pages may call the API; `*` allows any. Empty allows none: the API is for servers and native
+ * apps, and the dashboard is served from the API's own origin (contract.md, "HTTP details").
+ */
+export function corsAllowedOrigins(): string[] {
+  const origins = list('CORS_ALLOWED_ORIGINS');
+  const invalid = origins.filter(
+    (origin) => origin !== '*' && !/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i.test(origin),
+  );
+  if (invalid.length > 0) {
+    throw new Error(
+      `Invalid configuration: CORS_ALLOWED_ORIGINS must be origins such as https://app.example.com, got "${invalid.join(',')}"`,
+    );
+  }
+  return origins;
+}
+
 export function optionalSetting(name: string): string | undefined {
   return optional(name);
 }

@@ -4,11 +4,12 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as v from 'valibot';
 import { dynamoWindowCounter } from '../adapters/window-counter.js';
-import { rateLimitPerMinute } from '../config.js';
+import { corsAllowedOrigins, rateLimitPerMinute } from '../config.js';
 import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
 import { consume, type RateLimitDecision } from '../domain/rate-limit.js';
 import { log } from '../log.js';
+import { corsHeaders } from './cors.js';
 import {
   type HttpResponse,
   type PageMeta,
@@ -122,7 +123,49 @@ function lowerCaseHeaders(headers: ApiEvent['headers'] | null | undefined): Reco
   return result;
 }
 
-/** Normalises headers, remembers the request id and logs one line per request. */
+/**
+ * `APPLICATION/JSON ; Charset=UTF-8` as `application/json; charset=UTF-8`: type, subtype and
+ * parameter names are case-insensitive (RFC 9110 §8.3.1), and the JSON parser compares them as
+ * written.
+ */
+function normalisedMediaType(contentType: string): string {
+  const [type = '', ...parameters] = contentType.split(';').map((part) => part.trim());
+  return [
+    type.toLowerCase(),
+    ...parameters.map((parameter) => {
+      const equals = parameter.indexOf('=');
+      return equals < 0
+        ? parameter.toLowerCase()
+        : `${parameter.slice(0, equals).trim().toLowerCase()}=${parameter.slice(equals + 1).trim()}`;
+    }),
+  ].join('; ');
+}
+
+/** Read once per cold start: a bad value fails the function's start, not an answer. */
+const allowedOrigins = corsAllowedOrigins();
+
+/**
+ * What every API answer carries besides its own headers: its request id, the OWASP REST security
+ * headers, `Cache-Control: no-store` (tokens, profiles and errors are never cached; documents
+ * meant for caching set their own), and CORS for the allowed browser origins.
+ */
+function answerHeaders(requestId: string, origin: string | undefined): Record<string, string> {
+  return {
+    'x-request-id': requestId,
+    'cache-control': 'no-store',
+    'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+    'referrer-policy': 'no-referrer',
+    'strict-transport-security': 'max-age=31536000; includeSubDomains',
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    ...corsHeaders(origin, allowedOrigins),
+  };
+}
+
+/**
+ * Normalises headers, remembers the request id, puts the headers of every answer on the response
+ * and logs one line per request.
+ */
 function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
   const finish = (event: ApiEvent, response: HttpResponse | null | undefined) => {
     const state = stateOf(event);
@@ -134,9 +177,22 @@ function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
       durationMs: Date.now() - state.startedAt,
     });
   };
+  const decorate = (event: ApiEvent, response: HttpResponse | null | undefined) => {
+    if (!response) return;
+    const state = stateOf(event);
+    // The answer's own headers win: a document sets its own Cache-Control.
+    response.headers = {
+      ...answerHeaders(state.requestId, state.headers.origin),
+      ...response.headers,
+    };
+    finish(event, response);
+  };
   return {
     before: ({ event }) => {
       const headers = lowerCaseHeaders(event.headers);
+      if (headers['content-type'] !== undefined) {
+        headers['content-type'] = normalisedMediaType(headers['content-type']);
+      }
       event.headers = headers;
       states.set(event, {
         headers,
@@ -146,8 +202,8 @@ function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
         startedAt: Date.now(),
       });
     },
-    after: ({ event, response }) => finish(event, response),
-    onError: ({ event, response }) => finish(event, response),
+    after: ({ event, response }) => decorate(event, response),
+    onError: ({ event, response }) => decorate(event, response),
   };
 }
 

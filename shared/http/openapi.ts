@@ -1,7 +1,7 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import { statusOfCode } from './responses.js';
-import { type HttpRouteEntry, httpRoutes } from './routes.js';
+import { type HttpRouteEntry, operations } from './routes.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -163,7 +163,7 @@ function operation(route: HttpRouteEntry): JsonObject {
  */
 export function openApiDocument(serverUrls: readonly string[]): JsonObject {
   const paths: Record<string, JsonObject> = {};
-  for (const route of httpRoutes) {
+  for (const route of operations) {
     paths[route.path] ??= {};
     paths[route.path]![route.method.toLowerCase()] = operation(route);
   }

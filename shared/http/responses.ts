@@ -45,15 +45,27 @@ export function successResponse(status: number, data: unknown, meta?: PageMeta):
   };
 }
 
+/**
+ * A detail as a sentence naming its field ("email must be a valid email address"): details are
+ * written as predicates ("must be …", "is required") next to their field, and read as sentences.
+ */
+export function detailSentence({ field, message }: ErrorDetail): string {
+  return message.startsWith(`${field} `) ? message : `${field} ${message}`;
+}
+
 export function errorResponse(
   code: ErrorCode,
   message: string,
   details: ErrorDetail[] = [],
 ): HttpResponse {
+  const sentences = details.map((detail) => ({
+    field: detail.field,
+    message: detailSentence(detail),
+  }));
   return {
     statusCode: statusOfCode[code],
     headers: { ...jsonHeaders },
-    body: JSON.stringify({ success: false, error: { code, message, details } }),
+    body: JSON.stringify({ success: false, error: { code, message, details: sentences } }),
   };
 }
 
@@ -80,11 +92,14 @@ export function responseForError(error: unknown, requestId: string): HttpRespons
     return response;
   }
   if (isHttpLikeError(error) && error.statusCode >= 400 && error.statusCode < 500) {
-    return errorResponse(
-      'invalid_request',
-      'The request body must be valid JSON sent as application/json',
-      [{ field: 'body', message: error.message }],
-    );
+    // @middy/http-json-body-parser's two refusals, both 415 there and 400 by the contract.
+    const problem =
+      error.message === 'Unsupported Media Type'
+        ? 'must be sent as application/json'
+        : 'must be valid JSON';
+    return errorResponse('invalid_request', `body ${problem}`, [
+      { field: 'body', message: problem },
+    ]);
   }
   log.error('unhandled error', { requestId, error });
   return errorResponse(

@@ -16,6 +16,9 @@ import * as webhooks from './schemas/webhooks.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+/** `ANY` only on the catch-all route, which answers what no operation serves. */
+type RouteMethod = HttpMethod | 'ANY';
+
 /**
  * - none: public (signature-authenticated receivers are `none` too);
  * - user: a Bearer access token whose session is live;
@@ -50,8 +53,8 @@ export interface Needs {
 interface HttpRoute {
   /** The operation id (service-interface.md's names where it has one). */
   name: string;
-  method: HttpMethod;
-  /** Path below /v1, with {param} placeholders. */
+  method: RouteMethod;
+  /** Path below /v1, with {param} placeholders (`{proxy+}`: any rest of the path). */
   path: string;
   /** The Lambda entry module, relative to the project root. */
   entry: string;
@@ -224,6 +227,16 @@ export const routes: Route[] = [
     tag: 'meta',
     summary: 'Public keys that verify access tokens',
     needs: { secrets: ['JWT_SIGNING_KEYS'] },
+  }),
+  api({
+    name: 'notFound',
+    method: 'ANY',
+    path: '/{proxy+}',
+    entry: 'functions/meta/not-found.ts',
+    auth: 'none',
+    tag: 'meta',
+    summary: 'What no operation serves: the 404 envelope, with the headers of every answer',
+    needs: {},
   }),
   api({
     name: 'openapi',
@@ -508,3 +521,8 @@ export const isHttpRoute = (route: Route): route is HttpRouteEntry =>
   route.surface === 'api' || route.surface === 'function-url';
 
 export const httpRoutes = routes.filter(isHttpRoute);
+
+/** The operations of the API, which the OpenAPI document describes: all but the catch-all. */
+export const operations = httpRoutes.filter(
+  (route): route is HttpRouteEntry & { method: HttpMethod } => route.method !== 'ANY',
+);

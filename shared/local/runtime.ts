@@ -17,7 +17,9 @@ import { useMailer } from '../adapters/ses-mailer.js';
 import { useSmsSender } from '../adapters/sns-sms-sender.js';
 import { useAccountCodeQueue } from '../adapters/sqs-account-code-queue.js';
 import { useInboundQueue } from '../adapters/sqs-inbound-queue.js';
+import { corsAllowedOrigins } from '../config.js';
 import { advanceSystemClock, systemClock } from '../domain/clock.js';
+import { preflightHeaders } from '../http/cors.js';
 import { errorResponse, type HttpResponse, successResponse } from '../http/responses.js';
 import { type HttpRouteEntry, httpRoutes, routes } from '../http/routes.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.js';
@@ -81,31 +83,65 @@ interface MatchedRoute {
   params: Record<string, string>;
 }
 
+/** A path template as API Gateway reads it: `{name}` is one segment, `{name+}` the rest. */
 function compile(route: HttpRouteEntry): RegExp {
   const pattern = route.path
     .split('/')
-    .map((segment) =>
-      segment.startsWith('{')
-        ? `(?<${segment.slice(1, -1)}>[^/]+)`
-        : segment.replace(/[.]/g, '\\.'),
-    )
+    .map((segment) => {
+      if (!segment.startsWith('{')) return segment.replace(/[.]/g, '\\.');
+      const greedy = segment.endsWith('+}');
+      return `(?<${segment.slice(1, greedy ? -2 : -1)}>${greedy ? '.+' : '[^/]+'})`;
+    })
     .join('/');
   return new RegExp(`^${pattern}$`);
 }
 
 const compiled = httpRoutes.map((route) => ({ route, pattern: compile(route) }));
 
-/** The route for a method and path; wrong-method calls to a receiver still reach it (it audits them). */
+/**
+ * The route for a method and path; wrong-method calls to a receiver still reach it (it audits
+ * them). What nothing else serves goes to the catch-all (`ANY /{proxy+}`), as on API Gateway.
+ */
 function match(method: string, path: string): MatchedRoute | undefined {
   let receiverOnPath: MatchedRoute | undefined;
+  let catchAll: MatchedRoute | undefined;
   for (const { route, pattern } of compiled) {
     const found = pattern.exec(path);
     if (!found) continue;
     const params = { ...found.groups };
-    if (route.method === method) return { route, params };
-    if (route.surface === 'function-url') receiverOnPath ??= { route, params };
+    if (route.method === 'ANY') catchAll ??= { route, params };
+    else if (route.method === method) return { route, params };
+    else if (route.surface === 'function-url') receiverOnPath ??= { route, params };
   }
-  return receiverOnPath;
+  return receiverOnPath ?? catchAll;
+}
+
+/** The methods the API operations serve on a path, for a CORS preflight. */
+function methodsOn(path: string): string[] {
+  return compiled
+    .filter(
+      ({ route, pattern }) =>
+        route.surface === 'api' && route.method !== 'ANY' && pattern.test(path),
+    )
+    .map(({ route }) => route.method);
+}
+
+/**
+ * A query parameter as sent: `+` stays a plus (`ada+tag@example.com`, `+447911123456`), where
+ * URLSearchParams reads it as a space.
+ */
+function literalQueryParam(url: URL, name: string): string | undefined {
+  for (const pair of url.search.slice(1).split('&')) {
+    const equals = pair.indexOf('=');
+    if ((equals < 0 ? pair : pair.slice(0, equals)) !== name) continue;
+    const value = equals < 0 ? '' : pair.slice(equals + 1);
+    try {
+      return decodeURIComponent(value);
+    } catch {
+      return value;
+    }
+  }
+  return undefined;
 }
 
 const isTextual = (contentType: string | undefined) =>
@@ -326,7 +362,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         // Codes queued by earlier requests are sent first: `forgot-password` then `outbox` shows
         // the code, as it did when codes were sent on the request path.
         await accountCodeQueue.idle(codeQueueWaitMs);
-        send(response, successResponse(200, outbox.list(url.searchParams.get('to') ?? undefined)));
+        send(response, successResponse(200, outbox.list(literalQueryParam(url, 'to'))));
         return;
       }
       if (url.pathname === '/_local/clock' && request.method === 'POST') {
@@ -348,6 +384,27 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
             now: new Date(systemClock.now()).toISOString(),
           }),
         );
+        return;
+      }
+      if (url.pathname.startsWith('/v1/') && request.method === 'OPTIONS') {
+        // A CORS preflight: API Gateway answers these itself, without a function.
+        const allowed = preflightHeaders(
+          request.headers.origin,
+          request.headers['access-control-request-method'],
+          methodsOn(url.pathname.slice('/v1'.length)),
+          corsAllowedOrigins(),
+        );
+        if (allowed === undefined) {
+          send(
+            response,
+            errorResponse(
+              'forbidden',
+              'Cross-origin request refused: the origin is not allowed or the path has no such method',
+            ),
+          );
+          return;
+        }
+        send(response, { statusCode: 204, headers: allowed, body: '' });
         return;
       }
       const matched = url.pathname.startsWith('/v1/')

@@ -205,7 +205,7 @@ describe('generic SMS codes', () => {
 
     expect(answer.status).toBe(400);
     expect(answer.body.error.details).toEqual([
-      { field: 'phone_number', message: 'must be a phone number in one of: US, GB' },
+      { field: 'phone_number', message: 'phone_number must be a phone number in one of: US, GB' },
     ]);
     expect(await api.outbox('+33612345678')).toEqual([]);
   });
@@ -382,12 +382,12 @@ describe('bad input', () => {
 
     expect(purpose.status).toBe(400);
     expect(purpose.body.error.details).toEqual([
-      { field: 'purpose', message: 'must be one of: login, generic' },
+      { field: 'purpose', message: 'purpose must be one of: login, generic' },
     ]);
     expect(phone.body.error.details).toEqual([
       { field: 'phone_number', message: expect.any(String) },
     ]);
-    expect(code.body.error.details).toEqual([{ field: 'code', message: 'must be 6 digits' }]);
+    expect(code.body.error.details).toEqual([{ field: 'code', message: 'code must be 6 digits' }]);
     expect(lookup.status).toBe(400);
     expect(lookup.body.error.details).toEqual([{ field: 'phone', message: expect.any(String) }]);
   });

@@ -459,7 +459,7 @@ describe('resendEmailOtp and resendMobileOtp', () => {
 
       expect(answer.status).toBe(400);
       expect(answer.body.error.details).toEqual([
-        { field: 'mobile_number', message: 'must be a phone number in one of: GB' },
+        { field: 'mobile_number', message: 'mobile_number must be a phone number in one of: GB' },
       ]);
       expect(made.sqs).toEqual([]);
     } finally {

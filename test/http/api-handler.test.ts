@@ -53,10 +53,10 @@ describe('the API middleware stack', () => {
     );
     expect(response.status).toBe(400);
     expect(response.body.error.details).toEqual([
-      { field: 'name', message: 'must be at most 10 characters' },
-      { field: 'age', message: 'must be a number' },
-      { field: 'admin', message: 'is not a known field' },
-      { field: 'role', message: 'is not a known field' },
+      { field: 'name', message: 'name must be at most 10 characters' },
+      { field: 'age', message: 'age must be a number' },
+      { field: 'admin', message: 'admin is not a known field' },
+      { field: 'role', message: 'role is not a known field' },
     ]);
   });
 
@@ -82,7 +82,7 @@ describe('the API middleware stack', () => {
     expect(JSON.parse(response.body).error.code).toBe('internal_error');
   });
 
-  it('maps a service error to its status and keeps its details', async () => {
+  it('maps a service error to its status, its details read as sentences naming the field', async () => {
     const conflicting = apiHandler({}, async () => {
       throw new ServiceError('conflict', 'Email is taken', [
         { field: 'email', message: 'is taken' },
@@ -91,7 +91,7 @@ describe('the API middleware stack', () => {
     const response = await conflicting(restEvent(), lambdaContext);
     expect(response.statusCode).toBe(409);
     expect(JSON.parse(response.body).error.details).toEqual([
-      { field: 'email', message: 'is taken' },
+      { field: 'email', message: 'email is taken' },
     ]);
   });
 
