@@ -8,7 +8,6 @@ export interface Answer {
   // biome-ignore lint/suspicious/noExplicitAny: response bodies are inspected field by field.
   body: any;
   headers: Headers;
-  ms: number;
 }
 
 export interface TokenPair {
@@ -37,19 +36,16 @@ export class AccountClient {
       headers['content-type'] ??= 'application/json';
     }
     if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-    const started = performance.now();
     const response = await fetch(`${this.service.baseUrl}${path}`, {
       method,
       headers,
       body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
     });
     const text = await response.text();
-    const ms = performance.now() - started;
     return {
       status: response.status,
       body: text ? JSON.parse(text) : undefined,
       headers: response.headers,
-      ms,
     };
   }
 
