@@ -446,19 +446,34 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   });
   // Framing Node's parser cannot read (a header without a colon, an oversized header block):
   // the error envelope, and the connection closes since nothing after it can be trusted.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket) => {
     // As Node's documentation does: nothing to answer on a connection that is already gone.
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
+      return;
+    }
+    // A header block over Node's limit: 431 (RFC 6585), with no body — no error code of the
+    // envelope's catalogue means it, and the method that would say whether a body may follow
+    // (not after HEAD) lies somewhere in the chunks already read.
+    if (error.code === 'HPE_HEADER_OVERFLOW') {
+      socket.end(
+        'HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-length: 0\r\nconnection: close\r\n\r\n',
+      );
       return;
     }
     const { statusCode, body } = errorResponse(
       'invalid_request',
       `The request could not be parsed as HTTP/1.1 (${error.code ?? 'malformed'})`,
     );
+    // `rawPacket` is the chunk the parser failed in: the envelope goes out when it visibly starts
+    // a request of a method other than HEAD (whose answers have no body), else the status alone.
+    const method = /^([A-Z]+) /.exec(
+      error.rawPacket?.subarray(0, 16).toString('latin1') ?? '',
+    )?.[1];
+    const sent = method !== undefined && method !== 'HEAD' ? body : '';
     socket.end(
       `HTTP/1.1 ${statusCode} Bad Request\r\ncontent-type: application/json; charset=utf-8\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+        `content-length: ${Buffer.byteLength(sent)}\r\nconnection: close\r\n\r\n${sent}`,
     );
   });
   server.keepAliveTimeout = 5_000;
