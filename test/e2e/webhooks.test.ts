@@ -341,7 +341,13 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
       new Webhook(rotated.body.data.secret).verify(testRequest?.body ?? '', headers),
     ).toBeTruthy();
     expect(new Webhook(first.secret).verify(testRequest?.body ?? '', headers)).toBeTruthy();
-    expect(testRequest?.headers['x-service-signature']?.split(',')).toHaveLength(2);
+    // The interface document's rule, and only it: the header is the hex HMAC of the body keyed
+    // with the (newest) secret.
+    expect(testRequest?.headers['x-service-signature']).toBe(
+      createHmac('sha256', rotated.body.data.secret)
+        .update(testRequest?.body ?? '')
+        .digest('hex'),
+    );
     expect(receiver.to('/ok-b')).toHaveLength(0);
 
     expect((await call('DELETE', `/webhooks/${second.id}`, { token: owner.token })).status).toBe(

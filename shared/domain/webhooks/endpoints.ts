@@ -96,8 +96,8 @@ export async function rotateEndpointSecret(
   return rotated;
 }
 
-/** The secrets that sign at `now`: the current one, and the previous one while it lasts. */
-export function signingSecrets(endpoint: WebhookEndpoint, now: number): string[] {
+/** The secrets that sign at `now`, newest first: the current one, and the previous one while it lasts. */
+export function signingSecrets(endpoint: WebhookEndpoint, now: number): [string, ...string[]] {
   return endpoint.previousSecret !== undefined && (endpoint.previousSecretExpiresAt ?? 0) > now
     ? [endpoint.secret, endpoint.previousSecret]
     : [endpoint.secret];

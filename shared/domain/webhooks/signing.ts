@@ -10,26 +10,24 @@ const standardKey = (secret: string): Buffer =>
   Buffer.from(secret.slice('whsec_'.length), 'base64');
 
 /**
- * The signature headers of one attempt. Each secret that is live signs: during the 24 hours after
- * a rotation both the new and the previous secret do, so a receiver still holding the old one
- * keeps verifying while it switches over.
+ * The signature headers of one attempt, given the live secrets newest first.
  *
- * - `X-Service-Signature`: lower-case hex HMAC-SHA256 of the body, keyed with the secret string
- *   (contract.md); several are comma-separated, newest first.
- * - `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` per secret,
- *   space-separated (the Standard Webhooks format, which lists several natively).
+ * - `X-Service-Signature`: exactly one lower-case hex HMAC-SHA256 of the body, keyed with the
+ *   newest secret string. The interface document's receiver compares the whole header with one
+ *   HMAC, so a second value (even during a rotation) would make it refuse every delivery.
+ * - `webhook-signature`: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` per live secret,
+ *   space-separated (Standard Webhooks lists several natively): during the 24 hours after a
+ *   rotation a receiver still holding the previous secret keeps verifying while it switches over.
  */
 export function signatureHeaders(
   messageId: string,
   timestampSeconds: number,
   body: string,
-  secrets: string[],
+  secrets: [string, ...string[]],
 ): Record<string, string> {
   const signedContent = `${messageId}.${timestampSeconds}.${body}`;
   return {
-    'x-service-signature': secrets
-      .map((secret) => createHmac('sha256', secret).update(body).digest('hex'))
-      .join(','),
+    'x-service-signature': createHmac('sha256', secrets[0]).update(body).digest('hex'),
     'webhook-id': messageId,
     'webhook-timestamp': String(timestampSeconds),
     'webhook-signature': secrets
