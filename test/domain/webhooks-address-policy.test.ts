@@ -3,7 +3,13 @@ import { resolveTarget } from '../../shared/adapters/webhook-url-guard.js';
 import { classifyAddress } from '../../shared/domain/webhooks/address-policy.js';
 
 describe('the SSRF address rule', () => {
-  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
+  it.each([
+    '93.184.215.14',
+    '8.8.8.8',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '::ffff:0:808:808',
+  ])(
     'admits the public address %s',
     (address) => {
       expect(classifyAddress(address)).toBe('public');
@@ -25,6 +31,8 @@ describe('the SSRF address rule', () => {
     '::ffff:127.0.0.1',
     '::ffff:7f00:1',
     '::ffff:10.0.0.1',
+    '::ffff:0:7f00:1',
+    '::ffff:0:127.0.0.1',
     '64:ff9b::a00:1',
     '2002:c0a8:0101::1',
   ])('treats %s as private (admitted only when private networks are allowed)', (address) => {
@@ -38,6 +46,7 @@ describe('the SSRF address rule', () => {
     'fd00:ec2::254',
     '::ffff:169.254.169.254',
     '::ffff:a9fe:a9fe',
+    '::ffff:0:a9fe:a9fe',
     '0.0.0.0',
     '224.0.0.1',
     '239.255.255.250',

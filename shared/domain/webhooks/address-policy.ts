@@ -112,6 +112,7 @@ const v6Private = [
 /** IPv6 forms that carry an IPv4 address, which is what gets reached: judge that one. */
 const v6Embedding = [
   { range: v6('::ffff:0:0/96'), shift: 0n }, // IPv4-mapped
+  { range: v6('::ffff:0:0:0/96'), shift: 0n }, // IPv4-translated (SIIT, RFC 2765)
   { range: v6('::/96'), shift: 0n }, // IPv4-compatible (deprecated)
   { range: v6('64:ff9b::/96'), shift: 0n }, // NAT64
   { range: v6('64:ff9b:1::/48'), shift: 0n }, // local-use NAT64
@@ -136,6 +137,23 @@ export function classifyAddress(address: string): AddressClass {
     if (inRange(ipv6, 128, range)) return classifyIPv4((ipv6 >> shift) & 0xffffffffn);
   }
   return 'public';
+}
+
+/**
+ * The form of a webhook URL that is stored, shown and used: the WHATWG parser's `href`, without
+ * the fragment (never sent). Keeping the text as typed would let another parser read it
+ * differently from the guard: `https://8.8.8.8\@127.0.0.1/` is host 8.8.8.8 with path
+ * `/@127.0.0.1/` here, but 127.0.0.1 with credentials to a lenient parser. Undefined when it is
+ * not an absolute URL.
+ */
+export function canonicalUrl(text: string): string | undefined {
+  try {
+    const url = new URL(text);
+    url.hash = '';
+    return url.href;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether an address may receive a delivery under the current setting. */

@@ -1,5 +1,6 @@
 import { ServiceError } from '../errors.js';
 import type { EventType } from '../event-types.js';
+import { canonicalUrl } from './address-policy.js';
 import { newEndpointId } from './ids.js';
 import type { WebhookEndpoint } from './model.js';
 import type { WebhookDependencies } from './ports.js';
@@ -17,6 +18,20 @@ export function endpointNotFound(): ServiceError {
   return new ServiceError('not_found', 'No webhook endpoint with this id');
 }
 
+const refusedUrl = (reason: string) =>
+  new ServiceError('invalid_request', 'The webhook URL cannot receive deliveries', [
+    { field: 'url', message: reason },
+  ]);
+
+/** The canonical form of a URL that passed the SSRF guard; what is stored and posted to. */
+async function acceptedUrl(deps: Pick<EndpointDeps, 'urlGuard'>, text: string): Promise<string> {
+  const url = canonicalUrl(text);
+  if (url === undefined) throw refusedUrl('must be an absolute URL');
+  const refusal = await deps.urlGuard.check(url);
+  if (refusal !== undefined) throw refusedUrl(refusal);
+  return url;
+}
+
 /**
  * Registers an endpoint after the SSRF guard accepted its URL; the secret is returned once. An
  * account that has `endpointsPerAccount` endpoints already is refused with a conflict.
@@ -26,16 +41,10 @@ export async function registerEndpoint(
   accountId: string,
   input: { url: string; events: EventType[] },
 ): Promise<WebhookEndpoint> {
-  const refusal = await deps.urlGuard.check(input.url);
-  if (refusal !== undefined) {
-    throw new ServiceError('invalid_request', 'The webhook URL cannot receive deliveries', [
-      { field: 'url', message: refusal },
-    ]);
-  }
   const endpoint: WebhookEndpoint = {
     id: newEndpointId(),
     accountId,
-    url: input.url,
+    url: await acceptedUrl(deps, input.url),
     events: input.events,
     secret: generateSigningSecret(),
     createdAt: new Date(deps.clock.now()).toISOString(),

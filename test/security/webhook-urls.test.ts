@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
+import { AccountClient } from '../e2e/accounts-support.js';
+import { type LocalService, startLocalService, useServiceTable } from '../support/local-service.js';
+
+/**
+ * Attacks on the SSRF guard through the URL of a webhook endpoint, against the service as
+ * `npm start` runs it with private networks refused (as on AWS).
+ */
+
+let service: LocalService;
+let client: AccountClient;
+
+beforeAll(async () => {
+  service = await startLocalService({ WEBHOOK_RETRY_DELAYS: '0' });
+  client = new AccountClient(service);
+  useServiceTable(service);
+}, 120_000);
+
+afterAll(async () => {
+  await service?.stop();
+});
+
+/** IPv6 forms that reach an IPv4 address the guard refuses: loopback and the metadata service. */
+const embeddedForms = [
+  'https://[::ffff:0:7f00:1]/', // IPv4-translated (SIIT) 127.0.0.1
+  'https://[0:0:0:0:ffff:0:7f00:1]/hook', // the same, uncompressed
+  'https://[::ffff:0:a9fe:a9fe]/latest/meta-data/', // IPv4-translated 169.254.169.254
+  'https://[::ffff:127.0.0.1]/', // IPv4-mapped loopback
+  'https://[::ffff:a9fe:a9fe]/', // IPv4-mapped metadata, in hex
+];
+
+const order = { order_id: 'ord_ssrf', status: 'placed', total: 1, currency: 'EUR' };
+
+describe('webhook URLs an attacker shapes', { timeout: 60_000 }, () => {
+  it('stores and uses the parsed URL, not the text as typed', async () => {
+    const { tokens } = await client.verifiedAccount();
+    // WHATWG URL reads the backslash as a path separator (host 8.8.8.8); a parser that reads
+    // it as userinfo would connect to 127.0.0.1. Only the parsed form may be kept.
+    const answer = await client.post(
+      '/webhooks',
+      { url: 'https://8.8.8.8\\@127.0.0.1/', events: ['order.created'] },
+      tokens.access_token,
+    );
+    expect(answer.status).toBe(201);
+    expect(answer.body.data.url).toBe('https://8.8.8.8/@127.0.0.1/');
+    const dotted = await client.post(
+      '/webhooks',
+      { url: 'https://8.8.8.8:443/a/./b/../c?x=1#fragment', events: ['order.created'] },
+      tokens.access_token,
+    );
+    expect(dotted.body.data.url).toBe('https://8.8.8.8/a/c?x=1');
+    const stored = await client.call('GET', `/webhooks/${answer.body.data.id}`, {
+      token: tokens.access_token,
+    });
+    expect(stored.body.data.url).toBe('https://8.8.8.8/@127.0.0.1/');
+  });
+
+  it('refuses IPv4-translated and IPv4-mapped IPv6 forms of loopback and metadata at registration', async () => {
+    const { tokens } = await client.verifiedAccount();
+    for (const url of embeddedForms) {
+      const answer = await client.post(
+        '/webhooks',
+        { url, events: ['order.created'] },
+        tokens.access_token,
+      );
+      expect(answer.status, url).toBe(400);
+      expect(answer.body.error.details, url).toEqual([
+        { field: 'url', message: expect.stringMatching(/public address/) },
+      ]);
+    }
+  });
+
+  it('refuses them at the attempt, for an endpoint stored before the guard knew them', async () => {
+    const { tokens } = await client.verifiedAccount();
+    const accountId = tokens.user.id;
+    await dynamoEndpointRepository.create(
+      {
+        id: 'whk_storedbeforethefix',
+        accountId,
+        url: 'https://[::ffff:0:7f00:1]/',
+        events: ['order.created'],
+        secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+        createdAt: new Date().toISOString(),
+      },
+      20,
+    );
+
+    const published = await client.post('/events', {
+      type: 'order.created',
+      account_id: accountId,
+      data: order,
+    });
+    expect(published.body.data.delivery_count).toBe(1);
+
+    const attempt = await eventually(async () => {
+      const list = await client.call('GET', '/webhooks/whk_storedbeforethefix/deliveries', {
+        token: tokens.access_token,
+      });
+      return list.body.data[0]?.attempts[0];
+    });
+    expect(attempt).toMatchObject({ outcome: 'failed', response_status: null });
+    expect(attempt.error).toMatch(/^refused: the URL must resolve to a public address/);
+  });
+});
+
+async function eventually<T>(probe: () => Promise<T | undefined>, seconds = 30): Promise<T> {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resume) => setTimeout(resume, 100));
+  }
+}
