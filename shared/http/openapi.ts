@@ -1,5 +1,7 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
+import { deliverableEventDefinitions } from '../domain/webhooks/event-catalogue.js';
+import { eventTypeDocument } from './event-types.js';
 import { statusOfCode } from './responses.js';
 import { type HttpRouteEntry, operations } from './routes.js';
 
@@ -156,6 +158,55 @@ function operation(route: HttpRouteEntry): JsonObject {
   };
 }
 
+/** What every delivery carries besides the body (docs/webhooks.md, "For receiver authors"). */
+const deliveryHeaders: JsonObject[] = [
+  {
+    name: 'X-Service-Signature',
+    description:
+      'Lower-case hex HMAC-SHA256 of the raw body, keyed with the newest signing secret (the whole `whsec_…` string). Compare in constant time.',
+  },
+  { name: 'webhook-id', description: 'The event id (Standard Webhooks); deduplicate on it.' },
+  { name: 'webhook-timestamp', description: 'Unix seconds of this attempt (Standard Webhooks).' },
+  {
+    name: 'webhook-signature',
+    description:
+      'Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per live secret (two for 24 hours after a rotation), keyed with the base64-decoded part of the secret after `whsec_` (Standard Webhooks).',
+  },
+].map((header) => ({ ...header, in: 'header', required: true, schema: { type: 'string' } }));
+
+/**
+ * The outbound events as OpenAPI 3.1 `webhooks`: the request each receiver gets, one entry per
+ * type, generated from the event catalogue that publication validates against.
+ */
+function webhooksSection(): JsonObject {
+  return Object.fromEntries(
+    deliverableEventDefinitions.map((definition) => {
+      const { type, description, schema, example } = eventTypeDocument(definition);
+      return [
+        type,
+        {
+          post: {
+            operationId: `receive_${type.replace('.', '_')}`,
+            summary: `${type}: ${description}`,
+            tags: ['webhooks'],
+            parameters: deliveryHeaders,
+            requestBody: {
+              required: true,
+              content: { 'application/json': { schema, example } },
+            },
+            responses: {
+              '2XX': {
+                description:
+                  'Received: answer within 10 seconds, before processing. Anything else (another status, a redirect, a timeout) is a failed attempt, retried after 5 min, 30 min, 2 h and 24 h.',
+              },
+            },
+          },
+        },
+      ];
+    }),
+  );
+}
+
 /**
  * The OpenAPI 3.1 document of the service, generated from the route table and its valibot
  * schemas (so it cannot drift from what the handlers accept). Receivers live on Function URLs
@@ -177,6 +228,7 @@ export function openApiDocument(serverUrls: readonly string[]): JsonObject {
     },
     servers: serverUrls.map((url) => ({ url })),
     paths,
+    webhooks: webhooksSection(),
     components,
   };
 }

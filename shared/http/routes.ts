@@ -414,6 +414,17 @@ export const routes: Route[] = [
     needs: { deliveryQueue: true, secrets: ['JWT_SIGNING_KEYS'] },
   }),
   api({
+    name: 'listEventTypes',
+    method: 'GET',
+    path: '/event-types',
+    entry: 'functions/webhooks/list-event-types.ts',
+    auth: 'none',
+    tag: 'events',
+    summary: 'The event types an endpoint can subscribe to, with the JSON Schema of each payload',
+    needs: {},
+    query: webhooks.ListQuery,
+  }),
+  api({
     name: 'publishEvent',
     method: 'POST',
     path: '/events',

@@ -55,6 +55,7 @@ describe('payment events', () => {
         accountId: 'usr_1',
         data: {
           payment_id: 'pay_1',
+          gateway_payment_id: 'pay_1',
           amount: 100,
           currency: 'INR',
           status: 'refunded',
@@ -90,6 +91,44 @@ describe('payment events', () => {
     expect(paymentEventOf('gateway-b', 'payment_intent.succeeded', body)).toEqual({
       kind: 'unusable',
       reason: 'no account_id in the metadata',
+    });
+  });
+
+  it('gives a gateway B payment a pay_ id and keeps the gateway’s own beside it', () => {
+    const body = {
+      data: {
+        object: {
+          id: 'pi_3MtwBw',
+          amount: 1999,
+          amount_received: 1999,
+          currency: 'eur',
+          metadata: { account_id: 'usr_3', order_id: 'ord_7' },
+        },
+      },
+    };
+    expect(paymentEventOf('gateway-b', 'payment_intent.succeeded', body)).toMatchObject({
+      kind: 'payment',
+      event: {
+        data: { payment_id: 'pay_pi_3MtwBw', gateway_payment_id: 'pi_3MtwBw', order_id: 'ord_7' },
+      },
+    });
+  });
+
+  it('publishes nothing, and says why, when the translation would not fit the payment schema', () => {
+    const body = {
+      data: {
+        object: {
+          id: 'pi_4',
+          amount: 100,
+          currency: 'usd',
+          metadata: { account_id: 'usr_4', order_id: '12345' },
+        },
+      },
+    };
+    expect(paymentEventOf('gateway-b', 'payment_intent.succeeded', body)).toEqual({
+      kind: 'unusable',
+      reason:
+        'the payment.successful data does not fit its schema: data.order_id must be an order id: ord_ followed by 1 to 64 letters, digits, _ or -',
     });
   });
 

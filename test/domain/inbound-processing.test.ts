@@ -134,7 +134,8 @@ describe('receiving and deduplicating', () => {
         type: 'payment.successful',
         accountId: account,
         data: {
-          payment_id: 'pi_3Q1',
+          payment_id: 'pay_pi_3Q1',
+          gateway_payment_id: 'pi_3Q1',
           amount: 12.5,
           currency: 'USD',
           status: 'successful',
@@ -191,7 +192,7 @@ describe('receiving and deduplicating', () => {
 
     expect(retry.duplicate).toBe(true);
     expect(published.map((p) => [p.type, p.data.payment_id, p.data.amount])).toEqual([
-      ['payment.refunded', 'pi_refunded', 20],
+      ['payment.refunded', 'pay_pi_refunded', 20],
     ]);
     const { attempts } = await dynamoInboundAttemptLog.listBySource('gateway-b', { limit: 10 });
     expect(
@@ -367,6 +368,7 @@ describe('gateway A', () => {
         accountId: account,
         data: {
           payment_id: 'pay_29QQoUBi66xm2f',
+          gateway_payment_id: 'pay_29QQoUBi66xm2f',
           amount: 499.5,
           currency: 'INR',
           status: 'successful',

@@ -9,12 +9,9 @@ describe('the SSRF address rule', () => {
     '2606:4700:4700::1111',
     '::ffff:8.8.8.8',
     '::ffff:0:808:808',
-  ])(
-    'admits the public address %s',
-    (address) => {
-      expect(classifyAddress(address)).toBe('public');
-    },
-  );
+  ])('admits the public address %s', (address) => {
+    expect(classifyAddress(address)).toBe('public');
+  });
 
   it.each([
     '127.0.0.1',

@@ -70,7 +70,11 @@ describe('the deliverWebhook worker', () => {
       },
       1,
     );
-    await publishEvent({ type: 'order.created', accountId: 'usr_worker', data: { n: 1 } });
+    await publishEvent({
+      type: 'order.created',
+      accountId: 'usr_worker',
+      data: { order_id: 'ord_1', status: 'placed', total: 1, currency: 'EUR' },
+    });
     const [first] = queue.messages.splice(0);
     const body = JSON.stringify({ delivery_id: first?.deliveryId, attempt: 1 });
     const event: SQSEvent = { Records: [record('m-1', body), record('m-2', body)] };

@@ -119,6 +119,32 @@ describe('publishing an event', () => {
     expect(deps.queue.messages).toHaveLength(1);
   });
 
+  it('refuses data that does not fit its type, storing and queueing nothing', async () => {
+    const account = await newAccount();
+    const endpoint = await registerEndpoint(deps, account, {
+      url: 'https://a.example/h',
+      events: ['order.created'],
+    });
+
+    await expect(
+      publishEvent(deps, {
+        type: 'order.created',
+        accountId: account,
+        data: { order_id: 42, total: 'abc' },
+      }),
+    ).rejects.toMatchObject({
+      code: 'invalid_request',
+      details: [
+        { field: 'data.order_id', message: 'must be a string' },
+        { field: 'data.status', message: 'is required' },
+        { field: 'data.total', message: 'must be a number: a decimal amount such as 19.99' },
+        { field: 'data.currency', message: 'is required' },
+      ],
+    });
+    expect(deps.queue.messages).toEqual([]);
+    expect(await deps.deliveries.listForEndpoint(endpoint.id, {})).toEqual([]);
+  });
+
   it('refuses an Idempotency-Key reused with a different request', async () => {
     const account = await newAccount();
     await publishEvent(deps, {
@@ -375,7 +401,11 @@ describe('delivering', () => {
     await drain(deps);
     const rotated = await rotateEndpointSecret(deps, account, endpoint.id);
 
-    await publishEvent(deps, { type: 'order.created', accountId: account, data: { n: 1 } });
+    await publishEvent(deps, {
+      type: 'order.created',
+      accountId: account,
+      data: { ...order, status: 'preparing' },
+    });
     await drain(deps);
     const during = deps.receiver.requests.at(-1);
     expect(verifyStandard(rotated.secret, during)).toEqual({ ...JSON.parse(during?.body ?? '') });
@@ -389,7 +419,11 @@ describe('delivering', () => {
     expect(during?.headers['webhook-signature']?.split(' ')).toHaveLength(2);
 
     deps.clock.advance(24 * 60 * 60 * 1000 + 1000);
-    await publishEvent(deps, { type: 'order.created', accountId: account, data: { n: 2 } });
+    await publishEvent(deps, {
+      type: 'order.created',
+      accountId: account,
+      data: { ...order, status: 'ready' },
+    });
     await drain(deps);
     const after = deps.receiver.requests.at(-1);
     expect(after?.headers['x-service-signature']).toMatch(/^[0-9a-f]{64}$/);

@@ -77,6 +77,14 @@ async function eventually<T>(probe: () => Promise<T | undefined>, seconds = 30):
 }
 
 const order = { order_id: 'ord_42', status: 'placed', total: 19.99, currency: 'EUR' };
+const payment = {
+  payment_id: 'pay_1',
+  order_id: 'ord_42',
+  status: 'failed',
+  amount: 19.99,
+  currency: 'EUR',
+};
+const inTransit = { delivery_id: 'dlv_1', order_id: 'ord_42', status: 'in_transit' };
 
 // Generous limits: the 2-core machine is shared with DynamoDB Local and other test files.
 describe('publishing events (POST /v1/events, open locally)', { timeout: 60_000 }, () => {
@@ -201,7 +209,7 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
     });
     const endpoint = registered.body.data;
     await call('POST', '/events', {
-      body: { type: 'payment.failed', account_id: owner.userId, data: { payment_id: 'pay_1' } },
+      body: { type: 'payment.failed', account_id: owner.userId, data: payment },
     });
 
     const notice = await eventually(async () => {
@@ -264,7 +272,7 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
       })
     ).body.data;
     await call('POST', '/events', {
-      body: { type: 'delivery.in_transit', account_id: owner.userId, data: { delivery_id: 'd1' } },
+      body: { type: 'delivery.in_transit', account_id: owner.userId, data: inTransit },
     });
     const first = await eventually(async () => {
       const list = await call('GET', `/webhooks/${endpoint.id}/deliveries`, { token: owner.token });

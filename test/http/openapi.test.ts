@@ -1,5 +1,7 @@
 import { validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
+import { deliverableEventDefinitions } from '../../shared/domain/webhooks/event-catalogue.js';
+import { eventTypeDocument } from '../../shared/http/event-types.js';
 import { openApiDocument } from '../../shared/http/openapi.js';
 import { operations } from '../../shared/http/routes.js';
 
@@ -18,6 +20,28 @@ describe('the OpenAPI document', () => {
   it('is a valid OpenAPI 3.1 document according to a real parser', async () => {
     const result = await validate(structuredClone(document) as never);
     expect(result.valid ? [] : result.errors).toEqual([]);
+  });
+
+  it('is checked with its webhooks: a broken event entry makes it invalid', async () => {
+    const broken = structuredClone(document) as { webhooks: Record<string, { post: object }> };
+    broken.webhooks['order.created'] = { post: { requestBody: { content: 'not a map' } } };
+    const result = await validate(broken as never);
+    expect(result.valid).toBe(false);
+  });
+
+  it('describes every outbound event in webhooks, from the catalogue publication checks', () => {
+    const webhooks = document.webhooks as Record<
+      string,
+      { post: { requestBody: { content: Record<string, { schema: unknown; example: unknown }> } } }
+    >;
+    expect(Object.keys(webhooks)).toEqual(deliverableEventDefinitions.map((d) => d.type));
+    for (const definition of deliverableEventDefinitions) {
+      const { schema, example } = eventTypeDocument(definition);
+      expect(webhooks[definition.type]?.post.requestBody.content['application/json']).toEqual({
+        schema,
+        example,
+      });
+    }
   });
 
   it('has one operation for every operation of the route table', () => {

@@ -1,4 +1,5 @@
 import type { EventType } from '../event-types.js';
+import { eventDataProblems } from '../webhooks/event-catalogue.js';
 import type { InboundSource } from './model.js';
 import { isObject, type JsonObject } from './sources.js';
 
@@ -7,7 +8,10 @@ export interface PaymentEvent {
   type: Extract<EventType, 'payment.successful' | 'payment.failed' | 'payment.refunded'>;
   accountId: string;
   data: {
+    /** `pay_…`: the gateway's own id when it has that form (gateway A), else it with `pay_` before it. */
     payment_id: string;
+    /** The payment's id at the gateway, as the client knows it there. */
+    gateway_payment_id: string;
     /** Decimal amount in the currency's major unit (12.5, not 1250). */
     amount: number;
     /** ISO 4217, upper case. */
@@ -87,23 +91,29 @@ function complete(
       : type === 'payment.failed'
         ? 'failed'
         : 'refunded';
-  return {
-    kind: 'payment',
-    event: {
-      type,
-      accountId,
-      data: {
-        payment_id: paymentId,
-        amount: decimalAmount(amount, upper),
-        currency: upper,
-        status,
-        gateway,
-        ...(fields.refundId === undefined ? {} : { refund_id: fields.refundId }),
-        ...(fields.orderId === undefined ? {} : { order_id: fields.orderId }),
-        ...(fields.failureReason === undefined ? {} : { failure_reason: fields.failureReason }),
-      },
-    },
+  const data: PaymentEvent['data'] = {
+    payment_id: paymentId.startsWith('pay_') ? paymentId : `pay_${paymentId}`,
+    gateway_payment_id: paymentId,
+    amount: decimalAmount(amount, upper),
+    currency: upper,
+    status,
+    gateway,
+    ...(fields.refundId === undefined ? {} : { refund_id: fields.refundId }),
+    ...(fields.orderId === undefined ? {} : { order_id: fields.orderId }),
+    ...(fields.failureReason === undefined ? {} : { failure_reason: fields.failureReason }),
   };
+  // The translation answers to the same schema as any publisher: an event that would not fit
+  // (an order id in the metadata that is not `ord_…`) is recorded as unusable, with why.
+  const problems = eventDataProblems(type, data);
+  if (problems.length > 0) {
+    return {
+      kind: 'unusable',
+      reason: `the ${type} data does not fit its schema: ${problems
+        .map((problem) => `${problem.field} ${problem.message}`)
+        .join('; ')}`,
+    };
+  }
+  return { kind: 'payment', event: { type, accountId, data } };
 }
 
 const gatewayATypes: Record<string, PaymentEvent['type']> = {

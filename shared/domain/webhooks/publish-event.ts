@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { log } from '../../log.js';
 import { ServiceError } from '../errors.js';
 import type { EventType } from '../event-types.js';
+import { eventDataProblems } from './event-catalogue.js';
 import { deliveryIdFor, newEventId } from './ids.js';
 import {
   type DeliverableEventType,
@@ -118,7 +119,7 @@ function fingerprintOf(input: PublishEventInput): string {
 }
 
 /**
- * Publishes an event: stores it with its exact payload, then fans it out to every endpoint of
+ * Publishes an event: checks its data against its type's schema, stores it with its exact payload, then fans it out to every endpoint of
  * the account subscribed to its type. With an Idempotency-Key, a repeat within 24 hours returns
  * the first event (and finishes its fan-out if that had been interrupted); the same key with a
  * different request is a 409.
@@ -127,6 +128,15 @@ export async function publishEvent(
   deps: PublishDependencies & Pick<WebhookDependencies, 'retryDelaysSeconds'>,
   input: PublishEventInput,
 ): Promise<PublishedEvent> {
+  // Checked before anything is stored: receivers can rely on every declared field's type.
+  const problems = eventDataProblems(input.type, input.data);
+  if (problems.length > 0) {
+    throw new ServiceError(
+      'invalid_request',
+      `The event data does not match the schema of ${input.type} (GET /v1/event-types)`,
+      problems,
+    );
+  }
   const now = deps.clock.now();
   const event = newEvent(input.accountId, input.type, input.data, now);
   const fingerprint = fingerprintOf(input);
