@@ -90,6 +90,14 @@ export function webhookEndpointsPerAccount(): number {
   return positiveInteger('WEBHOOK_ENDPOINTS_PER_ACCOUNT', 20);
 }
 
+/**
+ * WEBHOOK_DISABLE_AFTER_DAYS: an endpoint whose attempts have all failed, without one success,
+ * for this many days is disabled (Svix's rule and figure), and its owner is emailed.
+ */
+export function webhookDisableAfterDays(): number {
+  return positiveInteger('WEBHOOK_DISABLE_AFTER_DAYS', 5);
+}
+
 /** Only for tests and the local runtime: lets webhook endpoints resolve to private addresses. */
 export function webhookAllowPrivateNetwork(): boolean {
   return optional('WEBHOOK_ALLOW_PRIVATE_NETWORK') === 'true';

@@ -1,9 +1,9 @@
 import { apiHandler, Page } from '../../shared/http/api-handler.js';
 import { subscribableEventTypeDocuments } from '../../shared/http/event-types.js';
-import { ListQuery } from '../../shared/http/schemas/webhooks.js';
+import { PageQuery } from '../../shared/http/schemas/webhooks.js';
 
 /** GET /v1/event-types (public): every type a client can subscribe to, with its payload schema. */
-export const handler = apiHandler({ query: ListQuery }, async ({ query }) => {
+export const handler = apiHandler({ query: PageQuery }, async ({ query }) => {
   const all = subscribableEventTypeDocuments();
   const start = (query.page - 1) * query.per_page;
   return new Page(all.slice(start, start + query.per_page), {

@@ -15,7 +15,12 @@ export const handler = authenticatedHandler(
       deps,
       principal.userId,
       params.id,
-      { status: query.status, createdAfter: query.created_after },
+      {
+        status: query.status,
+        eventType: query.event_type,
+        createdAfter: query.created_after,
+        createdBefore: query.created_before,
+      },
       { page: query.page, perPage: query.per_page },
     );
     return new Page(items.map(deliveryView), {

@@ -3,14 +3,19 @@ import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-e
 import { listEndpoints } from '../../shared/domain/webhooks/endpoints.js';
 import { endpointView } from '../../shared/domain/webhooks/views.js';
 import { authenticatedHandler, Page } from '../../shared/http/api-handler.js';
-import { ListQuery } from '../../shared/http/schemas/webhooks.js';
+import { ListWebhooksQuery } from '../../shared/http/schemas/webhooks.js';
 
 export const handler = authenticatedHandler(
-  { authenticate, query: ListQuery },
+  { authenticate, query: ListWebhooksQuery },
   async ({ principal, query }) => {
     const { items, total } = await listEndpoints(
       { endpoints: dynamoEndpointRepository },
       principal.userId,
+      {
+        status: query.status,
+        createdAfter: query.created_after,
+        createdBefore: query.created_before,
+      },
       { page: query.page, perPage: query.per_page },
     );
     return new Page(

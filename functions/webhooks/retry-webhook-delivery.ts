@@ -1,7 +1,5 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { dynamoDeliveryRepository } from '../../shared/adapters/dynamo-deliveries.js';
-import { deliveryQueue } from '../../shared/adapters/sqs-delivery-queue.js';
-import { systemClock } from '../../shared/domain/clock.js';
+import { deliveryDependencies } from '../../shared/adapters/event-publisher.js';
 import { retryDelivery } from '../../shared/domain/webhooks/deliveries.js';
 import { deliveryView } from '../../shared/domain/webhooks/views.js';
 import { authenticatedHandler } from '../../shared/http/api-handler.js';
@@ -11,11 +9,6 @@ export const handler = authenticatedHandler(
   { authenticate, params: DeliveryPathParams },
   async ({ principal, params }) =>
     deliveryView(
-      await retryDelivery(
-        { deliveries: dynamoDeliveryRepository, queue: deliveryQueue(), clock: systemClock },
-        principal.userId,
-        params.id,
-        params.delivery_id,
-      ),
+      await retryDelivery(deliveryDependencies(), principal.userId, params.id, params.delivery_id),
     ),
 );

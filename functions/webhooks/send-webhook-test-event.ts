@@ -1,5 +1,5 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { fanOutDependencies } from '../../shared/adapters/event-publisher.js';
+import { deliveryDependencies } from '../../shared/adapters/event-publisher.js';
 import { sendTestEvent } from '../../shared/domain/webhooks/publish-event.js';
 import { eventView } from '../../shared/domain/webhooks/views.js';
 import { authenticatedHandler } from '../../shared/http/api-handler.js';
@@ -9,7 +9,7 @@ export const handler = authenticatedHandler(
   { authenticate, params: WebhookPathParams },
   async ({ principal, params }) => {
     const { event, deliveryId } = await sendTestEvent(
-      fanOutDependencies(),
+      deliveryDependencies(),
       principal.userId,
       params.id,
     );

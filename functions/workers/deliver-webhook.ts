@@ -2,11 +2,12 @@ import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda
 import { decodeAttemptMessage } from '../../shared/adapters/attempt-message.js';
 import { dynamoAccountDirectory } from '../../shared/adapters/dynamo-account-directory.js';
 import { dynamoDeliveryRepository } from '../../shared/adapters/dynamo-deliveries.js';
+import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
 import { retryScheduler } from '../../shared/adapters/eventbridge-retry-scheduler.js';
 import { httpsWebhookSender } from '../../shared/adapters/https-webhook-sender.js';
 import { mailer } from '../../shared/adapters/ses-mailer.js';
 import { deliveryQueue } from '../../shared/adapters/sqs-delivery-queue.js';
-import { webhookRetryDelaysSeconds } from '../../shared/config.js';
+import { webhookDisableAfterDays, webhookRetryDelaysSeconds } from '../../shared/config.js';
 import { systemClock } from '../../shared/domain/clock.js';
 import {
   type AttemptDependencies,
@@ -16,6 +17,7 @@ import { log } from '../../shared/log.js';
 
 const dependencies = (): AttemptDependencies => ({
   deliveries: dynamoDeliveryRepository,
+  endpoints: dynamoEndpointRepository,
   accounts: dynamoAccountDirectory,
   queue: deliveryQueue(),
   scheduler: retryScheduler(),
@@ -23,6 +25,7 @@ const dependencies = (): AttemptDependencies => ({
   mailer: mailer(),
   clock: systemClock,
   retryDelaysSeconds: webhookRetryDelaysSeconds(),
+  disableAfterDays: webhookDisableAfterDays(),
 });
 
 /**

@@ -14,13 +14,14 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
-import type {
-  AttemptRecord,
-  DeliverableEventType,
-  Delivery,
-  DeliveryStatus,
+import {
+  type AttemptRecord,
+  type DeliverableEventType,
+  type Delivery,
+  type DeliveryStatus,
+  keptAttemptRecords,
 } from '../domain/webhooks/model.js';
-import type { DeliveryRepository } from '../domain/webhooks/ports.js';
+import type { CreatedWindow, DeliveryRepository } from '../domain/webhooks/ports.js';
 import { endpointFromItem } from './dynamo-webhook-endpoints.js';
 import { eventFromItem, eventRetentionSeconds } from './dynamo-webhook-events.js';
 import { documentClient, queryAll } from './dynamodb.js';
@@ -47,6 +48,8 @@ interface DeliveryItem {
   next_attempt: number;
   next_attempt_at: number;
   last_allowed_attempt: number;
+  /** Absent on deliveries stored before ladders could restart: their ladder started at 1. */
+  ladder_start?: number;
   attempts: AttemptItem[];
   claim_token?: string;
   claim_attempt?: number;
@@ -69,6 +72,7 @@ function fromItem(item: Record<string, unknown>): Delivery {
     nextAttempt: stored.next_attempt,
     nextAttemptAt: stored.next_attempt_at,
     lastAllowedAttempt: stored.last_allowed_attempt,
+    ladderStart: stored.ladder_start ?? 1,
     attempts: stored.attempts.map((attempt) => ({
       attempt: attempt.attempt,
       attemptedAt: attempt.attempted_at,
@@ -104,6 +108,7 @@ function toItem(delivery: Delivery): Record<string, unknown> {
     next_attempt: delivery.nextAttempt,
     next_attempt_at: delivery.nextAttemptAt,
     last_allowed_attempt: delivery.lastAllowedAttempt,
+    ladder_start: delivery.ladderStart,
     attempts: [],
     created_at: delivery.createdAt,
   };
@@ -112,7 +117,7 @@ function toItem(delivery: Delivery): Record<string, unknown> {
     kind: 'webhook_delivery',
     ...item,
     ...keys.endpointDeliveries(delivery.endpointId),
-    gsi1sk: `${delivery.createdAt}#${delivery.id}`,
+    gsi1sk: createdKey(delivery),
     ...keys.dueDeliveries(),
     gsi2sk: iso(delivery.nextAttemptAt),
     [ttlAttribute]: epochSeconds(Date.parse(delivery.createdAt)) + eventRetentionSeconds,
@@ -182,6 +187,34 @@ async function conditionalUpdate(input: Omit<UpdateCommandInput, 'TableName'>) {
 }
 
 const releaseClaim = 'claim_token, claim_attempt, claim_expires_at, claim_count';
+
+/** A delivery's place among its endpoint's deliveries: creation time, then id (unique). */
+const createdKey = (delivery: Delivery) => `${delivery.createdAt}#${delivery.id}`;
+
+/**
+ * The sort-key condition of a creation window on a `created_at#id` key, both bounds exclusive:
+ * every key created at `after` sorts below `after#~`, and every key created at `before` above
+ * `before#`, so neither bound ever equals a key.
+ */
+function createdWindow(
+  sortKey: 'gsi1sk' | 'gsi2sk',
+  window: CreatedWindow,
+): { condition: string; values: Record<string, string> } {
+  const after = window.createdAfter === undefined ? undefined : `${window.createdAfter}#~`;
+  const before = window.createdBefore === undefined ? undefined : `${window.createdBefore}#`;
+  if (after !== undefined && before !== undefined) {
+    return {
+      condition: ` AND ${sortKey} BETWEEN :after AND :before`,
+      values: { ':after': after, ':before': before },
+    };
+  }
+  if (after !== undefined)
+    return { condition: ` AND ${sortKey} > :after`, values: { ':after': after } };
+  if (before !== undefined) {
+    return { condition: ` AND ${sortKey} < :before`, values: { ':before': before } };
+  }
+  return { condition: '', values: {} };
+}
 
 export const dynamoDeliveryRepository: DeliveryRepository = {
   async createMany(deliveries, { mayExist }) {
@@ -276,15 +309,22 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
     };
   },
 
-  async recordAttempt(deliveryId, claimToken, record, resolution) {
-    const finished = resolution.status !== 'pending';
+  async recordAttempt(delivery, claimToken, record, resolution) {
+    // A pending delivery stays on the due index at its next time; a failed one moves to its
+    // endpoint's failed deliveries (what recovery reads); a delivered one leaves gsi2.
+    const index =
+      resolution.status === 'pending'
+        ? ', next_attempt_at = :at, gsi2sk = :atIso'
+        : resolution.status === 'failed'
+          ? ', gsi2pk = :failed, gsi2sk = :created'
+          : '';
     const result = await conditionalUpdate({
-      Key: keys.delivery(deliveryId),
+      Key: keys.delivery(delivery.id),
       UpdateExpression: [
         'SET #status = :status, attempts = list_append(attempts, :record), next_attempt = claim_attempt + :one',
-        finished ? '' : ', next_attempt_at = :at, gsi2sk = :atIso',
+        index,
         ` REMOVE ${releaseClaim}`,
-        finished ? ', gsi2pk, gsi2sk' : '',
+        resolution.status === 'delivered' ? ', gsi2pk, gsi2sk' : '',
       ].join(''),
       ConditionExpression: 'claim_token = :token',
       ExpressionAttributeNames: { '#status': 'status' },
@@ -295,6 +335,12 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
         ':token': claimToken,
         ...(resolution.status === 'pending'
           ? { ':at': resolution.nextAttemptAt, ':atIso': iso(resolution.nextAttemptAt) }
+          : {}),
+        ...(resolution.status === 'failed'
+          ? {
+              ':failed': keys.failedDeliveries(delivery.endpointId).gsi2pk,
+              ':created': createdKey(delivery),
+            }
           : {}),
       },
     });
@@ -315,67 +361,154 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
     });
   },
 
-  async reopen(delivery, now) {
-    // Conditional on the state that was read: a concurrent attempt or retry makes this a no-op.
-    const input: Pick<UpdateCommandInput, 'UpdateExpression' | 'ExpressionAttributeValues'> =
-      delivery.status === 'pending'
-        ? {
-            UpdateExpression: 'SET next_attempt_at = :now, gsi2sk = :nowIso',
-            ExpressionAttributeValues: {
-              ':now': now,
-              ':nowIso': iso(now),
-              ':status': delivery.status,
-              ':next': delivery.nextAttempt,
-            },
-          }
-        : {
-            UpdateExpression:
-              'SET #status = :pending, last_allowed_attempt = next_attempt, next_attempt_at = :now, gsi2pk = :due, gsi2sk = :nowIso',
-            ExpressionAttributeValues: {
-              ':pending': 'pending',
-              ':now': now,
-              ':nowIso': iso(now),
-              ':due': keys.dueDeliveries().gsi2pk,
-              ':status': delivery.status,
-              ':next': delivery.nextAttempt,
-            },
-          };
+  async pause(delivery, claimToken) {
+    // Off the due index (the sweeper must not keep re-queueing it) onto its endpoint's paused
+    // deliveries, by when it was due: enabling the endpoint sends the oldest first.
+    const result = await conditionalUpdate({
+      Key: keys.delivery(delivery.id),
+      UpdateExpression: `SET #status = :paused, gsi2pk = :pausedKey, gsi2sk = :dueIso REMOVE ${releaseClaim}`,
+      ConditionExpression: 'claim_token = :token',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':paused': 'paused',
+        ':pausedKey': keys.pausedDeliveries(delivery.endpointId).gsi2pk,
+        ':dueIso': iso(delivery.nextAttemptAt),
+        ':token': claimToken,
+      },
+    });
+    return result.ok;
+  },
+
+  async listPaused(endpointId, limit) {
+    const { Items } = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.pausedDeliveries(endpointId).gsi2pk },
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map(fromItem);
+  },
+
+  async resume(deliveryId, now) {
+    const result = await conditionalUpdate({
+      Key: keys.delivery(deliveryId),
+      UpdateExpression:
+        'SET #status = :pending, next_attempt_at = :now, gsi2pk = :due, gsi2sk = :nowIso',
+      ConditionExpression: '#status = :paused',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':pending': 'pending',
+        ':paused': 'paused',
+        ':now': now,
+        ':nowIso': iso(now),
+        ':due': keys.dueDeliveries().gsi2pk,
+      },
+    });
+    return result.ok;
+  },
+
+  async reopen(delivery, now, attempts) {
+    // Conditional on the state that was read: a concurrent attempt, retry or recovery makes this
+    // a no-op, so two calls never give one delivery two ladders.
+    let input: Pick<UpdateCommandInput, 'UpdateExpression' | 'ExpressionAttributeValues'>;
+    if (delivery.status === 'pending') {
+      input = {
+        UpdateExpression: 'SET next_attempt_at = :now, gsi2sk = :nowIso',
+        ExpressionAttributeValues: { ':now': now, ':nowIso': iso(now) },
+      };
+    } else {
+      // Drop the oldest records so that the new ladder ends with at most keptAttemptRecords.
+      const dropped = Math.max(0, delivery.attempts.length + attempts - keptAttemptRecords);
+      const trim = Array.from({ length: dropped }, (_, index) => `attempts[${index}]`);
+      input = {
+        UpdateExpression: [
+          'SET #status = :pending, ladder_start = next_attempt, last_allowed_attempt = next_attempt + :more,',
+          ' next_attempt_at = :now, gsi2pk = :due, gsi2sk = :nowIso',
+          trim.length > 0 ? ` REMOVE ${trim.join(', ')}` : '',
+        ].join(''),
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':more': attempts - 1,
+          ':now': now,
+          ':nowIso': iso(now),
+          ':due': keys.dueDeliveries().gsi2pk,
+        },
+      };
+    }
     const result = await conditionalUpdate({
       ...input,
       Key: keys.delivery(delivery.id),
       ConditionExpression: '#status = :status AND next_attempt = :next',
       ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ...input.ExpressionAttributeValues,
+        ':status': delivery.status,
+        ':next': delivery.nextAttempt,
+      },
       ReturnValues: 'ALL_NEW',
     });
     return result.ok && result.attributes ? fromItem(result.attributes) : undefined;
   },
 
   async listForEndpoint(endpointId, filter) {
+    const window = createdWindow('gsi1sk', filter);
     const values: Record<string, unknown> = {
       ':pk': keys.endpointDeliveries(endpointId).gsi1pk,
+      ...window.values,
     };
-    let keyCondition = 'gsi1pk = :pk';
-    if (filter.createdAfter !== undefined) {
-      // gsi1sk is "created_at#id": everything created strictly after sorts above "created_at#~".
-      keyCondition += ' AND gsi1sk > :after';
-      values[':after'] = `${filter.createdAfter}#~`;
+    const names: Record<string, string> = {};
+    const conditions: string[] = [];
+    if (filter.status !== undefined) {
+      // Clients see a delivery being attempted, or waiting for its endpoint, as pending.
+      names['#status'] = 'status';
+      if (filter.status === 'pending') {
+        conditions.push('#status IN (:pending, :attempting, :paused)');
+        Object.assign(values, {
+          ':pending': 'pending',
+          ':attempting': 'attempting',
+          ':paused': 'paused',
+        });
+      } else {
+        conditions.push('#status = :status');
+        values[':status'] = filter.status;
+      }
+    }
+    if (filter.eventType !== undefined) {
+      conditions.push('event_type = :type');
+      values[':type'] = filter.eventType;
     }
     const input: QueryCommandInput = {
       TableName: tableName(),
       IndexName: 'gsi1',
-      KeyConditionExpression: keyCondition,
+      KeyConditionExpression: `gsi1pk = :pk${window.condition}`,
       ExpressionAttributeValues: values,
       ScanIndexForward: false,
     };
-    if (filter.status !== undefined) {
-      // Clients see a delivery being attempted as pending.
-      input.FilterExpression =
-        filter.status === 'pending' ? '#status IN (:s1, :s2)' : '#status = :s1';
-      input.ExpressionAttributeNames = { '#status': 'status' };
-      values[':s1'] = filter.status;
-      if (filter.status === 'pending') values[':s2'] = 'attempting';
+    if (conditions.length > 0) {
+      input.FilterExpression = conditions.join(' AND ');
+      if (Object.keys(names).length > 0) input.ExpressionAttributeNames = names;
     }
     return (await queryAll(input)).map(fromItem);
+  },
+
+  async listFailed(endpointId, window, limit) {
+    const range = createdWindow('gsi2sk', window);
+    const { Items } = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: `gsi2pk = :pk${range.condition}`,
+        ExpressionAttributeValues: {
+          ':pk': keys.failedDeliveries(endpointId).gsi2pk,
+          ...range.values,
+        },
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map(fromItem);
   },
 
   async listDue(before, limit) {

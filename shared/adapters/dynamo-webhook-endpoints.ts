@@ -5,13 +5,15 @@ import {
 import {
   DeleteCommand,
   GetCommand,
+  QueryCommand,
   type TransactWriteCommandInput,
   UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { ServiceError } from '../domain/errors.js';
 import type { EventType } from '../domain/event-types.js';
-import type { WebhookEndpoint } from '../domain/webhooks/model.js';
+import type { DisabledReason, EndpointStatus, WebhookEndpoint } from '../domain/webhooks/model.js';
 import type { EndpointRepository } from '../domain/webhooks/ports.js';
 import { documentClient, queryAll } from './dynamodb.js';
 import { keys } from './keys.js';
@@ -22,10 +24,17 @@ interface EndpointItem {
   account_id: string;
   url: string;
   events: EventType[];
+  description?: string;
+  /** Absent on endpoints stored before endpoints could be disabled: those are enabled. */
+  status?: EndpointStatus;
+  disabled_reason?: DisabledReason;
+  disabled_at?: number;
+  failing_since?: number;
   secret: string;
   previous_secret?: string;
   previous_secret_expires_at?: number;
   created_at: string;
+  updated_at?: string;
 }
 
 export const endpointFromItem = (item: Record<string, unknown>): WebhookEndpoint => {
@@ -35,12 +44,36 @@ export const endpointFromItem = (item: Record<string, unknown>): WebhookEndpoint
     accountId: stored.account_id,
     url: stored.url,
     events: stored.events,
+    description: stored.description ?? '',
+    status: stored.status ?? 'enabled',
+    disabledReason: stored.disabled_reason,
+    disabledAt: stored.disabled_at,
+    failingSince: stored.failing_since,
     secret: stored.secret,
     previousSecret: stored.previous_secret,
     previousSecretExpiresAt: stored.previous_secret_expires_at,
     createdAt: stored.created_at,
+    updatedAt: stored.updated_at ?? stored.created_at,
   };
 };
+
+/** An update of one endpoint under a condition; the condition failing is an outcome, not an error. */
+async function conditionalUpdate(
+  input: Omit<UpdateCommandInput, 'TableName'>,
+): Promise<Record<string, unknown> | undefined> {
+  try {
+    const { Attributes } = await documentClient().send(
+      new UpdateCommand({ TableName: tableName(), ReturnValues: 'ALL_NEW', ...input }),
+    );
+    return Attributes ?? {};
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return undefined;
+    throw error;
+  }
+}
+
+/** The endpoint is enabled: stored as such, or stored before endpoints had a status. */
+const isEnabled = '(attribute_not_exists(#status) OR #status = :enabled)';
 
 /**
  * A transaction that moves the account's endpoint count. `transactWrite` retries a
@@ -83,8 +116,11 @@ export const dynamoEndpointRepository: EndpointRepository = {
       account_id: endpoint.accountId,
       url: endpoint.url,
       events: endpoint.events,
+      description: endpoint.description,
+      status: endpoint.status,
       secret: endpoint.secret,
       created_at: endpoint.createdAt,
+      updated_at: endpoint.updatedAt,
     };
     const outcome = await writeWithCount({
       TransactItems: [
@@ -163,23 +199,134 @@ export const dynamoEndpointRepository: EndpointRepository = {
     return Attributes !== undefined;
   },
 
-  async rotateSecret(accountId, endpointId, secret, previousExpiresAt) {
-    try {
-      const { Attributes } = await documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.webhookEndpoint(accountId, endpointId),
-          UpdateExpression:
-            'SET previous_secret = secret, previous_secret_expires_at = :expires, secret = :secret',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':secret': secret, ':expires': previousExpiresAt },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Attributes === undefined ? undefined : endpointFromItem(Attributes);
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
-      throw error;
+  async update(accountId, endpointId, change, expectedStatus) {
+    const set = ['updated_at = :updated'];
+    const remove: string[] = [];
+    const values: Record<string, unknown> = { ':updated': change.updatedAt };
+    if (change.url !== undefined) {
+      set.push('#url = :url');
+      values[':url'] = change.url;
     }
+    if (change.events !== undefined) {
+      set.push('events = :events');
+      values[':events'] = change.events;
+    }
+    if (change.description !== undefined) {
+      set.push('description = :description');
+      values[':description'] = change.description;
+    }
+    if (change.status?.to === 'enabled') {
+      // Marked for the sweeper until every delivery paused while it was disabled is sent again.
+      set.push('#status = :enabled', 'gsi2pk = :resuming', 'gsi2sk = :updated');
+      remove.push('disabled_reason', 'disabled_at');
+      values[':enabled'] = 'enabled';
+      values[':resuming'] = keys.resumingEndpoints().gsi2pk;
+    } else if (change.status?.to === 'disabled') {
+      set.push('#status = :disabled', 'disabled_reason = :reason', 'disabled_at = :at');
+      remove.push('gsi2pk', 'gsi2sk');
+      values[':disabled'] = 'disabled';
+      values[':reason'] = change.status.reason;
+      values[':at'] = change.status.at;
+    }
+    if (change.resetFailing) remove.push('failing_since');
+    const attributes = await conditionalUpdate({
+      Key: keys.webhookEndpoint(accountId, endpointId),
+      UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
+      ConditionExpression:
+        expectedStatus === 'enabled'
+          ? `attribute_exists(pk) AND ${isEnabled}`
+          : 'attribute_exists(pk) AND #status = :expected',
+      ExpressionAttributeNames: { '#status': 'status', ...(change.url ? { '#url': 'url' } : {}) },
+      ExpressionAttributeValues: {
+        ...values,
+        ...(expectedStatus === 'enabled' ? { ':enabled': 'enabled' } : { ':expected': 'disabled' }),
+      },
+    });
+    if (attributes !== undefined)
+      return { outcome: 'updated', endpoint: endpointFromItem(attributes) };
+    const exists = await this.get(accountId, endpointId);
+    return exists === undefined ? { outcome: 'not_found' } : { outcome: 'status_changed' };
+  },
+
+  async rotateSecret(accountId, endpointId, secret, previousExpiresAt) {
+    const attributes = await conditionalUpdate({
+      Key: keys.webhookEndpoint(accountId, endpointId),
+      UpdateExpression:
+        'SET previous_secret = secret, previous_secret_expires_at = :expires, secret = :secret',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':secret': secret, ':expires': previousExpiresAt },
+    });
+    return attributes === undefined ? undefined : endpointFromItem(attributes);
+  },
+
+  async markFailing(accountId, endpointId, since) {
+    await conditionalUpdate({
+      Key: keys.webhookEndpoint(accountId, endpointId),
+      UpdateExpression: 'SET failing_since = :since',
+      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(failing_since)',
+      ExpressionAttributeValues: { ':since': since },
+      ReturnValues: 'NONE',
+    });
+  },
+
+  async clearFailing(accountId, endpointId, since) {
+    await conditionalUpdate({
+      Key: keys.webhookEndpoint(accountId, endpointId),
+      UpdateExpression: 'REMOVE failing_since',
+      ConditionExpression: 'failing_since = :since',
+      ExpressionAttributeValues: { ':since': since },
+      ReturnValues: 'NONE',
+    });
+  },
+
+  async disableForFailing(accountId, endpointId, since, at) {
+    // Conditional on the very streak that was judged: a success that cleared it meanwhile, or an
+    // owner who disabled or re-enabled the endpoint, leaves it as it is — and the one call that
+    // does disable it is the one that emails the owner.
+    const attributes = await conditionalUpdate({
+      Key: keys.webhookEndpoint(accountId, endpointId),
+      UpdateExpression:
+        'SET #status = :disabled, disabled_reason = :failing, disabled_at = :at REMOVE gsi2pk, gsi2sk',
+      ConditionExpression: `failing_since = :since AND ${isEnabled}`,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':disabled': 'disabled',
+        ':failing': 'failing',
+        ':at': at,
+        ':since': since,
+        ':enabled': 'enabled',
+      },
+      ReturnValues: 'NONE',
+    });
+    return attributes !== undefined;
+  },
+
+  async listResuming(before, limit) {
+    const { Items } = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
+        ExpressionAttributeValues: {
+          ':pk': keys.resumingEndpoints().gsi2pk,
+          ':before': new Date(before).toISOString(),
+        },
+        Limit: limit,
+      }),
+    );
+    return (Items ?? []).map((item) => ({
+      endpoint: endpointFromItem(item),
+      enabledAt: String(item.gsi2sk),
+    }));
+  },
+
+  async finishResuming(accountId, endpointId, enabledAt) {
+    await conditionalUpdate({
+      Key: keys.webhookEndpoint(accountId, endpointId),
+      UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
+      ConditionExpression: 'gsi2sk = :enabledAt',
+      ExpressionAttributeValues: { ':enabledAt': enabledAt },
+      ReturnValues: 'NONE',
+    });
   },
 };

@@ -11,16 +11,18 @@ import { dynamoEndpointRepository } from './dynamo-webhook-endpoints.js';
 import { dynamoEventRepository } from './dynamo-webhook-events.js';
 import { deliveryQueue } from './sqs-delivery-queue.js';
 
-export type FanOutDependencies = Pick<
+export type DeliveryDependencies = Pick<
   WebhookDependencies,
   'endpoints' | 'events' | 'deliveries' | 'queue' | 'clock' | 'retryDelaysSeconds'
 >;
 
 /**
- * What fanning an event out to its endpoints needs, wired to DynamoDB and the delivery queue
- * (SQS, or the local stand-in): publication, test events and the sweeper all use it.
+ * What puts deliveries on their way — the repositories, the delivery queue (SQS, or the local
+ * stand-in), the clock and the ladder: publication, test events, retries, recovery, enabling an
+ * endpoint and the sweeper all use it. No HTTPS client, mailer or scheduler: only the worker
+ * attempts.
  */
-export const fanOutDependencies = (): FanOutDependencies => ({
+export const deliveryDependencies = (): DeliveryDependencies => ({
   endpoints: dynamoEndpointRepository,
   events: dynamoEventRepository,
   deliveries: dynamoDeliveryRepository,
@@ -32,6 +34,6 @@ export const fanOutDependencies = (): FanOutDependencies => ({
 /** Publishes an outbound event: what the rest of the platform calls (docs/webhooks.md). */
 export type EventPublisher = (input: PublishEventInput) => Promise<PublishedEvent>;
 
-export const publishEvent: EventPublisher = (input) => publish(fanOutDependencies(), input);
+export const publishEvent: EventPublisher = (input) => publish(deliveryDependencies(), input);
 
 export type { PublishEventInput, PublishedEvent };

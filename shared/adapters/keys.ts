@@ -66,6 +66,21 @@ export const keys = {
    * holds its attempts (at most 20), so listing them costs no extra reads.
    */
   dueDeliveries: () => ({ gsi2pk: 'DELIVERIES_DUE' }),
+  /**
+   * gsi2: the deliveries of a disabled endpoint whose attempt came due and waits, by when it was
+   * due; enabling the endpoint sends them (oldest first) and they leave this partition.
+   */
+  pausedDeliveries: (endpointId: string) => ({ gsi2pk: `ENDPOINT_PAUSED#${endpointId}` }),
+  /**
+   * gsi2: the failed deliveries of an endpoint, by `created_at#id` — what recovery re-queues;
+   * a recovered delivery leaves this partition, so a repeated recovery finds only the rest.
+   */
+  failedDeliveries: (endpointId: string) => ({ gsi2pk: `ENDPOINT_FAILED#${endpointId}` }),
+  /**
+   * gsi2: endpoints enabled again whose paused deliveries may not all be sent yet (the request
+   * that enabled one sends a first batch; the sweeper the rest), by when they were enabled.
+   */
+  resumingEndpoints: () => ({ gsi2pk: 'ENDPOINTS_RESUMING' }),
   /** gsi2: events whose deliveries are not all created yet, by creation time (the sweeper's). */
   stalledFanOuts: () => ({ gsi2pk: 'EVENTS_FANOUT_PENDING' }),
   /** Dedupe record of an inbound webhook event, by source and the source's event id. */

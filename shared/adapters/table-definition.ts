@@ -18,7 +18,10 @@ export const tableIndexes = [
     sortKey: 'gsi1sk',
   },
   {
-    /** Work due by time (sparse): overdue deliveries, unfinished fan-outs, stalled inbound events. */
+    /**
+     * Work by time (sparse): overdue deliveries, unfinished fan-outs, stalled inbound events, and
+     * per endpoint the deliveries waiting for it to be enabled or to be recovered.
+     */
     indexName: 'gsi2',
     partitionKey: 'gsi2pk',
     sortKey: 'gsi2sk',

@@ -84,7 +84,7 @@ interface Options<TBody, TQuery, TParams> {
   query?: TQuery;
   params?: TParams;
   /** Status of a success. @default 200 */
-  successStatus?: 200 | 201;
+  successStatus?: 200 | 201 | 202;
   /** Route-specific limits; a refusal is a 429 with the headers of the limit that refused. */
   limits?: RouteLimit<ApiRequest<Output<TBody>, Output<TQuery>, Output<TParams>>>[];
 }

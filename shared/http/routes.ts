@@ -14,7 +14,7 @@ import * as webhooks from './schemas/webhooks.js';
  * their own schema from ./schemas.
  */
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** `ANY` only on the catch-all route, which answers what no operation serves. */
 type RouteMethod = HttpMethod | 'ANY';
@@ -62,7 +62,7 @@ interface HttpRoute {
   summary: string;
   tag: 'auth' | 'profile' | 'otp' | 'webhooks' | 'events' | 'receivers' | 'meta';
   /** Status of a success response. @default 200 */
-  successStatus?: 200 | 201;
+  successStatus?: 200 | 201 | 202;
   body?: GenericSchema;
   query?: GenericSchema;
   needs: Needs;
@@ -348,9 +348,9 @@ export const routes: Route[] = [
     entry: 'functions/webhooks/list-webhooks.ts',
     auth: 'user',
     tag: 'webhooks',
-    summary: "The caller's endpoints, paginated",
+    summary: "The caller's endpoints, newest first; filters: status, created_after, created_before",
     needs: { secrets: ['JWT_SIGNING_KEYS'] },
-    query: webhooks.ListQuery,
+    query: webhooks.ListWebhooksQuery,
   }),
   api({
     name: 'getWebhook',
@@ -361,6 +361,17 @@ export const routes: Route[] = [
     tag: 'webhooks',
     summary: 'One endpoint',
     needs: { secrets: ['JWT_SIGNING_KEYS'] },
+  }),
+  api({
+    name: 'updateWebhook',
+    method: 'PATCH',
+    path: '/webhooks/{id}',
+    entry: 'functions/webhooks/update-webhook.ts',
+    auth: 'user',
+    tag: 'webhooks',
+    summary: 'Change url, events, description or status; enabling sends the deliveries that waited',
+    needs: { deliveryQueue: true, secrets: ['JWT_SIGNING_KEYS'] },
+    body: webhooks.UpdateWebhookRequest,
   }),
   api({
     name: 'deleteWebhook',
@@ -389,9 +400,20 @@ export const routes: Route[] = [
     entry: 'functions/webhooks/list-webhook-deliveries.ts',
     auth: 'user',
     tag: 'webhooks',
-    summary: 'Deliveries to an endpoint with their attempts',
+    summary:
+      'Deliveries to an endpoint with their attempts; filters: status, event_type, created_after, created_before',
     needs: { secrets: ['JWT_SIGNING_KEYS'] },
     query: webhooks.ListDeliveriesQuery,
+  }),
+  api({
+    name: 'getWebhookDelivery',
+    method: 'GET',
+    path: '/webhooks/{id}/deliveries/{delivery_id}',
+    entry: 'functions/webhooks/get-webhook-delivery.ts',
+    auth: 'user',
+    tag: 'webhooks',
+    summary: 'One delivery with its attempts and the event it carries',
+    needs: { secrets: ['JWT_SIGNING_KEYS'] },
   }),
   api({
     name: 'retryWebhookDelivery',
@@ -402,6 +424,19 @@ export const routes: Route[] = [
     tag: 'webhooks',
     summary: 'Attempt a delivery again now',
     needs: { deliveryQueue: true, secrets: ['JWT_SIGNING_KEYS'] },
+  }),
+  api({
+    name: 'recoverWebhook',
+    method: 'POST',
+    path: '/webhooks/{id}/recover',
+    entry: 'functions/webhooks/recover-webhook.ts',
+    auth: 'user',
+    tag: 'webhooks',
+    summary:
+      'Re-queue the failed deliveries created from since until until, 100 per call, each with a fresh ladder',
+    needs: { deliveryQueue: true, secrets: ['JWT_SIGNING_KEYS'] },
+    successStatus: 202,
+    body: webhooks.RecoverWebhookRequest,
   }),
   api({
     name: 'sendWebhookTestEvent',
@@ -422,7 +457,7 @@ export const routes: Route[] = [
     tag: 'events',
     summary: 'The event types an endpoint can subscribe to, with the JSON Schema of each payload',
     needs: {},
-    query: webhooks.ListQuery,
+    query: webhooks.PageQuery,
   }),
   api({
     name: 'publishEvent',

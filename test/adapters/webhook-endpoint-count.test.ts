@@ -14,7 +14,10 @@ const endpoint: WebhookEndpoint = {
   url: 'https://r.example/hook',
   events: ['order.created'],
   secret: 'whsec_x',
+  description: '',
+  status: 'enabled',
   createdAt: '2026-03-01T12:00:00.000Z',
+  updatedAt: '2026-03-01T12:00:00.000Z',
 };
 
 const cancelled = (...codes: string[]) =>

@@ -77,6 +77,7 @@ export function harness(): Harness {
     mailer: new RecordingMailer(),
     clock: new ManualClock(Date.UTC(2026, 2, 1, 12, 0, 0)),
     retryDelaysSeconds: defaultRetryDelaysSeconds,
+    disableAfterDays: 5,
     endpointsPerAccount: webhookEndpointsPerAccount(),
   };
 }

@@ -66,7 +66,10 @@ describe('the deliverWebhook worker', () => {
         url: `${receiver.origin}/hook`,
         events: ['order.created'],
         secret: generateSigningSecret(),
+        description: '',
+        status: 'enabled',
         createdAt: new Date().toISOString(),
+        updatedAt: new Date().toISOString(),
       },
       1,
     );

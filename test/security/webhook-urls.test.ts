@@ -81,7 +81,10 @@ describe('webhook URLs an attacker shapes', { timeout: 60_000 }, () => {
         url: 'https://[::ffff:0:7f00:1]/',
         events: ['order.created'],
         secret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+        description: '',
+        status: 'enabled',
         createdAt: new Date().toISOString(),
+        updatedAt: new Date().toISOString(),
       },
       20,
     );

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { log } from '../../log.js';
+import { noteEndpointHealth } from './endpoint-health.js';
 import { signingSecrets } from './endpoints.js';
 import type { AttemptMessage, AttemptRecord, Delivery } from './model.js';
+import { deliveryFailedNotice, sendNotice } from './notices.js';
 import type { AttemptResolution, SendOutcome, WebhookDependencies } from './ports.js';
 import { scheduleAttempt } from './schedule-attempt.js';
 import { signatureHeaders } from './signing.js';
@@ -33,11 +35,14 @@ export type AttemptResult =
   /** Another worker took the attempt over after our lease expired; our outcome was discarded. */
   | 'claim_lost'
   /** The endpoint or the event is gone: the delivery ends without an attempt. */
-  | 'abandoned';
+  | 'abandoned'
+  /** The endpoint is disabled: the attempt waits, unmade, until it is enabled again. */
+  | 'paused';
 
 export type AttemptDependencies = Pick<
   WebhookDependencies,
   | 'deliveries'
+  | 'endpoints'
   | 'accounts'
   | 'queue'
   | 'scheduler'
@@ -45,6 +50,7 @@ export type AttemptDependencies = Pick<
   | 'mailer'
   | 'clock'
   | 'retryDelaysSeconds'
+  | 'disableAfterDays'
 >;
 
 const isSuccess = (outcome: SendOutcome) =>
@@ -59,8 +65,9 @@ function resolve(
 ): AttemptResolution {
   if (succeeded) return { status: 'delivered' };
   if (attempt >= delivery.lastAllowedAttempt) return { status: 'failed' };
-  // delays[n] is the wait before attempt n + 1, counted from this failure.
-  const delaySeconds = deps.retryDelaysSeconds[attempt] ?? 0;
+  // delays[n] is the wait before the ladder's attempt n + 1, counted from this failure; a
+  // recovered delivery's ladder starts again at its first step.
+  const delaySeconds = deps.retryDelaysSeconds[attempt - delivery.ladderStart + 1] ?? 0;
   return { status: 'pending', nextAttemptAt: now + delaySeconds * 1000 };
 }
 
@@ -92,6 +99,12 @@ export async function attemptDelivery(
   if (event === undefined || endpoint === undefined) {
     await deps.deliveries.abandon(delivery.id, token);
     return 'abandoned';
+  }
+  // The endpoint was read (consistently) after the claim: whatever read it enabled started
+  // before a disable and goes on to post and record; whatever reads it disabled waits. So no
+  // attempt starts once a disable is stored, and none that started is lost.
+  if (endpoint.status === 'disabled') {
+    return (await deps.deliveries.pause(delivery, token)) ? 'paused' : 'claim_lost';
   }
 
   const attemptedAt = deps.clock.now();
@@ -130,13 +143,14 @@ export async function attemptDelivery(
   };
   const finishedAt = deps.clock.now();
   const resolution = resolve(deps, delivery, message.attempt, succeeded, finishedAt);
-  if (!(await deps.deliveries.recordAttempt(delivery.id, token, record, resolution))) {
+  if (!(await deps.deliveries.recordAttempt(delivery, token, record, resolution))) {
     log.warn('attempt outcome discarded: the claim was taken over', {
       deliveryId: delivery.id,
       attempt: message.attempt,
     });
     return 'claim_lost';
   }
+  await noteEndpointHealth(deps, endpoint, succeeded, finishedAt);
 
   if (resolution.status === 'delivered') return 'delivered';
   if (resolution.status === 'pending') {
@@ -155,40 +169,14 @@ export async function attemptDelivery(
     }
     return 'retry_scheduled';
   }
-  // The ladder's last attempt failed: tell the account. A manual retry that fails again does
-  // not send a second notice.
-  if (message.attempt <= deps.retryDelaysSeconds.length) {
-    await notifyFailure(deps, delivery, endpoint.url, record);
+  // The first ladder's last attempt failed: tell the account. A manual retry or a recovery
+  // that fails again sends no second notice.
+  if (delivery.ladderStart === 1) {
+    await sendNotice(
+      deps,
+      delivery.accountId,
+      deliveryFailedNotice(delivery, endpoint.url, record),
+    );
   }
   return 'failed';
 }
-
-async function notifyFailure(
-  deps: AttemptDependencies,
-  delivery: Delivery,
-  url: string,
-  last: AttemptRecord,
-): Promise<void> {
-  try {
-    const email = await deps.accounts.emailOf(delivery.accountId);
-    if (email === undefined) return;
-    const reason = last.error ?? 'no 2xx response';
-    await deps.mailer.send({
-      to: email,
-      subject: `Webhook delivery failed: ${delivery.eventType}`,
-      text: [
-        `We could not deliver event ${delivery.eventId} (${delivery.eventType}) to ${url}.`,
-        `${last.attempt} attempts failed; the last one: ${reason}.`,
-        `Delivery ${delivery.id} is now marked failed. Once the endpoint works again you can`,
-        `retry it with POST /v1/webhooks/${delivery.endpointId}/deliveries/${delivery.id}/retry.`,
-      ].join('\n'),
-      html: `<p>We could not deliver event <code>${delivery.eventId}</code> (${delivery.eventType}) to <code>${escapeHtml(url)}</code>.</p><p>${last.attempt} attempts failed; the last one: ${escapeHtml(reason)}.</p><p>Delivery <code>${delivery.id}</code> is now marked failed. Once the endpoint works again you can retry it with <code>POST /v1/webhooks/${delivery.endpointId}/deliveries/${delivery.id}/retry</code>.</p>`,
-    });
-  } catch (error) {
-    // The delivery's state is already final and listed as failed; a lost notice is logged.
-    log.error('failure notice not sent', { deliveryId: delivery.id, error });
-  }
-}
-
-const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

@@ -2,9 +2,11 @@ import { ServiceError } from '../errors.js';
 import type { EventType } from '../event-types.js';
 import { canonicalUrl } from './address-policy.js';
 import { newEndpointId } from './ids.js';
-import type { WebhookEndpoint } from './model.js';
-import type { WebhookDependencies } from './ports.js';
+import type { EndpointStatus, WebhookEndpoint } from './model.js';
+import type { CreatedWindow, EndpointChange, WebhookDependencies } from './ports.js';
+import { queueDueAttempts } from './schedule-attempt.js';
 import { generateSigningSecret } from './signing.js';
+import { assertWindow, isInWindow } from './windows.js';
 
 /** How long the previous secret keeps signing after a rotation. */
 export const previousSecretLifetimeMs = 24 * 60 * 60 * 1000;
@@ -39,15 +41,19 @@ async function acceptedUrl(deps: Pick<EndpointDeps, 'urlGuard'>, text: string): 
 export async function registerEndpoint(
   deps: EndpointDeps,
   accountId: string,
-  input: { url: string; events: EventType[] },
+  input: { url: string; events: EventType[]; description?: string },
 ): Promise<WebhookEndpoint> {
+  const now = new Date(deps.clock.now()).toISOString();
   const endpoint: WebhookEndpoint = {
     id: newEndpointId(),
     accountId,
     url: await acceptedUrl(deps, input.url),
     events: input.events,
+    description: input.description ?? '',
+    status: 'enabled',
     secret: generateSigningSecret(),
-    createdAt: new Date(deps.clock.now()).toISOString(),
+    createdAt: now,
+    updatedAt: now,
   };
   if (!(await deps.endpoints.create(endpoint, deps.endpointsPerAccount))) {
     throw new ServiceError(
@@ -58,15 +64,25 @@ export async function registerEndpoint(
   return endpoint;
 }
 
+export interface EndpointListFilter extends CreatedWindow {
+  status?: EndpointStatus;
+}
+
 /** One page of the account's endpoints, newest first (an account has few: one Query reads all). */
 export async function listEndpoints(
   deps: Pick<WebhookDependencies, 'endpoints'>,
   accountId: string,
+  filter: EndpointListFilter,
   page: { page: number; perPage: number },
 ): Promise<{ items: WebhookEndpoint[]; total: number }> {
-  const endpoints = (await deps.endpoints.listForAccount(accountId)).sort((a, b) =>
-    b.createdAt.localeCompare(a.createdAt),
-  );
+  assertWindow(filter, { after: 'created_after', before: 'created_before' });
+  const endpoints = (await deps.endpoints.listForAccount(accountId))
+    .filter(
+      (endpoint) =>
+        (filter.status === undefined || endpoint.status === filter.status) &&
+        isInWindow(endpoint.createdAt, filter),
+    )
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   const start = (page.page - 1) * page.perPage;
   return { items: endpoints.slice(start, start + page.perPage), total: endpoints.length };
 }
@@ -87,6 +103,87 @@ export async function deleteEndpoint(
   endpointId: string,
 ): Promise<void> {
   if (!(await deps.endpoints.delete(accountId, endpointId))) throw endpointNotFound();
+}
+
+export interface EndpointPatch {
+  url?: string;
+  events?: EventType[];
+  description?: string;
+  status?: EndpointStatus;
+}
+
+/** Deliveries sent again by the request that enables an endpoint; the sweeper sends the rest. */
+export const resumedOnEnable = 100;
+
+/**
+ * PATCH /v1/webhooks/{id}: changes what is given. A new URL passes the SSRF guard again and
+ * starts a fresh failure streak. Disabling takes effect for every attempt that has not read the
+ * endpoint yet (attempt-delivery.ts); enabling sends the deliveries that waited, once each.
+ */
+export async function updateEndpoint(
+  deps: Pick<WebhookDependencies, 'endpoints' | 'deliveries' | 'queue' | 'urlGuard' | 'clock'>,
+  accountId: string,
+  endpointId: string,
+  patch: EndpointPatch,
+): Promise<WebhookEndpoint> {
+  const url = patch.url === undefined ? undefined : await acceptedUrl(deps, patch.url);
+  // The status move is computed from the status read, and stored only while it still holds; a
+  // concurrent move makes us read again (once), so two PATCHes never both "enable".
+  for (let round = 0; round < 2; round++) {
+    const current = await deps.endpoints.get(accountId, endpointId);
+    if (current === undefined) throw endpointNotFound();
+    const now = deps.clock.now();
+    const moving = patch.status !== undefined && patch.status !== current.status;
+    const change: EndpointChange = {
+      url,
+      events: patch.events,
+      description: patch.description,
+      status: !moving
+        ? undefined
+        : patch.status === 'enabled'
+          ? { to: 'enabled' }
+          : { to: 'disabled', reason: 'manual', at: now },
+      resetFailing:
+        (url !== undefined && url !== current.url) || (moving && patch.status === 'enabled'),
+      updatedAt: new Date(now).toISOString(),
+    };
+    const result = await deps.endpoints.update(accountId, endpointId, change, current.status);
+    if (result.outcome === 'not_found') throw endpointNotFound();
+    if (result.outcome === 'status_changed') continue;
+    if (change.status?.to === 'enabled') await resumePaused(deps, result.endpoint, resumedOnEnable);
+    return result.endpoint;
+  }
+  throw new ServiceError(
+    'conflict',
+    'This endpoint is being changed by another request; try again',
+  );
+}
+
+/**
+ * Sends again, once each and oldest first, up to `limit` deliveries that waited while the endpoint
+ * was disabled: each goes out now as the attempt it was due for, however many of its ladder's
+ * times passed meanwhile, and the ladder goes on from its outcome. Returns how many it found.
+ */
+export async function resumePaused(
+  deps: Pick<WebhookDependencies, 'deliveries' | 'queue' | 'clock'>,
+  endpoint: WebhookEndpoint,
+  limit: number,
+): Promise<number> {
+  const paused = await deps.deliveries.listPaused(endpoint.id, limit);
+  const now = deps.clock.now();
+  // Conditional (paused → pending): of two resumers racing for one delivery, one sends it.
+  const resumed = await Promise.all(
+    paused.map(async (delivery) =>
+      (await deps.deliveries.resume(delivery.id, now)) ? delivery : undefined,
+    ),
+  );
+  const messages = resumed.flatMap((delivery) =>
+    delivery === undefined
+      ? []
+      : [{ deliveryId: delivery.id, attempt: delivery.nextAttempt, delaySeconds: 0 }],
+  );
+  await queueDueAttempts(deps, messages, { endpointId: endpoint.id, resumed: messages.length });
+  return paused.length;
 }
 
 /** Issues a new secret; the old one keeps signing (alongside) for 24 hours. */

@@ -5,12 +5,15 @@ import type { EventType } from '../event-types.js';
  *
  *   pending ──claim──▶ attempting ──2xx──▶ delivered
  *      ▲                    │
- *      └── retry scheduled ◀┤ failure, attempts left
- *                           └─ failure, none left ──▶ failed (+ email notice)
+ *      ├── retry scheduled ◀┤ failure, attempts left
+ *      │                    ├─ failure, none left ──▶ failed (+ email notice) ──recover──▶ pending
+ *      │                    └─ endpoint disabled ──▶ paused ──endpoint enabled──▶ pending
  *
  * `attempting` carries a lease: a worker that dies mid-attempt leaves the claim behind, and only
  * after the lease expires may another worker take it over — as the same attempt number, so a
- * crash never counts an attempt twice.
+ * crash never counts an attempt twice. `paused` keeps the attempt it was claimed for: the
+ * endpoint's owner disabled it (or it was disabled for failing), and the attempt waits, unmade,
+ * until the endpoint is enabled again.
  */
 
 /** The event type of `POST /v1/webhooks/{id}/test`; delivered to that endpoint only. */
@@ -18,11 +21,31 @@ export const testEventType = 'webhook.test';
 
 export type DeliverableEventType = EventType | typeof testEventType;
 
+export const endpointStatuses = ['enabled', 'disabled'] as const;
+
+export type EndpointStatus = (typeof endpointStatuses)[number];
+
+/** Why an endpoint is disabled: by its owner, or automatically after days of only failures. */
+export type DisabledReason = 'manual' | 'failing';
+
 export interface WebhookEndpoint {
   id: string;
   accountId: string;
+  /** The canonical form (the URL parser's href): what is shown and what attempts post to. */
   url: string;
   events: EventType[];
+  /** The owner's note about the endpoint ('' when none). */
+  description: string;
+  /** A disabled endpoint gets no new deliveries, and attempts that come due for it wait. */
+  status: EndpointStatus;
+  disabledReason?: DisabledReason;
+  /** Epoch milliseconds. */
+  disabledAt?: number;
+  /**
+   * Epoch milliseconds of the first failed attempt since the last successful one; a success
+   * clears it. Failures that last `WEBHOOK_DISABLE_AFTER_DAYS` disable the endpoint.
+   */
+  failingSince?: number;
   /** `whsec_` + base64 of 32 random bytes; it must stay readable to sign (an HMAC key). */
   secret: string;
   /** The secret before the last rotation, which still signs until `previousSecretExpiresAt`. */
@@ -30,6 +53,8 @@ export interface WebhookEndpoint {
   /** Epoch milliseconds. */
   previousSecretExpiresAt?: number;
   createdAt: string;
+  /** ISO 8601 UTC of the last change by its owner (PATCH, rotation), or the creation. */
+  updatedAt: string;
 }
 
 export interface StoredEvent {
@@ -42,7 +67,7 @@ export interface StoredEvent {
   payload: string;
 }
 
-export type DeliveryStatus = 'pending' | 'attempting' | 'delivered' | 'failed';
+export type DeliveryStatus = 'pending' | 'attempting' | 'paused' | 'delivered' | 'failed';
 
 export interface AttemptRecord {
   attempt: number;
@@ -69,8 +94,15 @@ export interface Delivery {
   nextAttempt: number;
   /** Epoch milliseconds at which the next attempt is due. */
   nextAttemptAt: number;
-  /** The last attempt number this delivery may make; manual retries raise it by one. */
+  /** The last attempt number this delivery may make; manual retries and recovery raise it. */
   lastAllowedAttempt: number;
+  /**
+   * The first attempt of the current ladder: 1, or the attempt a manual retry or a recovery
+   * started with. The ladder's delays count from it, and only the first ladder's last failure
+   * emails the owner.
+   */
+  ladderStart: number;
+  /** The latest attempts, oldest first (at most `keptAttemptRecords` of them). */
   attempts: AttemptRecord[];
   /** Set while `attempting`. */
   claim?: {
@@ -82,6 +114,12 @@ export interface Delivery {
   };
   createdAt: string;
 }
+
+/**
+ * Attempt records a delivery keeps, the latest: a manual retry or a recovery drops the oldest
+ * beyond this, so the item stays bounded however often a delivery is tried again.
+ */
+export const keptAttemptRecords = 20;
 
 /** What one delivery attempt is, on the queue and in a schedule's payload. */
 export interface AttemptMessage {

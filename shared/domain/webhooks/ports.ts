@@ -1,13 +1,36 @@
 import type { Clock } from '../clock.js';
+import type { EventType } from '../event-types.js';
 import type { Mailer } from '../messages.js';
 import type {
   AttemptMessage,
   AttemptRecord,
+  DeliverableEventType,
   Delivery,
   DeliveryStatus,
+  DisabledReason,
+  EndpointStatus,
   StoredEvent,
   WebhookEndpoint,
 } from './model.js';
+
+/** What a PATCH changes on an endpoint; absent fields stay as they are. */
+export interface EndpointChange {
+  url?: string;
+  events?: EventType[];
+  description?: string;
+  /** A move between enabled and disabled (only when the status differs from the one read). */
+  status?: { to: 'enabled' } | { to: 'disabled'; reason: DisabledReason; at: number };
+  /** Forgets the failure streak: a new URL or a re-enabled endpoint gets a fresh start. */
+  resetFailing: boolean;
+  /** ISO 8601 UTC. */
+  updatedAt: string;
+}
+
+export type EndpointUpdate =
+  | { outcome: 'updated'; endpoint: WebhookEndpoint }
+  | { outcome: 'not_found' }
+  /** The status is no longer the one the change was computed from (a concurrent change). */
+  | { outcome: 'status_changed' };
 
 /** Endpoints of an account (DynamoDB: one partition per account). */
 export interface EndpointRepository {
@@ -18,6 +41,13 @@ export interface EndpointRepository {
   create(endpoint: WebhookEndpoint, limit: number): Promise<boolean>;
   listForAccount(accountId: string): Promise<WebhookEndpoint[]>;
   get(accountId: string, endpointId: string): Promise<WebhookEndpoint | undefined>;
+  /** Applies `change` while the endpoint's status is still `expectedStatus`. */
+  update(
+    accountId: string,
+    endpointId: string,
+    change: EndpointChange,
+    expectedStatus: EndpointStatus,
+  ): Promise<EndpointUpdate>;
   /** False when there was no such endpoint. */
   delete(accountId: string, endpointId: string): Promise<boolean>;
   /** Replaces the secret and keeps the old one signing until `previousExpiresAt`. */
@@ -27,6 +57,30 @@ export interface EndpointRepository {
     secret: string,
     previousExpiresAt: number,
   ): Promise<WebhookEndpoint | undefined>;
+  /** Starts a failure streak at `since` (epoch ms) unless one is running. */
+  markFailing(accountId: string, endpointId: string, since: number): Promise<void>;
+  /** Ends the streak that started at `since` (a success came). */
+  clearFailing(accountId: string, endpointId: string, since: number): Promise<void>;
+  /**
+   * Disables an enabled endpoint for failing, only while the streak that started at `since` still
+   * runs. True for the one call that disabled it.
+   */
+  disableForFailing(
+    accountId: string,
+    endpointId: string,
+    since: number,
+    at: number,
+  ): Promise<boolean>;
+  /**
+   * Endpoints enabled again before `before` (epoch ms) whose paused deliveries may not all have
+   * been sent, each with the time of the enabling that marked it (ISO).
+   */
+  listResuming(
+    before: number,
+    limit: number,
+  ): Promise<{ endpoint: WebhookEndpoint; enabledAt: string }[]>;
+  /** Clears the mark of the enabling at `enabledAt`, unless a later one replaced it. */
+  finishResuming(accountId: string, endpointId: string, enabledAt: string): Promise<void>;
 }
 
 export interface IdempotencyClaim {
@@ -53,10 +107,18 @@ export interface EventRepository {
   listStalledFanOuts(before: number, limit: number): Promise<StoredEvent[]>;
 }
 
-export interface DeliveryListFilter {
-  status?: Exclude<DeliveryStatus, 'attempting'>;
-  /** ISO 8601; deliveries created strictly after it. */
+/** A creation-time window, ISO 8601 UTC bounds, both exclusive. */
+export interface CreatedWindow {
   createdAfter?: string;
+  createdBefore?: string;
+}
+
+/** The statuses a client sees: attempting and paused deliveries are pending to them. */
+export type PublicDeliveryStatus = Exclude<DeliveryStatus, 'attempting' | 'paused'>;
+
+export interface DeliveryListFilter extends CreatedWindow {
+  status?: PublicDeliveryStatus;
+  eventType?: DeliverableEventType;
 }
 
 export interface AttemptTarget {
@@ -102,16 +164,30 @@ export interface DeliveryRepository {
    * False when another worker took the claim over (this outcome is then discarded).
    */
   recordAttempt(
-    deliveryId: string,
+    delivery: Delivery,
     claimToken: string,
     record: AttemptRecord,
     resolution: AttemptResolution,
   ): Promise<boolean>;
   /** Ends a delivery whose endpoint was deleted: failed, without an attempt. */
   abandon(deliveryId: string, claimToken: string): Promise<void>;
-  /** Makes a finished delivery due once more now (one more attempt), or brings a pending one forward. */
-  reopen(delivery: Delivery, now: number): Promise<Delivery | undefined>;
+  /**
+   * Leaves the claimed attempt unmade, waiting for the endpoint to be enabled again; false when
+   * `claimToken` no longer holds the claim.
+   */
+  pause(delivery: Delivery, claimToken: string): Promise<boolean>;
+  /** The oldest `limit` deliveries paused for an endpoint. */
+  listPaused(endpointId: string, limit: number): Promise<Delivery[]>;
+  /** A paused delivery becomes pending and due at `now`; false when it is not paused any more. */
+  resume(deliveryId: string, now: number): Promise<boolean>;
+  /**
+   * Makes a finished delivery due at `now` for `attempts` more attempts — a new ladder — or brings
+   * a pending one forward. Undefined when the delivery changed since it was read.
+   */
+  reopen(delivery: Delivery, now: number, attempts: number): Promise<Delivery | undefined>;
   listForEndpoint(endpointId: string, filter: DeliveryListFilter): Promise<Delivery[]>;
+  /** The oldest `limit` failed deliveries of an endpoint created within `window`. */
+  listFailed(endpointId: string, window: CreatedWindow, limit: number): Promise<Delivery[]>;
   /** Deliveries whose next step (attempt or lease expiry) was due before `before` (epoch ms). */
   listDue(before: number, limit: number): Promise<Delivery[]>;
 }
@@ -175,4 +251,6 @@ export interface WebhookDependencies {
   clock: Clock;
   /** Delay in seconds before each attempt (index 0: the first). */
   retryDelaysSeconds: number[];
+  /** Days an endpoint may fail without one success before it is disabled. */
+  disableAfterDays: number;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { log } from '../../log.js';
 import { ServiceError } from '../errors.js';
 import type { EventType } from '../event-types.js';
+import { enabledEndpoint } from './deliveries.js';
 import { eventDataProblems } from './event-catalogue.js';
 import { deliveryIdFor, newEventId } from './ids.js';
 import {
@@ -12,7 +12,7 @@ import {
   type WebhookEndpoint,
 } from './model.js';
 import type { WebhookDependencies } from './ports.js';
-import { maxQueueDelaySeconds } from './schedule-attempt.js';
+import { maxQueueDelaySeconds, queueDueAttempts } from './schedule-attempt.js';
 
 /** How long an Idempotency-Key of `POST /v1/events` is remembered (Stripe's figure). */
 export const idempotencyWindowMs = 24 * 60 * 60 * 1000;
@@ -65,6 +65,7 @@ function deliveryOf(
     nextAttempt: 1,
     nextAttemptAt: dueAt,
     lastAllowedAttempt: attempts,
+    ladderStart: 1,
     attempts: [],
     createdAt: event.createdAt,
   };
@@ -91,26 +92,23 @@ export async function fanOut(
   );
   const created = await deps.deliveries.createMany(deliveries, options);
   await deps.events.markFannedOut(event.id);
-  try {
-    await deps.queue.enqueue(
-      created.map((delivery) => ({
-        deliveryId: delivery.id,
-        attempt: 1,
-        delaySeconds: firstDelaySeconds,
-      })),
-    );
-  } catch (error) {
-    // The deliveries are stored and due: the sweeper queues them at its next run.
-    log.warn('first attempts not queued; the sweeper will pick them up', {
-      eventId: event.id,
-      error,
-    });
-  }
+  await queueDueAttempts(
+    deps,
+    created.map((delivery) => ({
+      deliveryId: delivery.id,
+      attempt: 1,
+      delaySeconds: firstDelaySeconds,
+    })),
+    { eventId: event.id },
+  );
   return deliveries.length;
 }
 
-const subscribers = (endpoints: WebhookEndpoint[], type: DeliverableEventType) =>
-  endpoints.filter((endpoint) => (endpoint.events as string[]).includes(type));
+/** The endpoints an event of `type` goes to: enabled, and subscribed to it. */
+export const subscribersOf = (endpoints: WebhookEndpoint[], type: DeliverableEventType) =>
+  endpoints.filter(
+    (endpoint) => endpoint.status === 'enabled' && (endpoint.events as string[]).includes(type),
+  );
 
 function fingerprintOf(input: PublishEventInput): string {
   return createHash('sha256')
@@ -154,14 +152,14 @@ export async function publishEvent(
         [{ field: 'idempotency-key', message: 'was used with a different request' }],
       );
     }
-    const endpoints = subscribers(
+    const endpoints = subscribersOf(
       await deps.endpoints.listForAccount(result.existing.accountId),
       result.existing.type,
     );
     const deliveryCount = await fanOut(deps, result.existing, endpoints, { mayExist: true });
     return { event: result.existing, deliveryCount };
   }
-  const endpoints = subscribers(await deps.endpoints.listForAccount(input.accountId), input.type);
+  const endpoints = subscribersOf(await deps.endpoints.listForAccount(input.accountId), input.type);
   const deliveryCount = await fanOut(deps, event, endpoints, { mayExist: false });
   return { event, deliveryCount };
 }
@@ -172,9 +170,7 @@ export async function sendTestEvent(
   accountId: string,
   endpointId: string,
 ): Promise<{ event: StoredEvent; deliveryId: string }> {
-  const endpoint = await deps.endpoints.get(accountId, endpointId);
-  if (endpoint === undefined)
-    throw new ServiceError('not_found', 'No webhook endpoint with this id');
+  const endpoint = await enabledEndpoint(deps, accountId, endpointId, 'sending it a test event');
   const event = newEvent(
     accountId,
     testEventType,

@@ -1,7 +1,8 @@
 import { log } from '../../log.js';
+import { resumePaused } from './endpoints.js';
 import type { AttemptMessage } from './model.js';
 import type { WebhookDependencies } from './ports.js';
-import { fanOut } from './publish-event.js';
+import { fanOut, subscribersOf } from './publish-event.js';
 
 /**
  * How overdue work must be before the sweeper steps in. The normal path (a queue message, a
@@ -16,12 +17,16 @@ export const sweepBatchSize = 200;
 export interface SweepResult {
   requeued: number;
   fannedOut: number;
+  /** Paused deliveries of re-enabled endpoints sent again. */
+  resumed: number;
 }
 
 /**
- * The safety net: re-queues deliveries whose next attempt (or an expired claim) is overdue, and
- * finishes event fan-outs that were interrupted — so a lost message, a failed schedule or a
- * crashed publisher never strands a delivery.
+ * The safety net: re-queues deliveries whose next attempt (or an expired claim) is overdue,
+ * finishes event fan-outs that were interrupted, and sends the paused deliveries of re-enabled
+ * endpoints that the enabling request did not (too many, a crash, or a delivery paused at the
+ * very moment of the enabling) — so a lost message, a failed schedule or a crashed publisher
+ * never strands a delivery.
  */
 export async function sweepDeliveries(
   deps: Pick<
@@ -35,8 +40,9 @@ export async function sweepDeliveries(
   for (const event of await deps.events.listStalledFanOuts(before, sweepBatchSize)) {
     // A test event interrupted this way matches no subscription and is simply closed: the
     // client can send another.
-    const endpoints = (await deps.endpoints.listForAccount(event.accountId)).filter((endpoint) =>
-      (endpoint.events as string[]).includes(event.type),
+    const endpoints = subscribersOf(
+      await deps.endpoints.listForAccount(event.accountId),
+      event.type,
     );
     await fanOut(deps, event, endpoints, { mayExist: true });
     fannedOut += 1;
@@ -54,5 +60,16 @@ export async function sweepDeliveries(
     await deps.queue.enqueue(messages.map((message) => ({ ...message, delaySeconds: 0 })));
     log.info('sweeper re-queued overdue deliveries', { count: messages.length });
   }
-  return { requeued: messages.length, fannedOut };
+  // An endpoint stays marked until a pass finds no more than one batch of paused deliveries;
+  // `before` lets an index entry written at the enabling reach the index first.
+  let resumed = 0;
+  for (const { endpoint, enabledAt } of await deps.endpoints.listResuming(before, sweepBatchSize)) {
+    if (endpoint.status === 'enabled') {
+      const found = await resumePaused(deps, endpoint, sweepBatchSize);
+      resumed += found;
+      if (found >= sweepBatchSize) continue;
+    }
+    await deps.endpoints.finishResuming(endpoint.accountId, endpoint.id, enabledAt);
+  }
+  return { requeued: messages.length, fannedOut, resumed };
 }

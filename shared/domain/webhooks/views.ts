@@ -2,33 +2,41 @@ import type { Delivery, StoredEvent, WebhookEndpoint } from './model.js';
 
 /** The public (snake_case) shapes of the webhook resources. */
 
-export interface EndpointView {
-  id: string;
-  url: string;
-  events: string[];
-  status: 'enabled';
-  created_at: string;
-  /** Only in the answers of registration and rotation. */
-  secret?: string;
-}
+const isoOrNull = (epochMs: number | undefined) =>
+  epochMs === undefined ? null : new Date(epochMs).toISOString();
 
-export const endpointView = (endpoint: WebhookEndpoint, withSecret = false): EndpointView => ({
+export const endpointView = (endpoint: WebhookEndpoint, withSecret = false) => ({
   id: endpoint.id,
   url: endpoint.url,
   events: endpoint.events,
-  status: 'enabled',
+  description: endpoint.description,
+  status: endpoint.status,
+  /** `manual` (its owner) or `failing` (automatically); null while enabled. */
+  disabled_reason: endpoint.status === 'disabled' ? (endpoint.disabledReason ?? 'manual') : null,
+  disabled_at: endpoint.status === 'disabled' ? isoOrNull(endpoint.disabledAt) : null,
+  /** Since when every attempt has failed (null after a success): what auto-disabling counts. */
+  failing_since: isoOrNull(endpoint.failingSince),
   created_at: endpoint.createdAt,
+  updated_at: endpoint.updatedAt,
+  /** Only in the answers of registration and rotation. */
   ...(withSecret ? { secret: endpoint.secret } : {}),
 });
 
-/** A claim in progress is an internal step: clients see such a delivery as pending. */
+/**
+ * A claim in progress is an internal step, and a delivery waiting for its endpoint to be enabled
+ * has its attempt still to come: clients see both as pending (the latter `paused`, with no time
+ * set for its next attempt).
+ */
 export const deliveryView = (delivery: Delivery) => ({
   id: delivery.id,
   event_id: delivery.eventId,
   event_type: delivery.eventType,
   endpoint_id: delivery.endpointId,
-  status: delivery.status === 'attempting' ? 'pending' : delivery.status,
-  attempts_made: delivery.attempts.length,
+  status:
+    delivery.status === 'attempting' || delivery.status === 'paused' ? 'pending' : delivery.status,
+  paused: delivery.status === 'paused',
+  // The counter, not the records: a delivery keeps only its latest attempt records.
+  attempts_made: delivery.nextAttempt - 1,
   next_attempt_at:
     delivery.status === 'pending' ? new Date(delivery.nextAttemptAt).toISOString() : null,
   created_at: delivery.createdAt,

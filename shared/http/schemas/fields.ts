@@ -50,3 +50,36 @@ export const perPage = v.pipe(
   v.transform(Number),
   v.maxValue(100, 'must be an integer from 1 to 100'),
 );
+
+const calendarDate = /^(\d{4})-(\d{2})-(\d{2})$/;
+// RFC 3339 date-time. In a query string an unencoded `+` of the offset arrives as a space.
+const dateTime =
+  /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+ -]\d{2}:\d{2})$/;
+
+/** Epoch milliseconds of a date (that day's start in UTC) or an RFC 3339 date-time, if valid. */
+function pointInTimeOf(text: string): number | undefined {
+  const date = calendarDate.exec(text);
+  if (date !== null) {
+    const at = Date.UTC(Number(date[1]), Number(date[2]) - 1, Number(date[3]));
+    // Date.UTC rolls 2026-02-30 over to March: only a date that maps back to itself exists.
+    return new Date(at).toISOString().startsWith(text) ? at : undefined;
+  }
+  const time = dateTime.exec(text);
+  if (time === null || pointInTimeOf(time[1] ?? '') === undefined) return undefined;
+  if (Number(time[2]) > 23 || Number(time[3]) > 59 || Number(time[4]) > 59) return undefined;
+  const at = Date.parse(text.replace(/ (\d{2}:\d{2})$/, '+$1'));
+  return Number.isNaN(at) ? undefined : at;
+}
+
+/**
+ * A point in time a client filters or recovers by: a date `YYYY-MM-DD` (that day's start in UTC)
+ * or an RFC 3339 date-time with its offset; parsed to an ISO 8601 UTC timestamp.
+ */
+export const pointInTime = v.pipe(
+  v.string('must be a string'),
+  v.check(
+    (text) => pointInTimeOf(text) !== undefined,
+    'must be a date (YYYY-MM-DD) or an RFC 3339 date-time, e.g. 2026-01-31T12:00:00Z',
+  ),
+  v.transform((text) => new Date(pointInTimeOf(text) ?? 0).toISOString()),
+);

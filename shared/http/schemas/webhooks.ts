@@ -1,24 +1,52 @@
 import * as v from 'valibot';
 import { eventTypes } from '../../domain/event-types.js';
-import { identifier, page, perPage } from './fields.js';
+import { endpointStatuses, testEventType } from '../../domain/webhooks/model.js';
+import { identifier, page, perPage, pointInTime } from './fields.js';
 
 /** Requests of outbound webhook management and event publication (contract.md). */
 
 const eventType = v.picklist(eventTypes, `must be one of: ${eventTypes.join(', ')}`);
 
+const url = v.pipe(
+  v.string('must be a string'),
+  v.maxLength(2048, 'must be at most 2048 characters'),
+  v.url('must be an absolute URL'),
+  v.startsWith('https://', 'must use https'),
+);
+
+const events = v.pipe(
+  v.array(eventType, 'must be an array of event types'),
+  v.minLength(1, 'must name at least one event type'),
+  v.check((list) => new Set(list).size === list.length, 'must not repeat an event type'),
+);
+
+const description = v.pipe(
+  v.string('must be a string'),
+  v.maxLength(500, 'must be at most 500 characters'),
+);
+
 export const RegisterWebhookRequest = v.strictObject({
-  url: v.pipe(
-    v.string('must be a string'),
-    v.maxLength(2048, 'must be at most 2048 characters'),
-    v.url('must be an absolute URL'),
-    v.startsWith('https://', 'must use https'),
-  ),
-  events: v.pipe(
-    v.array(eventType, 'must be an array of event types'),
-    v.minLength(1, 'must name at least one event type'),
-    v.check((events) => new Set(events).size === events.length, 'must not repeat an event type'),
-  ),
+  url,
+  events,
+  description: v.optional(description),
 });
+
+const updatable = ['url', 'events', 'description', 'status'] as const;
+
+export const UpdateWebhookRequest = v.pipe(
+  v.strictObject({
+    url: v.optional(url),
+    events: v.optional(events),
+    description: v.optional(description),
+    status: v.optional(
+      v.picklist(endpointStatuses, `must be one of: ${endpointStatuses.join(', ')}`),
+    ),
+  }),
+  v.check(
+    (patch) => updatable.some((field) => patch[field] !== undefined),
+    `must change at least one of: ${updatable.join(', ')}`,
+  ),
+);
 
 export const WebhookPathParams = v.object({ id: identifier });
 
@@ -26,7 +54,24 @@ export const DeliveryPathParams = v.object({ id: identifier, delivery_id: identi
 
 export const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;
 
-export const ListQuery = v.strictObject({ page, per_page: perPage });
+/** page / per_page of a list without filters. */
+export const PageQuery = v.strictObject({ page, per_page: perPage });
+
+const createdFilters = {
+  created_after: v.optional(pointInTime),
+  created_before: v.optional(pointInTime),
+};
+
+export const ListWebhooksQuery = v.strictObject({
+  page,
+  per_page: perPage,
+  status: v.optional(
+    v.picklist(endpointStatuses, `must be one of: ${endpointStatuses.join(', ')}`),
+  ),
+  ...createdFilters,
+});
+
+const deliverableTypes = [...eventTypes, testEventType] as const;
 
 export const ListDeliveriesQuery = v.strictObject({
   page,
@@ -34,9 +79,15 @@ export const ListDeliveriesQuery = v.strictObject({
   status: v.optional(
     v.picklist(deliveryStatuses, `must be one of: ${deliveryStatuses.join(', ')}`),
   ),
-  created_after: v.optional(
-    v.pipe(v.string(), v.isoTimestamp('must be an ISO 8601 timestamp, e.g. 2026-01-01T00:00:00Z')),
+  event_type: v.optional(
+    v.picklist(deliverableTypes, `must be one of: ${deliverableTypes.join(', ')}`),
   ),
+  ...createdFilters,
+});
+
+export const RecoverWebhookRequest = v.strictObject({
+  since: pointInTime,
+  until: v.optional(pointInTime),
 });
 
 export const PublishEventRequest = v.strictObject({
