@@ -58,7 +58,6 @@ export interface Harness extends WebhookDependencies {
   queue: RecordingQueue;
   scheduler: RecordingScheduler;
   mailer: RecordingMailer;
-  sender: FakeReceiver;
   endpointsPerAccount: number;
 }
 

@@ -115,8 +115,8 @@ export async function retryDelivery(
 
 /**
  * POST /v1/webhooks/{id}/recover: re-queues the endpoint's failed deliveries created from `since`
- * until `until` (ISO 8601 UTC; now when absent), oldest first and at most `recoveredPerCall` of
- * them, each with a fresh ladder. A recovered delivery is pending, so calling again with the same
+ * until `until` (ISO 8601 UTC; now when absent), oldest first and at most `limit` of them, each
+ * with a fresh ladder. A recovered delivery is pending, so calling again with the same
  * window re-queues only the rest (`hasMore`) and never gives one delivery two ladders: the move
  * failed → pending is a conditional write that one call wins.
  */
@@ -128,6 +128,7 @@ export async function recoverDeliveries(
   accountId: string,
   endpointId: string,
   window: { since: string; until?: string },
+  limit = recoveredPerCall,
 ): Promise<{ recovered: number; hasMore: boolean }> {
   const now = deps.clock.now();
   const until = window.until ?? new Date(now).toISOString();
@@ -143,11 +144,11 @@ export async function recoverDeliveries(
   const failed = await deps.deliveries.listFailed(
     endpointId,
     { createdAfter: new Date(Date.parse(window.since) - 1).toISOString(), createdBefore: until },
-    recoveredPerCall + 1,
+    limit + 1,
   );
   const reopened = await Promise.all(
     failed
-      .slice(0, recoveredPerCall)
+      .slice(0, limit)
       .map((delivery) => deps.deliveries.reopen(delivery, now, deps.retryDelaysSeconds.length)),
   );
   const messages = reopened.flatMap((delivery) =>
@@ -156,5 +157,5 @@ export async function recoverDeliveries(
       : [{ deliveryId: delivery.id, attempt: delivery.nextAttempt, delaySeconds: 0 }],
   );
   await queueDueAttempts(deps, messages, { endpointId, recovered: messages.length });
-  return { recovered: messages.length, hasMore: failed.length > recoveredPerCall };
+  return { recovered: messages.length, hasMore: failed.length > limit };
 }
