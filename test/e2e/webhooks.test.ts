@@ -1,10 +1,20 @@
-import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { validate } from '@readme/openapi-parser';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
 import { type LocalService, startLocalService } from '../support/local-service.js';
+import { AccountClient } from './accounts-support.js';
 import { makeTestCertificate, type TestCertificate, TestReceiver } from './webhooks-receiver.js';
+import {
+  order,
+  standardHeaders,
+  verifiesByDocumentRule,
+  webhookOwner,
+} from './webhooks-support.js';
 
 let service: LocalService;
+let client: AccountClient;
 let certificate: TestCertificate;
 const receiver = new TestReceiver();
 
@@ -17,6 +27,7 @@ beforeAll(async () => {
     WEBHOOK_ENDPOINTS_PER_ACCOUNT: '3',
     NODE_EXTRA_CA_CERTS: certificate.caFile,
   });
+  client = new AccountClient(service);
 }, 120_000);
 
 afterAll(async () => {
@@ -25,58 +36,10 @@ afterAll(async () => {
   certificate?.remove();
 });
 
-interface Answer {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: response bodies are inspected field by field.
-  body: any;
-}
+const call = (...args: Parameters<AccountClient['call']>) => client.call(...args);
+const outbox = (to: string) => client.outbox(to);
+const signUp = () => webhookOwner(client);
 
-async function call(
-  method: string,
-  path: string,
-  options: { body?: unknown; token?: string; headers?: Record<string, string> } = {},
-): Promise<Answer> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-  const response = await fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers,
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
-
-async function outbox(to: string): Promise<{ subject: string | null; text: string }[]> {
-  const response = await fetch(`${service.origin}/_local/outbox?to=${encodeURIComponent(to)}`);
-  return ((await response.json()) as { data: { subject: string | null; text: string }[] }).data;
-}
-
-/** A verified account with a live access token, made through the public API. */
-async function signUp(): Promise<{ token: string; userId: string; email: string }> {
-  const email = `webhooks-${randomUUID()}@example.com`;
-  const signup = await call('POST', '/auth/signup', {
-    body: { name: 'Webhook Owner', email, password: 'correct horse battery staple' },
-  });
-  expect(signup.status).toBe(201);
-  const otp = /\b(\d{6})\b/.exec((await outbox(email))[0]?.text ?? '')?.[1];
-  const verified = await call('POST', '/auth/verify-signup-otp', { body: { email, otp } });
-  expect(verified.status).toBe(200);
-  return { token: verified.body.data.access_token, userId: verified.body.data.user.id, email };
-}
-
-async function eventually<T>(probe: () => Promise<T | undefined>, seconds = 30): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resume) => setTimeout(resume, 100));
-  }
-}
-
-const order = { order_id: 'ord_42', status: 'placed', total: 19.99, currency: 'EUR' };
 const payment = {
   payment_id: 'pay_1',
   order_id: 'ord_42',
@@ -141,8 +104,13 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
       id: expect.stringMatching(/^whk_/),
       url: `${receiver.origin}/ok-verify`,
       events: ['order.created', 'payment.failed'],
+      description: '',
       status: 'enabled',
+      disabled_reason: null,
+      disabled_at: null,
+      failing_since: null,
       created_at: expect.any(String),
+      updated_at: expect.any(String),
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
 
@@ -155,17 +123,12 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
       receiver.to('/ok-verify').length > 0 ? receiver.to('/ok-verify') : undefined,
     );
     // By hand: hex HMAC-SHA256 of the raw body keyed with the secret string, constant-time compare.
-    const expected = createHmac('sha256', endpoint.secret)
-      .update(request?.body ?? '')
-      .digest();
-    const sent = Buffer.from(request?.headers['x-service-signature'] ?? '', 'hex');
-    expect(sent.length === expected.length && timingSafeEqual(sent, expected)).toBe(true);
+    expect(request && verifiesByDocumentRule(endpoint.secret, request)).toBe(true);
     // With the Standard Webhooks library.
-    const verified = new Webhook(endpoint.secret).verify(request?.body ?? '', {
-      'webhook-id': request?.headers['webhook-id'] ?? '',
-      'webhook-timestamp': request?.headers['webhook-timestamp'] ?? '',
-      'webhook-signature': request?.headers['webhook-signature'] ?? '',
-    });
+    const verified = new Webhook(endpoint.secret).verify(
+      request?.body ?? '',
+      standardHeaders(request ?? { headers: {} }),
+    );
     expect(verified).toEqual({ ...published.body.data, delivery_count: undefined, data: order });
     expect(request?.body).toBe(
       JSON.stringify({
@@ -303,7 +266,7 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
     }
   });
 
-  it('manages endpoints: list, get, rotate (both signatures for a while), test event, delete', async () => {
+  it('manages endpoints: list, get, rotate (the document’s signature with the new secret, Standard Webhooks with both), test event, delete', async () => {
     const owner = await signUp();
     const stranger = await signUp();
     const created = [];
@@ -340,22 +303,14 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
     const [testRequest] = await eventually(async () =>
       receiver.to('/ok-a').length > 0 ? receiver.to('/ok-a') : undefined,
     );
-    const headers = {
-      'webhook-id': testRequest?.headers['webhook-id'] ?? '',
-      'webhook-timestamp': testRequest?.headers['webhook-timestamp'] ?? '',
-      'webhook-signature': testRequest?.headers['webhook-signature'] ?? '',
-    };
-    expect(
-      new Webhook(rotated.body.data.secret).verify(testRequest?.body ?? '', headers),
-    ).toBeTruthy();
-    expect(new Webhook(first.secret).verify(testRequest?.body ?? '', headers)).toBeTruthy();
-    // The interface document's rule, and only it: the header is the hex HMAC of the body keyed
-    // with the (newest) secret.
-    expect(testRequest?.headers['x-service-signature']).toBe(
-      createHmac('sha256', rotated.body.data.secret)
-        .update(testRequest?.body ?? '')
-        .digest('hex'),
-    );
+    // During the overlap: a receiver written to the interface document (one hex HMAC, compared
+    // whole) verifies with the new secret; Standard Webhooks receivers with either.
+    if (testRequest === undefined) throw new Error('no test event received');
+    expect(verifiesByDocumentRule(rotated.body.data.secret, testRequest)).toBe(true);
+    const headers = standardHeaders(testRequest);
+    expect(new Webhook(rotated.body.data.secret).verify(testRequest.body, headers)).toBeTruthy();
+    expect(new Webhook(first.secret).verify(testRequest.body, headers)).toBeTruthy();
+    expect(testRequest.headers['webhook-signature']?.split(' ')).toHaveLength(2);
     expect(receiver.to('/ok-b')).toHaveLength(0);
 
     expect((await call('DELETE', `/webhooks/${second.id}`, { token: owner.token })).status).toBe(
@@ -406,5 +361,213 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
     });
     expect(answer.status).toBe(400);
     expect(answer.body.error.details[0].field).toMatch(/^events/);
+  });
+});
+
+describe('the event catalogue over HTTP', { timeout: 60_000 }, () => {
+  it('refuses a publication with each malformed order field, one detail per field, and stores nothing', async () => {
+    const owner = await signUp();
+    const endpoint = (
+      await call('POST', '/webhooks', {
+        token: owner.token,
+        body: { url: `${receiver.origin}/ok-malformed`, events: ['order.created'] },
+      })
+    ).body.data;
+    const malformed = {
+      order_id: 42,
+      status: '',
+      total: 'abc',
+      currency: 'eur',
+    };
+    const answers = [
+      await call('POST', '/events', {
+        body: { type: 'order.created', account_id: owner.userId, data: malformed },
+      }),
+      await call('POST', '/events', {
+        body: { type: 'order.created', account_id: owner.userId, data: { note: 'no order' } },
+      }),
+    ];
+
+    expect(answers.map((answer) => answer.status)).toEqual([400, 400]);
+    expect(answers[0]?.body.error).toEqual({
+      code: 'invalid_request',
+      message: 'The event data does not match the schema of order.created (GET /v1/event-types)',
+      details: [
+        { field: 'data.order_id', message: 'must be a string' },
+        { field: 'data.status', message: 'must not be empty' },
+        { field: 'data.total', message: 'must be a number: a decimal amount such as 19.99' },
+        {
+          field: 'data.currency',
+          message: 'must be an ISO 4217 currency code: three upper-case letters, e.g. EUR',
+        },
+      ],
+    });
+    expect(answers[1]?.body.error.details).toEqual(
+      ['order_id', 'status', 'total', 'currency'].map((field) => ({
+        field: `data.${field}`,
+        message: 'is required',
+      })),
+    );
+    const deliveries = await call('GET', `/webhooks/${endpoint.id}/deliveries`, {
+      token: owner.token,
+    });
+    expect(deliveries.body.meta.total).toBe(0);
+  });
+
+  it('lists every event type publicly, and each example is a publication the service accepts', async () => {
+    const listed = await call('GET', '/event-types');
+    expect(listed.status).toBe(200);
+    expect(listed.body.meta).toEqual({ page: 1, per_page: 20, total: 11 });
+    const account = `usr_${randomUUID().slice(0, 8)}`;
+    for (const entry of listed.body.data) {
+      expect(Object.keys(entry).sort()).toEqual(['description', 'example', 'schema', 'type']);
+      expect(entry.schema.properties.type).toEqual({ const: entry.type });
+      const published = await call('POST', '/events', {
+        body: { type: entry.type, account_id: account, data: entry.example.data },
+      });
+      expect(published.status, entry.type).toBe(201);
+    }
+  });
+
+  it('serves an OpenAPI document that validates, webhooks section included', async () => {
+    const response = await fetch(`${service.baseUrl}/openapi.json`);
+    const document = (await response.json()) as { webhooks: Record<string, unknown> };
+    expect(Object.keys(document.webhooks)).toContain('payment.refunded');
+    const result = await validate(document as never);
+    expect(result.valid ? [] : result.errors).toEqual([]);
+  });
+});
+
+describe('recovering and reading deliveries', { timeout: 90_000 }, () => {
+  it('recovers the failed deliveries of a window once, each with a fresh ladder, after the receiver is fixed', async () => {
+    const owner = await signUp();
+    const stranger = await signUp();
+    const endpoint = (
+      await call('POST', '/webhooks', {
+        token: owner.token,
+        body: { url: `${receiver.origin}/fail-recover`, events: ['order.created'] },
+      })
+    ).body.data;
+    for (const orderId of ['ord_r1', 'ord_r2']) {
+      await call('POST', '/events', {
+        body: {
+          type: 'order.created',
+          account_id: owner.userId,
+          data: { ...order, order_id: orderId },
+        },
+      });
+    }
+    const failed = await eventually(async () => {
+      const list = await call('GET', `/webhooks/${endpoint.id}/deliveries?status=failed`, {
+        token: owner.token,
+      });
+      return list.body.meta.total === 2 ? list.body.data : undefined;
+    }, 60);
+    const day = failed[0].created_at.slice(0, 10);
+    await call('PATCH', `/webhooks/${endpoint.id}`, {
+      token: owner.token,
+      body: { url: `${receiver.origin}/ok-recover` },
+    });
+
+    const recover = (body: unknown, token = owner.token, id = endpoint.id) =>
+      call('POST', `/webhooks/${id}/recover`, { token, body });
+    const first = await recover({ since: day });
+    const second = await recover({ since: day });
+
+    expect(first.status).toBe(202);
+    expect(first.body.data).toEqual({ recovered: 2, has_more: false });
+    expect(second.body.data).toEqual({ recovered: 0, has_more: false });
+    const delivered = await eventually(async () => {
+      const list = await call('GET', `/webhooks/${endpoint.id}/deliveries?status=delivered`, {
+        token: owner.token,
+      });
+      return list.body.meta.total === 2 ? list.body.data : undefined;
+    });
+    expect(delivered.map((delivery: { attempts_made: number }) => delivery.attempts_made)).toEqual([
+      6, 6,
+    ]);
+    expect(receiver.to('/ok-recover')).toHaveLength(2);
+    expect((await recover({ since: day }, stranger.token)).status).toBe(404);
+    const backwards = await recover({ since: `${day}T12:00:00Z`, until: `${day}T06:00:00+00:00` });
+    expect(backwards.status).toBe(400);
+    expect(backwards.body.error.details).toEqual([
+      { field: 'since', message: `must be before until (${day}T06:00:00.000Z)` },
+    ]);
+    const bad = await recover({ since: 'yesterday', extra: true });
+    expect(bad.body.error.details.map((detail: { field: string }) => detail.field)).toEqual([
+      'since',
+      'extra',
+    ]);
+  });
+
+  it('shows one delivery with its attempts and event, and filters the list', async () => {
+    const owner = await signUp();
+    const endpoint = (
+      await call('POST', '/webhooks', {
+        token: owner.token,
+        body: { url: `${receiver.origin}/ok-filters`, events: ['order.created', 'payment.failed'] },
+      })
+    ).body.data;
+    const payment = {
+      payment_id: 'pay_f1',
+      status: 'failed',
+      amount: 5,
+      currency: 'EUR',
+    };
+    const orderEvent = (
+      await call('POST', '/events', {
+        body: { type: 'order.created', account_id: owner.userId, data: order },
+      })
+    ).body.data;
+    await call('POST', '/events', {
+      body: { type: 'payment.failed', account_id: owner.userId, data: payment },
+    });
+    const list = (query: string) =>
+      call('GET', `/webhooks/${endpoint.id}/deliveries${query}`, { token: owner.token });
+    await eventually(async () =>
+      (await list('?status=delivered')).body.meta.total === 2 ? true : undefined,
+    );
+    const day = orderEvent.created_at.slice(0, 10);
+
+    expect(
+      (await list('?event_type=payment.failed')).body.data.map(
+        (d: { event_type: string }) => d.event_type,
+      ),
+    ).toEqual(['payment.failed']);
+    expect((await list(`?created_after=${day}&status=delivered`)).body.meta.total).toBe(2);
+    expect((await list('?created_before=2000-01-01')).body.meta.total).toBe(0);
+    expect(
+      (await list(`?created_after=${encodeURIComponent(`${day}T00:00:00+14:00`)}`)).body.meta.total,
+    ).toBe(2);
+    const refused = await list('?event_type=order.shipped&created_after=2026-02-30&per_page=101');
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.map((detail: { field: string }) => detail.field)).toEqual([
+      'per_page',
+      'event_type',
+      'created_after',
+    ]);
+
+    const orderDelivery = (await list('?event_type=order.created')).body.data[0];
+    const one = await call('GET', `/webhooks/${endpoint.id}/deliveries/${orderDelivery.id}`, {
+      token: owner.token,
+    });
+    expect(one.status).toBe(200);
+    expect(one.body.data).toEqual({
+      ...orderDelivery,
+      event: {
+        id: orderEvent.id,
+        type: 'order.created',
+        created_at: orderEvent.created_at,
+        data: order,
+      },
+    });
+    const stranger = await signUp();
+    expect(
+      (
+        await call('GET', `/webhooks/${endpoint.id}/deliveries/${orderDelivery.id}`, {
+          token: stranger.token,
+        })
+      ).status,
+    ).toBe(404);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
 import { AccountClient } from '../e2e/accounts-support.js';
+import { eventually } from '../support/eventually.js';
 import { type LocalService, startLocalService, useServiceTable } from '../support/local-service.js';
 
 /**
@@ -71,6 +72,31 @@ describe('webhook URLs an attacker shapes', { timeout: 60_000 }, () => {
     }
   });
 
+  it('refuses them on PATCH too, and stores a changed URL parsed', async () => {
+    const { tokens } = await client.verifiedAccount();
+    const registered = await client.post(
+      '/webhooks',
+      { url: 'https://8.8.8.8/hook', events: ['order.created'] },
+      tokens.access_token,
+    );
+    const path = `/webhooks/${registered.body.data.id}`;
+    for (const url of embeddedForms) {
+      const answer = await client.call('PATCH', path, {
+        token: tokens.access_token,
+        body: { url },
+      });
+      expect(answer.status, url).toBe(400);
+      expect(answer.body.error.details, url).toEqual([
+        { field: 'url', message: expect.stringMatching(/public address/) },
+      ]);
+    }
+    const changed = await client.call('PATCH', path, {
+      token: tokens.access_token,
+      body: { url: 'https://8.8.4.4\\@169.254.169.254/' },
+    });
+    expect(changed.body.data.url).toBe('https://8.8.4.4/@169.254.169.254/');
+  });
+
   it('refuses them at the attempt, for an endpoint stored before the guard knew them', async () => {
     const { tokens } = await client.verifiedAccount();
     const accountId = tokens.user.id;
@@ -106,13 +132,3 @@ describe('webhook URLs an attacker shapes', { timeout: 60_000 }, () => {
     expect(attempt.error).toMatch(/^refused: the URL must resolve to a public address/);
   });
 });
-
-async function eventually<T>(probe: () => Promise<T | undefined>, seconds = 30): Promise<T> {
-  const deadline = Date.now() + seconds * 1000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resume) => setTimeout(resume, 100));
-  }
-}

@@ -1,0 +1,239 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
+import { type LocalService, startLocalService } from '../support/local-service.js';
+import { AccountClient } from './accounts-support.js';
+import { makeTestCertificate, type TestCertificate, TestReceiver } from './webhooks-receiver.js';
+import { order, type WebhookOwner, webhookOwner } from './webhooks-support.js';
+
+/**
+ * An endpoint's lifecycle through `npm start`: PATCH, disabling and enabling, and the automatic
+ * disabling of a failing endpoint. Retries wait 10 minutes, longer than any test runs, so a
+ * retry happens only when a test moves the service's clock past it (the sweeper then sends the
+ * overdue delivery): time is moved, never slept through.
+ */
+
+let service: LocalService;
+let client: AccountClient;
+let certificate: TestCertificate;
+const receiver = new TestReceiver();
+
+beforeAll(async () => {
+  certificate = makeTestCertificate();
+  await receiver.start(certificate);
+  service = await startLocalService({
+    WEBHOOK_RETRY_DELAYS: '0,600,600,600,600',
+    WEBHOOK_ALLOW_PRIVATE_NETWORK: 'true',
+    NODE_EXTRA_CA_CERTS: certificate.caFile,
+  });
+  client = new AccountClient(service);
+}, 120_000);
+
+afterAll(async () => {
+  await service?.stop();
+  await receiver.stop();
+  certificate?.remove();
+});
+
+const dayS = 24 * 60 * 60;
+
+async function register(owner: WebhookOwner, path: string) {
+  const answer = await client.call('POST', '/webhooks', {
+    token: owner.token,
+    body: { url: `${receiver.origin}${path}`, events: ['order.created', 'order.updated'] },
+  });
+  expect(answer.status).toBe(201);
+  return answer.body.data as { id: string; url: string };
+}
+
+const publish = (owner: WebhookOwner) =>
+  client.post('/events', { type: 'order.created', account_id: owner.userId, data: order });
+
+const patch = (owner: WebhookOwner, id: string, body: unknown) =>
+  client.call('PATCH', `/webhooks/${id}`, { token: owner.token, body });
+
+async function deliveries(owner: WebhookOwner, endpointId: string) {
+  const answer = await client.call('GET', `/webhooks/${endpointId}/deliveries`, {
+    token: owner.token,
+  });
+  return answer.body.data as {
+    id: string;
+    status: string;
+    paused: boolean;
+    attempts_made: number;
+    attempts: { attempt: number; outcome: string; response_status: number | null }[];
+  }[];
+}
+
+/** Access tokens last 15 minutes: after moving the clock by days, the owner signs in again. */
+async function signInAgain(owner: WebhookOwner): Promise<void> {
+  owner.token = (await client.login(owner.email, owner.password)).access_token;
+}
+
+describe('changing an endpoint (PATCH /v1/webhooks/{id})', { timeout: 60_000 }, () => {
+  it('changes url, events and description, and answers what changed', async () => {
+    const owner = await webhookOwner(client);
+    const endpoint = await register(owner, '/ok-patch');
+
+    const answer = await patch(owner, endpoint.id, {
+      url: `${receiver.origin}/ok-patched/./x/..#fragment`,
+      events: ['payment.refunded'],
+      description: 'Refunds to the ledger',
+    });
+
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toMatchObject({
+      id: endpoint.id,
+      url: `${receiver.origin}/ok-patched/`,
+      events: ['payment.refunded'],
+      description: 'Refunds to the ledger',
+      status: 'enabled',
+      disabled_reason: null,
+    });
+    expect(answer.body.data.secret).toBeUndefined();
+    const read = await client.call('GET', `/webhooks/${endpoint.id}`, { token: owner.token });
+    expect(read.body.data).toEqual(answer.body.data);
+  });
+
+  it('refuses bad input with one detail per field, a refused URL, and another account’s endpoint', async () => {
+    const owner = await webhookOwner(client);
+    const stranger = await webhookOwner(client);
+    const endpoint = await register(owner, '/ok-bad-patch');
+
+    const bad = await patch(owner, endpoint.id, {
+      status: 'paused',
+      events: ['order.shipped'],
+      secret: 'mine',
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual([
+      { field: 'events.0', message: expect.stringMatching(/^must be one of: order.created, /) },
+      { field: 'status', message: 'must be one of: enabled, disabled' },
+      { field: 'secret', message: 'is not a known field' },
+    ]);
+    const empty = await patch(owner, endpoint.id, {});
+    expect(empty.body.error.details).toEqual([
+      { field: 'body', message: 'must change at least one of: url, events, description, status' },
+    ]);
+    for (const url of ['http://127.0.0.1/hook', 'https://[::ffff:0:a9fe:a9fe]/latest/meta-data/']) {
+      const refused = await patch(owner, endpoint.id, { url });
+      expect(refused.status, url).toBe(400);
+      expect(refused.body.error.details[0].field, url).toBe('url');
+    }
+    const foreign = await patch(stranger, endpoint.id, { status: 'disabled' });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe('not_found');
+    const unchanged = await client.call('GET', `/webhooks/${endpoint.id}`, { token: owner.token });
+    expect(unchanged.body.data).toMatchObject({ url: endpoint.url, status: 'enabled' });
+  });
+});
+
+describe('disabling and enabling an endpoint', { timeout: 90_000 }, () => {
+  it('gives a disabled endpoint no new deliveries, holds its due retry, and sends it once when enabled', async () => {
+    const owner = await webhookOwner(client);
+    const endpoint = await register(owner, '/fail-hold');
+    await publish(owner);
+    const [failedOnce] = await eventually(async () => {
+      const list = await deliveries(owner, endpoint.id);
+      return list[0]?.attempts_made === 1 ? list : undefined;
+    });
+
+    const disabled = await patch(owner, endpoint.id, { status: 'disabled' });
+    expect(disabled.body.data).toMatchObject({ status: 'disabled', disabled_reason: 'manual' });
+    expect((await publish(owner)).body.data.delivery_count).toBe(0);
+    // Past the retry's time: the sweeper sends it on, and it waits for the endpoint.
+    await client.advanceClock(700);
+    await eventually(async () =>
+      (await deliveries(owner, endpoint.id))[0]?.paused ? true : undefined,
+    );
+    expect(receiver.to('/fail-hold')).toHaveLength(1);
+    // Past every later time of its ladder too; then enabled, with the receiver fixed.
+    await client.advanceClock(2 * dayS);
+    await signInAgain(owner);
+    const enabled = await patch(owner, endpoint.id, {
+      status: 'enabled',
+      url: `${receiver.origin}/ok-hold`,
+    });
+    expect(enabled.body.data).toMatchObject({ status: 'enabled', disabled_reason: null });
+
+    const [delivered] = await eventually(async () => {
+      const list = await deliveries(owner, endpoint.id);
+      return list[0]?.status === 'delivered' ? list : undefined;
+    });
+    expect(delivered?.id).toBe(failedOnce?.id);
+    expect(
+      delivered?.attempts.map((attempt) => [attempt.attempt, attempt.response_status]),
+    ).toEqual([
+      [1, 500],
+      [2, 200],
+    ]);
+    expect(receiver.to('/ok-hold')).toHaveLength(1);
+  });
+
+  it('refuses retry, recovery and test events while disabled', async () => {
+    const owner = await webhookOwner(client);
+    const endpoint = await register(owner, '/ok-refuse');
+    await patch(owner, endpoint.id, { status: 'disabled' });
+
+    for (const path of [`/webhooks/${endpoint.id}/test`, `/webhooks/${endpoint.id}/recover`]) {
+      const answer = await client.call('POST', path, {
+        token: owner.token,
+        body: path.endsWith('recover') ? { since: '2026-01-01' } : undefined,
+      });
+      expect(answer.status, path).toBe(409);
+      expect(answer.body.error.message, path).toMatch(/disabled; enable it/);
+    }
+  });
+});
+
+describe('disabling a failing endpoint automatically', { timeout: 90_000 }, () => {
+  it('disables it after 5 days of nothing but failures on the service clock, and emails the owner once', async () => {
+    const owner = await webhookOwner(client);
+    const endpoint = await register(owner, '/fail-auto');
+    await publish(owner);
+    const failing = await eventually(async () => {
+      const read = await client.call('GET', `/webhooks/${endpoint.id}`, { token: owner.token });
+      return read.body.data.failing_since === null ? undefined : read.body.data;
+    });
+    expect(failing.status).toBe('enabled');
+
+    await client.advanceClock(5 * dayS + 3600);
+    await signInAgain(owner);
+    await publish(owner);
+    const disabled = await eventually(async () => {
+      const read = await client.call('GET', `/webhooks/${endpoint.id}`, { token: owner.token });
+      return read.body.data.status === 'disabled' ? read.body.data : undefined;
+    });
+    expect(disabled).toMatchObject({
+      disabled_reason: 'failing',
+      failing_since: failing.failing_since,
+    });
+    // Past the times of the retries scheduled meanwhile: once every delivery has stopped
+    // (waiting, or failed), no attempt is left that could send a second notice.
+    await client.advanceClock(700);
+    await eventually(async () => {
+      const list = await deliveries(owner, endpoint.id);
+      return list.length === 2 &&
+        list.every((delivery) => delivery.status !== 'pending' || delivery.paused)
+        ? true
+        : undefined;
+    });
+    const notices = (await client.outbox(owner.email)).filter((mail) =>
+      mail.subject?.startsWith('Webhook endpoint disabled'),
+    );
+    expect(notices).toHaveLength(1);
+    expect(notices[0]?.text).toContain(endpoint.url);
+    expect((await publish(owner)).body.data.delivery_count).toBe(0);
+
+    // Enabled again, fixed: what waited goes out, and the failure streak starts afresh.
+    const enabled = await patch(owner, endpoint.id, {
+      status: 'enabled',
+      url: `${receiver.origin}/ok-auto`,
+    });
+    expect(enabled.body.data).toMatchObject({ status: 'enabled', failing_since: null });
+    await eventually(async () =>
+      (await deliveries(owner, endpoint.id)).some((delivery) => delivery.status === 'delivered')
+        ? true
+        : undefined,
+    );
+  });
+});

@@ -1,0 +1,39 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { AccountClient } from './accounts-support.js';
+
+/** The owner of webhook endpoints in a black-box test: a verified account, signed in. */
+export interface WebhookOwner {
+  token: string;
+  userId: string;
+  email: string;
+  password: string;
+}
+
+export async function webhookOwner(client: AccountClient): Promise<WebhookOwner> {
+  const { email, password, tokens } = await client.verifiedAccount();
+  return { token: tokens.access_token, userId: tokens.user.id, email, password };
+}
+
+/** The order data the interface document fixes (contract.md, "Outbound webhooks"). */
+export const order = { order_id: 'ord_42', status: 'placed', total: 19.99, currency: 'EUR' };
+
+/**
+ * The interface document's rule, and nothing more, as a receiver written to it checks a
+ * delivery: the X-Service-Signature header is the lower-case hex HMAC-SHA256 of the raw body
+ * keyed with the secret, compared whole and in constant time.
+ */
+export function verifiesByDocumentRule(
+  secret: string,
+  request: { body: string; headers: Record<string, string> },
+): boolean {
+  const expected = Buffer.from(createHmac('sha256', secret).update(request.body).digest('hex'));
+  const sent = Buffer.from(request.headers['x-service-signature'] ?? '');
+  return sent.length === expected.length && timingSafeEqual(sent, expected);
+}
+
+/** The Standard Webhooks headers of a received request, as `Webhook.verify` takes them. */
+export const standardHeaders = (request: { headers: Record<string, string> }) => ({
+  'webhook-id': request.headers['webhook-id'] ?? '',
+  'webhook-timestamp': request.headers['webhook-timestamp'] ?? '',
+  'webhook-signature': request.headers['webhook-signature'] ?? '',
+});
