@@ -7,7 +7,6 @@ import {
   type BatchWriteCommandInput,
   GetCommand,
   PutCommand,
-  QueryCommand,
   type QueryCommandInput,
   UpdateCommand,
   type UpdateCommandInput,
@@ -24,7 +23,7 @@ import {
 import type { CreatedWindow, DeliveryRepository } from '../domain/webhooks/ports.js';
 import { endpointFromItem } from './dynamo-webhook-endpoints.js';
 import { eventFromItem, eventRetentionSeconds } from './dynamo-webhook-events.js';
-import { documentClient, queryAll } from './dynamodb.js';
+import { documentClient, queryAll, queryWork, type WorkRange, workBefore } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
@@ -196,10 +195,7 @@ const createdKey = (delivery: Delivery) => `${delivery.createdAt}#${delivery.id}
  * every key created at `after` sorts below `after#~`, and every key created at `before` above
  * `before#`, so neither bound ever equals a key.
  */
-function createdWindow(
-  sortKey: 'gsi1sk' | 'gsi2sk',
-  window: CreatedWindow,
-): { condition: string; values: Record<string, string> } {
+function createdWindow(sortKey: 'gsi1sk' | 'gsi2sk', window: CreatedWindow): WorkRange {
   const after = window.createdAfter === undefined ? undefined : `${window.createdAfter}#~`;
   const before = window.createdBefore === undefined ? undefined : `${window.createdBefore}#`;
   if (after !== undefined && before !== undefined) {
@@ -380,16 +376,9 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
   },
 
   async listPaused(endpointId, limit) {
-    const { Items } = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.pausedDeliveries(endpointId).gsi2pk },
-        Limit: limit,
-      }),
+    return (await queryWork(tableName(), keys.pausedDeliveries(endpointId).gsi2pk, limit)).map(
+      fromItem,
     );
-    return (Items ?? []).map(fromItem);
   },
 
   async resume(deliveryId, now) {
@@ -495,32 +484,14 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
   },
 
   async listFailed(endpointId, window, limit) {
-    const range = createdWindow('gsi2sk', window);
-    const { Items } = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: `gsi2pk = :pk${range.condition}`,
-        ExpressionAttributeValues: {
-          ':pk': keys.failedDeliveries(endpointId).gsi2pk,
-          ...range.values,
-        },
-        Limit: limit,
-      }),
+    const partition = keys.failedDeliveries(endpointId).gsi2pk;
+    return (await queryWork(tableName(), partition, limit, createdWindow('gsi2sk', window))).map(
+      fromItem,
     );
-    return (Items ?? []).map(fromItem);
   },
 
   async listDue(before, limit) {
-    const { Items } = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
-        ExpressionAttributeValues: { ':pk': keys.dueDeliveries().gsi2pk, ':before': iso(before) },
-        Limit: limit,
-      }),
-    );
-    return (Items ?? []).map(fromItem);
+    const partition = keys.dueDeliveries().gsi2pk;
+    return (await queryWork(tableName(), partition, limit, workBefore(iso(before)))).map(fromItem);
   },
 };

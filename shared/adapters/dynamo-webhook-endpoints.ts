@@ -5,7 +5,6 @@ import {
 import {
   DeleteCommand,
   GetCommand,
-  QueryCommand,
   type TransactWriteCommandInput,
   UpdateCommand,
   type UpdateCommandInput,
@@ -15,7 +14,7 @@ import { ServiceError } from '../domain/errors.js';
 import type { EventType } from '../domain/event-types.js';
 import type { DisabledReason, EndpointStatus, WebhookEndpoint } from '../domain/webhooks/model.js';
 import type { EndpointRepository } from '../domain/webhooks/ports.js';
-import { documentClient, queryAll } from './dynamodb.js';
+import { documentClient, queryAll, queryWork, workBefore } from './dynamodb.js';
 import { keys } from './keys.js';
 import { type TransactionOutcome, transactWrite } from './transactions.js';
 
@@ -302,19 +301,13 @@ export const dynamoEndpointRepository: EndpointRepository = {
   },
 
   async listResuming(before, limit) {
-    const { Items } = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
-        ExpressionAttributeValues: {
-          ':pk': keys.resumingEndpoints().gsi2pk,
-          ':before': new Date(before).toISOString(),
-        },
-        Limit: limit,
-      }),
+    const marks = await queryWork(
+      tableName(),
+      keys.resumingEndpoints().gsi2pk,
+      limit,
+      workBefore(new Date(before).toISOString()),
     );
-    return (Items ?? []).map((item) => ({
+    return marks.map((item) => ({
       endpoint: endpointFromItem(item),
       enabledAt: String(item.gsi2sk),
     }));

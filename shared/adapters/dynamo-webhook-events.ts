@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
 import type { DeliverableEventType, StoredEvent } from '../domain/webhooks/model.js';
 import type { EventRepository } from '../domain/webhooks/ports.js';
-import { documentClient } from './dynamodb.js';
+import { documentClient, queryWork, workBefore } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 import { transactWrite } from './transactions.js';
@@ -120,18 +120,8 @@ export const dynamoEventRepository: EventRepository = {
   },
 
   async listStalledFanOuts(before, limit) {
-    const { Items } = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :before',
-        ExpressionAttributeValues: {
-          ':pk': keys.stalledFanOuts().gsi2pk,
-          ':before': new Date(before).toISOString(),
-        },
-        Limit: limit,
-      }),
-    );
-    return (Items ?? []).map(eventFromItem);
+    const partition = keys.stalledFanOuts().gsi2pk;
+    const bound = workBefore(new Date(before).toISOString());
+    return (await queryWork(tableName(), partition, limit, bound)).map(eventFromItem);
   },
 };

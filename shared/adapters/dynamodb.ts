@@ -39,3 +39,39 @@ export async function queryAll(input: QueryCommandInput): Promise<Record<string,
   } while (cursor !== undefined);
   return items;
 }
+
+/** A condition on gsi2sk, added to a gsi2 partition's key condition. */
+export interface WorkRange {
+  /** E.g. ` AND gsi2sk < :before`: starts with its AND. */
+  condition: string;
+  values: Record<string, string>;
+}
+
+/** Sort keys strictly below `bound`. */
+export const workBefore = (bound: string): WorkRange => ({
+  condition: ' AND gsi2sk < :before',
+  values: { ':before': bound },
+});
+
+/**
+ * The first `limit` items of one gsi2 partition, oldest first, within `range` when given: how each
+ * queue of work kept on gsi2 is read (overdue deliveries, stalled fan-outs, an endpoint's paused
+ * and failed deliveries, endpoints to resume). One page: the caller takes the rest next time.
+ */
+export async function queryWork(
+  tableName: string,
+  partition: string,
+  limit: number,
+  range?: WorkRange,
+): Promise<Record<string, unknown>[]> {
+  const { Items } = await documentClient().send(
+    new QueryCommand({
+      TableName: tableName,
+      IndexName: 'gsi2',
+      KeyConditionExpression: `gsi2pk = :pk${range?.condition ?? ''}`,
+      ExpressionAttributeValues: { ':pk': partition, ...range?.values },
+      Limit: limit,
+    }),
+  );
+  return Items ?? [];
+}

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
-import { type LocalService, startLocalService } from '../support/local-service.js';
-import { AccountClient } from './accounts-support.js';
-import { makeTestCertificate, type TestCertificate, TestReceiver } from './webhooks-receiver.js';
-import { order, type WebhookOwner, webhookOwner } from './webhooks-support.js';
+import type { AccountClient } from './accounts-support.js';
+import type { TestReceiver } from './webhooks-receiver.js';
+import { order, startWebhookService, type WebhookOwner, webhookOwner } from './webhooks-support.js';
 
 /**
  * An endpoint's lifecycle through `npm start`: PATCH, disabling and enabling, and the automatic
@@ -12,26 +11,18 @@ import { order, type WebhookOwner, webhookOwner } from './webhooks-support.js';
  * overdue delivery): time is moved, never slept through.
  */
 
-let service: LocalService;
 let client: AccountClient;
-let certificate: TestCertificate;
-const receiver = new TestReceiver();
+let receiver: TestReceiver;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  certificate = makeTestCertificate();
-  await receiver.start(certificate);
-  service = await startLocalService({
+  ({ client, receiver, stop } = await startWebhookService({
     WEBHOOK_RETRY_DELAYS: '0,600,600,600,600',
-    WEBHOOK_ALLOW_PRIVATE_NETWORK: 'true',
-    NODE_EXTRA_CA_CERTS: certificate.caFile,
-  });
-  client = new AccountClient(service);
+  }));
 }, 120_000);
 
 afterAll(async () => {
-  await service?.stop();
-  await receiver.stop();
-  certificate?.remove();
+  await stop?.();
 });
 
 const dayS = 24 * 60 * 60;

@@ -1,5 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { AccountClient } from './accounts-support.js';
+import { type LocalService, startLocalService } from '../support/local-service.js';
+import { AccountClient } from './accounts-support.js';
+import { makeTestCertificate, TestReceiver } from './webhooks-receiver.js';
 
 /** The owner of webhook endpoints in a black-box test: a verified account, signed in. */
 export interface WebhookOwner {
@@ -37,3 +39,33 @@ export const standardHeaders = (request: { headers: Record<string, string> }) =>
   'webhook-timestamp': request.headers['webhook-timestamp'] ?? '',
   'webhook-signature': request.headers['webhook-signature'] ?? '',
 });
+
+/**
+ * The service as `npm start` runs it, trusting the certificate of an HTTPS test receiver on
+ * 127.0.0.1 (private networks allowed, for that receiver only), with `env` on top.
+ */
+export async function startWebhookService(env: Record<string, string>): Promise<{
+  service: LocalService;
+  client: AccountClient;
+  receiver: TestReceiver;
+  stop(): Promise<void>;
+}> {
+  const certificate = makeTestCertificate();
+  const receiver = new TestReceiver();
+  await receiver.start(certificate);
+  const service = await startLocalService({
+    WEBHOOK_ALLOW_PRIVATE_NETWORK: 'true',
+    NODE_EXTRA_CA_CERTS: certificate.caFile,
+    ...env,
+  });
+  return {
+    service,
+    client: new AccountClient(service),
+    receiver,
+    stop: async () => {
+      await service.stop();
+      await receiver.stop();
+      certificate.remove();
+    },
+  };
+}

@@ -3,37 +3,31 @@ import { validate } from '@readme/openapi-parser';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
-import { type LocalService, startLocalService } from '../support/local-service.js';
-import { AccountClient } from './accounts-support.js';
-import { makeTestCertificate, type TestCertificate, TestReceiver } from './webhooks-receiver.js';
+import type { LocalService } from '../support/local-service.js';
+import type { AccountClient } from './accounts-support.js';
+import type { TestReceiver } from './webhooks-receiver.js';
 import {
   order,
   standardHeaders,
+  startWebhookService,
   verifiesByDocumentRule,
   webhookOwner,
 } from './webhooks-support.js';
 
 let service: LocalService;
 let client: AccountClient;
-let certificate: TestCertificate;
-const receiver = new TestReceiver();
+let receiver: TestReceiver;
+let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  certificate = makeTestCertificate();
-  await receiver.start(certificate);
-  service = await startLocalService({
+  ({ service, client, receiver, stop } = await startWebhookService({
     WEBHOOK_RETRY_DELAYS: '0,1,1,1,1',
-    WEBHOOK_ALLOW_PRIVATE_NETWORK: 'true',
     WEBHOOK_ENDPOINTS_PER_ACCOUNT: '3',
-    NODE_EXTRA_CA_CERTS: certificate.caFile,
-  });
-  client = new AccountClient(service);
+  }));
 }, 120_000);
 
 afterAll(async () => {
-  await service?.stop();
-  await receiver.stop();
-  certificate?.remove();
+  await stop?.();
 });
 
 const call = (...args: Parameters<AccountClient['call']>) => client.call(...args);

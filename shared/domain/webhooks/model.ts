@@ -53,7 +53,7 @@ export interface WebhookEndpoint {
   /** Epoch milliseconds. */
   previousSecretExpiresAt?: number;
   createdAt: string;
-  /** ISO 8601 UTC of the last change by its owner (PATCH, rotation), or the creation. */
+  /** ISO 8601 UTC of the last PATCH, or of the creation. */
   updatedAt: string;
 }
 
