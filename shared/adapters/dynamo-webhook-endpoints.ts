@@ -243,7 +243,7 @@ export const dynamoEndpointRepository: EndpointRepository = {
     });
     if (attributes !== undefined)
       return { outcome: 'updated', endpoint: endpointFromItem(attributes) };
-    const exists = await this.get(accountId, endpointId);
+    const exists = await dynamoEndpointRepository.get(accountId, endpointId);
     return exists === undefined ? { outcome: 'not_found' } : { outcome: 'status_changed' };
   },
 

@@ -182,6 +182,24 @@ describe('enabling an endpoint again', () => {
     expect(deps.receiver.requests).toHaveLength(5);
   });
 
+  it('sends each waiting delivery once when two requests enable the endpoint at once', async () => {
+    const { account, endpoint } = await newEndpoint();
+    for (let index = 0; index < 4; index++) await publish(account);
+    await updateEndpoint(deps, account, endpoint.id, { status: 'disabled' });
+    await drain(deps);
+
+    const answers = await Promise.all([
+      updateEndpoint(deps, account, endpoint.id, { status: 'enabled' }),
+      updateEndpoint(deps, account, endpoint.id, { status: 'enabled', description: 'back' }),
+    ]);
+
+    expect(answers.map((answer) => answer.status)).toEqual(['enabled', 'enabled']);
+    expect(deps.queue.messages).toHaveLength(4);
+    expect(new Set(deps.queue.messages.map((message) => message.deliveryId)).size).toBe(4);
+    await drain(deps);
+    expect(deps.receiver.requests).toHaveLength(4);
+  });
+
   it('leaves to the sweeper what the enabling request could not send', async () => {
     const { account, endpoint } = await newEndpoint();
     for (let index = 0; index < 3; index++) await publish(account);
