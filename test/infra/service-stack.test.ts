@@ -554,6 +554,31 @@ describe('the stack’s context values', () => {
     });
   });
 
+  it('lets the webhook routes that put deliveries on their way send to the delivery queue, and no others', () => {
+    const deliveryQueueArn = statementsOf(
+      routes.find((route) => route.name === 'publishEvent')!.entry,
+    ).find((statement) => grants(statement, 'sqs:SendMessage'))?.Resource;
+    // Enabling an endpoint sends what waited, recovery re-queues: on AWS both need the queue.
+    for (const name of ['updateWebhook', 'recoverWebhook', 'retryWebhookDelivery']) {
+      const { entry } = routes.find((route) => route.name === name)!;
+      expect(environmentOf(entry), name).toHaveProperty('DELIVERY_QUEUE_URL');
+      expect(statementsOf(entry), name).toContainEqual({
+        Effect: 'Allow',
+        Action: 'sqs:SendMessage',
+        Resource: deliveryQueueArn,
+      });
+    }
+    for (const name of ['getWebhookDelivery', 'listEventTypes']) {
+      const { entry } = routes.find((route) => route.name === name)!;
+      expect(environmentOf(entry), name).not.toHaveProperty('DELIVERY_QUEUE_URL');
+    }
+    // The event catalogue is public: its function holds no secret.
+    const catalogue = routes.find((route) => route.name === 'listEventTypes')!.entry;
+    expect(
+      Object.keys(environmentOf(catalogue)).filter((name) => name.endsWith('_SECRET_ARN')),
+    ).toEqual([]);
+  });
+
   it('refuses a malformed value at synth time', () => {
     expect(() => synth({ rateLimitMode: 'fast' })).toThrow(/rateLimitMode/);
     expect(() => synth({ emailFrom: 'not an address' })).toThrow(/emailFrom/);
