@@ -97,13 +97,19 @@ describe('changing an endpoint (PATCH /v1/webhooks/{id})', { timeout: 60_000 }, 
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details).toEqual([
-      { field: 'events.0', message: expect.stringMatching(/^must be one of: order.created, /) },
-      { field: 'status', message: 'must be one of: enabled, disabled' },
-      { field: 'secret', message: 'is not a known field' },
+      {
+        field: 'events.0',
+        message: expect.stringMatching(/^events\.0 must be one of: order.created, /),
+      },
+      { field: 'status', message: 'status must be one of: enabled, disabled' },
+      { field: 'secret', message: 'secret is not a known field' },
     ]);
     const empty = await patch(owner, endpoint.id, {});
     expect(empty.body.error.details).toEqual([
-      { field: 'body', message: 'must change at least one of: url, events, description, status' },
+      {
+        field: 'body',
+        message: 'body must change at least one of: url, events, description, status',
+      },
     ]);
     for (const url of ['http://127.0.0.1/hook', 'https://[::ffff:0:a9fe:a9fe]/latest/meta-data/']) {
       const refused = await patch(owner, endpoint.id, { url });

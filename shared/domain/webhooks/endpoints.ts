@@ -21,7 +21,7 @@ export function endpointNotFound(): ServiceError {
 }
 
 const refusedUrl = (reason: string) =>
-  new ServiceError('invalid_request', 'The webhook URL cannot receive deliveries', [
+  new ServiceError('invalid_request', `The webhook URL cannot receive deliveries: url ${reason}`, [
     { field: 'url', message: reason },
   ]);
 

@@ -129,9 +129,10 @@ export async function publishEvent(
   // Checked before anything is stored: receivers can rely on every declared field's type.
   const problems = eventDataProblems(input.type, input.data);
   if (problems.length > 0) {
+    const sentences = problems.map((problem) => `${problem.field} ${problem.message}`);
     throw new ServiceError(
       'invalid_request',
-      `The event data does not match the schema of ${input.type} (GET /v1/event-types)`,
+      `The event data does not fit ${input.type} (GET /v1/event-types): ${sentences.join('; ')}`,
       problems,
     );
   }
