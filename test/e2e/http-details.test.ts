@@ -136,7 +136,7 @@ describe('HTTP details through the local runtime', () => {
     it('names every method of the path in a preflight', async () => {
       const answer = await preflight(allowedOrigin, 'DELETE', '/webhooks/whk_1');
       expect(answer.status).toBe(204);
-      expect(answer.headers.get('access-control-allow-methods')).toBe('GET, DELETE');
+      expect(answer.headers.get('access-control-allow-methods')).toBe('GET, PATCH, DELETE');
     });
 
     it('refuses a preflight from another origin, and for a method the path does not have', async () => {
