@@ -1,4 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   type BatchGetCommandInput,
@@ -187,6 +187,21 @@ async function conditionalUpdate(input: Omit<UpdateCommandInput, 'TableName'>) {
 
 const releaseClaim = 'claim_token, claim_attempt, claim_expires_at, claim_count';
 
+/**
+ * Whether a delivery item as DynamoDB returned it with a failed condition (wire format: the
+ * document client leaves an error's contents as they are) has no claim left and `record` as its
+ * last attempt: the same attempt number at the same millisecond can only be this worker's.
+ */
+function holdsRecord(item: Record<string, AttributeValue> | undefined, record: AttemptRecord) {
+  const last = item?.attempts?.L?.at(-1)?.M;
+  return (
+    item !== undefined &&
+    item.claim_token === undefined &&
+    last?.attempt?.N === String(record.attempt) &&
+    last.attempted_at?.S === record.attemptedAt
+  );
+}
+
 /** A delivery's place among its endpoint's deliveries: creation time, then id (unique). */
 const createdKey = (delivery: Delivery) => `${delivery.createdAt}#${delivery.id}`;
 
@@ -314,7 +329,7 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
         : resolution.status === 'failed'
           ? ', gsi2pk = :failed, gsi2sk = :created'
           : '';
-    const result = await conditionalUpdate({
+    const update: Omit<UpdateCommandInput, 'TableName'> = {
       Key: keys.delivery(delivery.id),
       UpdateExpression: [
         'SET #status = :status, attempts = list_append(attempts, :record), next_attempt = claim_attempt + :one',
@@ -339,8 +354,17 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
             }
           : {}),
       },
-    });
-    return result.ok;
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    };
+    try {
+      await documentClient().send(new UpdateCommand({ TableName: tableName(), ...update }));
+      return true;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // The SDK retries a write whose answer it did not get; when that first try went through,
+      // the retry finds the claim released and this very record last: recorded, not lost.
+      return holdsRecord(error.Item, record);
+    }
   },
 
   async abandon(deliveryId, claimToken) {

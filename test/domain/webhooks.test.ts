@@ -366,6 +366,33 @@ describe('delivering', () => {
     ]);
   });
 
+  it('takes a record the SDK wrote twice (its first answer lost) as recorded once, another worker’s as lost', async () => {
+    const { deliveryId } = await oneDelivery();
+    const now = deps.clock.now();
+    const lease = { now, dueBy: now, leaseUntil: now + claimLeaseMs };
+    const delivery = await deps.deliveries.claim(deliveryId, 1, { token: 'mine', ...lease });
+    if (delivery === undefined) throw new Error('not claimed');
+    const record = {
+      attempt: 1,
+      attemptedAt: new Date(now).toISOString(),
+      outcome: 'failed' as const,
+      latencyMs: 4,
+      error: 'the endpoint answered HTTP 500',
+    };
+    const resolution = { status: 'pending' as const, nextAttemptAt: now + 300_000 };
+
+    expect(await deps.deliveries.recordAttempt(delivery, 'mine', record, resolution)).toBe(true);
+    expect(await deps.deliveries.recordAttempt(delivery, 'mine', record, resolution)).toBe(true);
+    const late = { ...record, attemptedAt: new Date(now + 1).toISOString() };
+    expect(await deps.deliveries.recordAttempt(delivery, 'theirs', late, resolution)).toBe(false);
+
+    expect(await deps.deliveries.get(deliveryId)).toMatchObject({
+      status: 'pending',
+      nextAttempt: 2,
+      attempts: [expect.objectContaining({ attempt: 1, attemptedAt: record.attemptedAt })],
+    });
+  });
+
   it('counts an attempt whose worker keeps dying as failed after 3 tries, and moves on', async () => {
     const { deliveryId } = await oneDelivery();
     const dying = {
