@@ -1,6 +1,7 @@
 /**
  * `npm start`: the whole service on http://localhost:3000/v1 with an embedded DynamoDB Local.
  *   PORT             HTTP port (default 3000; 0 picks a free one)
+ *   LOCAL_INBOX_PORT HTTPS port of the webhook inbox (default 3443; 0 picks a free one)
  *   LOCAL_DATA_DIR   where DynamoDB Local keeps data (default .local-data); "memory" keeps none
  * Every other setting is read from the environment as on AWS (see README, "Configuration").
  */
@@ -12,7 +13,12 @@ const { startLocalRuntime } = await import('../shared/local/runtime.js');
 const dataDirectory = process.env.LOCAL_DATA_DIR ?? '.local-data';
 const runtime = await startLocalRuntime({
   port: Number(process.env.PORT ?? 3000),
+  inboxPort: Number(process.env.LOCAL_INBOX_PORT ?? 3443),
   dataDirectory: dataDirectory === 'memory' ? undefined : dataDirectory,
+}).catch((error: unknown) => {
+  // Start-up problems (a busy port) in one line, not a stack trace.
+  console.error(`npm start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
 });
 
 let stopping = false;

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import type { SendOutcome, SignedRequest, WebhookSender } from '../domain/webhooks/ports.js';
 import { resolveTarget } from './webhook-url-guard.js';
 
@@ -17,7 +19,23 @@ const maxDrainBytes = 64 * 1024;
  * keyed by host name; each was opened to an address the guard had checked, and every attempt
  * re-checks the name before a socket is taken.
  */
-const agent = new Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 });
+const agentOptions = { keepAlive: true, maxSockets: 64, maxFreeSockets: 16 };
+let agent = new Agent(agentOptions);
+
+/**
+ * Trusts one more certificate authority besides the system's and NODE_EXTRA_CA_CERTS's: the
+ * self-signed certificate of the local webhook inbox, which exists only once `npm start` runs
+ * (Node reads NODE_EXTRA_CA_CERTS at start-up only). Only the local runtime calls this.
+ */
+export function trustCertificate(pem: string): void {
+  const extra = process.env.NODE_EXTRA_CA_CERTS;
+  agent.destroy();
+  agent = new Agent({
+    ...agentOptions,
+    // Given `ca`, Node trusts only what it lists: the system roots and the extra file go too.
+    ca: [...rootCertificates, ...(extra === undefined ? [] : [readFileSync(extra, 'utf8')]), pem],
+  });
+}
 
 /** A lookup that answers only with the address the guard checked. */
 function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
@@ -44,7 +62,7 @@ const describeError = (error: unknown): string => {
 /**
  * Posts an attempt with node:https: SSRF-checked and pinned to the checked address, redirects
  * not followed (a 3xx is a failed attempt), 10 s for the whole exchange. Trusts the system CAs
- * plus NODE_EXTRA_CA_CERTS (which Node reads at start-up).
+ * plus NODE_EXTRA_CA_CERTS (which Node reads at start-up), and locally the inbox's certificate.
  */
 export const httpsWebhookSender: WebhookSender = {
   async send(signed: SignedRequest): Promise<SendOutcome> {

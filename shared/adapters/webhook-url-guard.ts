@@ -4,6 +4,17 @@ import { webhookAllowPrivateNetwork } from '../config.js';
 import { isDeliverableAddress } from '../domain/webhooks/address-policy.js';
 import type { UrlGuard } from '../domain/webhooks/ports.js';
 
+/**
+ * Origins (`https://localhost:3443`) let through to a private address: the local webhook inbox
+ * of `npm start`, and nothing else. Only the local runtime adds one; the deployed functions have
+ * none, so the guard there is as strict as WEBHOOK_ALLOW_PRIVATE_NETWORK says.
+ */
+const exemptOrigins = new Set<string>();
+
+export function exemptOrigin(origin: string): void {
+  exemptOrigins.add(new URL(origin).origin);
+}
+
 export type ResolvedTarget =
   | { ok: true; url: URL; address: string; family: 4 | 6 }
   | { ok: false; reason: string };
@@ -44,7 +55,8 @@ export async function resolveTarget(
   }
   const first = answers[0];
   if (first === undefined) return { ok: false, reason: 'host name does not resolve' };
-  if (!answers.every((answer) => isDeliverableAddress(answer.address, allowPrivateNetwork))) {
+  const privateAllowed = allowPrivateNetwork || exemptOrigins.has(url.origin);
+  if (!answers.every((answer) => isDeliverableAddress(answer.address, privateAllowed))) {
     return {
       ok: false,
       reason: 'must resolve to a public address (not private, loopback, link-local or metadata)',

@@ -10,6 +10,7 @@ import type {
   APIGatewayProxyResult,
   Context,
 } from 'aws-lambda';
+import { trustCertificate } from '../adapters/https-webhook-sender.js';
 import { LocalAccountCodeQueue } from '../adapters/local-account-code-queue.js';
 import { LocalInboundQueue } from '../adapters/local-inbound-queue.js';
 import { LocalOutbox } from '../adapters/local-outbox.js';
@@ -17,6 +18,7 @@ import { useMailer } from '../adapters/ses-mailer.js';
 import { useSmsSender } from '../adapters/sns-sms-sender.js';
 import { useAccountCodeQueue } from '../adapters/sqs-account-code-queue.js';
 import { useInboundQueue } from '../adapters/sqs-inbound-queue.js';
+import { exemptOrigin } from '../adapters/webhook-url-guard.js';
 import { corsAllowedOrigins } from '../config.js';
 import { advanceSystemClock, systemClock } from '../domain/clock.js';
 import { preflightHeaders } from '../http/cors.js';
@@ -26,12 +28,15 @@ import { ensureTable, startDynamoDbLocal } from './dynamodb-local.js';
 import { lambdaContext } from './lambda-context.js';
 import { localScheduleIntervalMs, runPeriodically } from './periodic.js';
 import { startLocalWebhookDelivery } from './webhook-delivery.js';
+import { inboxNamePattern, startWebhookInbox, type WebhookInbox } from './webhook-inbox.js';
 
 export interface LocalRuntimeOptions {
   /** HTTP port; 0 or undefined picks a free one. */
   port?: number;
   /** Where DynamoDB Local keeps its data; undefined keeps it in memory. */
   dataDirectory?: string;
+  /** Port of the HTTPS webhook inbox; 0 or undefined picks a free one. */
+  inboxPort?: number;
   /** Prints outbox messages and the listening line. @default true */
   verbose?: boolean;
 }
@@ -40,6 +45,8 @@ export interface LocalRuntime {
   /** Base URL, ending in /v1. */
   baseUrl: string;
   outbox: LocalOutbox;
+  /** The HTTPS webhook inbox: register `${inbox.origin}/inbox/<name>` as an endpoint. */
+  inbox: WebhookInbox;
   /**
    * Resolves once the codes queued so far (signup, forgotPassword, the resends) are in the
    * outbox — what GET /_local/outbox waits for before answering.
@@ -316,6 +323,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   await ensureTable(admin, process.env.TABLE_NAME ?? localDefaults.TABLE_NAME!);
   admin.destroy();
 
+  // The inbox's certificate is trusted and its origin let past the SSRF guard, so it can be
+  // registered as is; WEBHOOK_ALLOW_PRIVATE_NETWORK stays as configured for every other URL.
+  const inbox = await startWebhookInbox(options.inboxPort ?? 0).catch(async (error: unknown) => {
+    await dynamo.stop();
+    throw explainedListenError(error, options.inboxPort ?? 0, 'LOCAL_INBOX_PORT');
+  });
+  trustCertificate(inbox.certificate);
+  exemptOrigin(inbox.origin);
+
   const outbox = new LocalOutbox(verbose ? (line) => console.log(line) : () => undefined);
   useMailer(outbox.mail);
   useSmsSender(outbox.sms);
@@ -363,6 +379,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         // the code, as it did when codes were sent on the request path.
         await accountCodeQueue.idle(codeQueueWaitMs);
         send(response, successResponse(200, outbox.list(literalQueryParam(url, 'to'))));
+        return;
+      }
+      const inboxName = /^\/_local\/inbox\/([^/]+)$/.exec(url.pathname)?.[1];
+      if (inboxName !== undefined) {
+        await serveInbox(request, response, inbox, inboxName);
         return;
       }
       if (url.pathname === '/_local/clock' && request.method === 'POST') {
@@ -477,13 +498,26 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     );
   });
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((listening) => server.listen(port, '127.0.0.1', listening));
-  if (verbose)
+  await new Promise<void>((listening, failed) => {
+    server.once('error', failed);
+    server.listen(port, '127.0.0.1', listening);
+  }).catch(async (error: unknown) => {
+    stopInboundSweeps();
+    webhookDelivery.stop();
+    await Promise.all([inbox.close(), dynamo.stop()]);
+    throw explainedListenError(error, port, 'PORT');
+  });
+  if (verbose) {
     console.log(`Service listening on ${baseUrl} (DynamoDB Local at ${dynamo.endpoint})`);
+    console.log(
+      `Webhook inbox at ${inbox.origin}/inbox/<name>: register it as an endpoint URL, read what arrived at ${origin}/_local/inbox/<name>`,
+    );
+  }
 
   return {
     baseUrl,
     outbox,
+    inbox,
     codesSent: async () => {
       await accountCodeQueue.idle(codeQueueWaitMs);
     },
@@ -492,11 +526,66 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       stopInboundSweeps();
       inboundQueue.stop();
       accountCodeQueue.stop();
+      await inbox.close();
       server.closeAllConnections();
       await new Promise<void>((closed) => server.close(() => closed()));
       await dynamo.stop();
     },
   };
+}
+
+/**
+ * `GET /_local/inbox/<name>`: what arrived, newest first, signatures checked.
+ * `PUT /_local/inbox/<name>` `{"status": 503}`: every later delivery gets that answer (200 again
+ * to recover), to watch the retry ladder and the dashboard's failures.
+ */
+async function serveInbox(
+  request: IncomingMessage,
+  response: ServerResponse,
+  inbox: WebhookInbox,
+  name: string,
+): Promise<void> {
+  if (!inboxNamePattern.test(name)) {
+    send(
+      response,
+      errorResponse('invalid_request', 'An inbox name is 1 to 64 letters, digits, . + - or _'),
+    );
+    return;
+  }
+  if (request.method === 'GET') {
+    send(response, successResponse(200, await inbox.list(name)));
+    return;
+  }
+  if (request.method === 'PUT') {
+    const body = await readBody(request);
+    let status: unknown;
+    try {
+      status = (JSON.parse(body?.toString('utf8') ?? '') as { status?: unknown }).status;
+    } catch {
+      // Refused below, like a missing status.
+    }
+    if (typeof status !== 'number' || !Number.isInteger(status) || status < 200 || status > 599) {
+      send(
+        response,
+        errorResponse('invalid_request', 'Send {"status": N} with N a status from 200 to 599', [
+          { field: 'status', message: 'must be an HTTP status from 200 to 599' },
+        ]),
+      );
+      return;
+    }
+    inbox.answerWith(name, status);
+    send(response, successResponse(200, { inbox: name, answers_with: status }));
+    return;
+  }
+  send(response, errorResponse('not_found', 'GET or PUT /_local/inbox/<name>'));
+}
+
+/** A port someone else holds, said in one line that names the setting to change. */
+function explainedListenError(error: unknown, port: number, setting: string): unknown {
+  if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') return error;
+  return new Error(
+    `Port ${port} is already in use: stop what listens there, or set ${setting} to another port (0 picks a free one)`,
+  );
 }
 
 async function freePort(): Promise<number> {

@@ -9,6 +9,8 @@ export interface LocalService {
   baseUrl: string;
   /** Origin, for /_local endpoints. */
   origin: string;
+  /** Origin of the HTTPS webhook inbox: register `${inboxOrigin}/inbox/<name>`. */
+  inboxOrigin: string;
   /** Everything the service printed so far. */
   output(): string;
   stop(): Promise<void>;
@@ -33,6 +35,7 @@ export async function startLocalService(
     env: {
       ...process.env,
       PORT: '0',
+      LOCAL_INBOX_PORT: '0',
       LOCAL_DATA_DIR: 'memory',
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_MINUTE: '100000',
@@ -47,16 +50,18 @@ export async function startLocalService(
   child.stderr?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
   });
-  const baseUrl = await new Promise<string>((ready, failed) => {
+  // Ready once both start-up lines are out (they may arrive in separate chunks).
+  const [baseUrl, inboxOrigin] = await new Promise<[string, string]>((ready, failed) => {
     const timer = setTimeout(
       () => failed(new Error(`local service did not start:\n${output}`)),
       45_000,
     );
     const check = () => {
-      const found = /listening on (http:\/\/\S+\/v1)/.exec(output);
-      if (found?.[1]) {
+      const api = /listening on (http:\/\/\S+\/v1)/.exec(output)?.[1];
+      const inbox = /Webhook inbox at (https:\/\/\S+?)\/inbox\//.exec(output)?.[1];
+      if (api !== undefined && inbox !== undefined) {
         clearTimeout(timer);
-        ready(found[1]);
+        ready([api, inbox]);
       }
     };
     child.stdout?.on('data', check);
@@ -68,6 +73,7 @@ export async function startLocalService(
   return {
     baseUrl,
     origin: new URL(baseUrl).origin,
+    inboxOrigin,
     output: () => output,
     stop: async () => {
       if (child.exitCode !== null) return;

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ArrivalView } from '../../shared/local/webhook-inbox.js';
+import { eventually } from '../support/eventually.js';
+import { type LocalService, startLocalService } from '../support/local-service.js';
+import { AccountClient } from './accounts-support.js';
+import { webhookOwner } from './webhooks-support.js';
+
+/**
+ * A newcomer's first webhook: on a fresh `npm start` — no certificate, no
+ * WEBHOOK_ALLOW_PRIVATE_NETWORK, no NODE_EXTRA_CA_CERTS — the local HTTPS inbox is registered as
+ * an endpoint, a test event arrives there signed, and the inbox says both signatures verify.
+ */
+
+let service: LocalService;
+let client: AccountClient;
+
+beforeAll(async () => {
+  service = await startLocalService();
+  client = new AccountClient(service);
+});
+
+afterAll(async () => {
+  await service?.stop();
+});
+
+const arrivals = async (name: string): Promise<ArrivalView[]> =>
+  (
+    (await (await fetch(`${service.origin}/_local/inbox/${name}`)).json()) as {
+      data: ArrivalView[];
+    }
+  ).data;
+
+/** Waits until the inbox holds `count` arrivals; answers them, newest first. */
+const arrived = (name: string, count: number) =>
+  eventually(async () => {
+    const found = await arrivals(name);
+    return found.length >= count ? found : undefined;
+  });
+
+describe('the local webhook inbox', () => {
+  it('receives a verified test event at an endpoint registered with no setting at all', async () => {
+    const owner = await webhookOwner(client);
+    const url = `${service.inboxOrigin}/inbox/demo`;
+    const registered = await client.call('POST', '/webhooks', {
+      token: owner.token,
+      body: { url, events: ['order.created'] },
+    });
+    expect(registered.status).toBe(201);
+
+    const sent = await client.call('POST', `/webhooks/${registered.body.data.id}/test`, {
+      token: owner.token,
+    });
+    expect(sent.status).toBe(200);
+
+    const [arrival] = await arrived('demo', 1);
+    expect(arrival).toMatchObject({
+      event_type: 'webhook.test',
+      answered_status: 200,
+      signatures: {
+        endpoint_ids: [registered.body.data.id],
+        x_service_signature: 'verified',
+        webhook_signature: 'verified',
+      },
+    });
+    expect(arrival?.event_id).toMatch(/^evt_/);
+  });
+
+  it('answers with a chosen status, so a failing receiver can be watched', async () => {
+    const owner = await webhookOwner(client);
+    const registered = await client.call('POST', '/webhooks', {
+      token: owner.token,
+      body: { url: `${service.inboxOrigin}/inbox/team+failing`, events: ['order.created'] },
+    });
+    const endpointId = registered.body.data.id as string;
+    const failing = await fetch(`${service.origin}/_local/inbox/team+failing`, {
+      method: 'PUT',
+      body: JSON.stringify({ status: 503 }),
+    });
+    expect(failing.status).toBe(200);
+
+    await client.call('POST', `/webhooks/${endpointId}/test`, { token: owner.token });
+    const [arrival] = await arrived('team+failing', 1);
+    expect(arrival?.answered_status).toBe(503);
+    const deliveries = await eventually(async () => {
+      const listed = await client.call('GET', `/webhooks/${endpointId}/deliveries`, {
+        token: owner.token,
+      });
+      const [delivery] = listed.body.data as { attempts: unknown[] }[];
+      return delivery?.attempts.length === 1 ? listed.body.data : undefined;
+    });
+    expect(deliveries[0]).toMatchObject({
+      status: 'pending',
+      attempts: [{ outcome: 'failed', response_status: 503 }],
+    });
+  });
+
+  it('refuses a status it cannot answer with', async () => {
+    const refused = await fetch(`${service.origin}/_local/inbox/demo`, {
+      method: 'PUT',
+      body: JSON.stringify({ status: 42 }),
+    });
+    expect(refused.status).toBe(400);
+  });
+
+  it('lets only the inbox past the SSRF guard: other private URLs stay refused', async () => {
+    const owner = await webhookOwner(client);
+    const refused = await client.call('POST', '/webhooks', {
+      token: owner.token,
+      body: { url: 'https://localhost:1/inbox/demo', events: ['order.created'] },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details).toEqual([
+      { field: 'url', message: expect.stringMatching(/^url must resolve to a public address/) },
+    ]);
+  });
+});
