@@ -24,6 +24,7 @@ import { advanceSystemClock, systemClock } from '../domain/clock.js';
 import { preflightHeaders } from '../http/cors.js';
 import { errorResponse, type HttpResponse, successResponse } from '../http/responses.js';
 import { type HttpRouteEntry, httpRoutes, routes } from '../http/routes.js';
+import { dashboardFiles } from './dashboard-files.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.js';
 import { lambdaContext } from './lambda-context.js';
 import { localScheduleIntervalMs, runPeriodically } from './periodic.js';
@@ -331,6 +332,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   });
   trustCertificate(inbox.certificate);
   exemptOrigin(inbox.origin);
+  const serveDashboard = await dashboardFiles(`${inbox.origin}/inbox/`).catch(
+    async (error: unknown) => {
+      await Promise.all([inbox.close(), dynamo.stop()]);
+      throw error;
+    },
+  );
 
   const outbox = new LocalOutbox(verbose ? (line) => console.log(line) : () => undefined);
   useMailer(outbox.mail);
@@ -428,6 +435,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         send(response, { statusCode: 204, headers: allowed, body: '' });
         return;
       }
+      if (serveDashboard(request, response, url.pathname)) return;
       const matched = url.pathname.startsWith('/v1/')
         ? match(request.method ?? 'GET', url.pathname.slice('/v1'.length))
         : undefined;
@@ -509,6 +517,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   });
   if (verbose) {
     console.log(`Service listening on ${baseUrl} (DynamoDB Local at ${dynamo.endpoint})`);
+    console.log(`Developer dashboard at ${origin}/`);
     console.log(
       `Webhook inbox at ${inbox.origin}/inbox/<name>: register it as an endpoint URL, read what arrived at ${origin}/_local/inbox/<name>`,
     );

@@ -1,0 +1,104 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { User } from './api.js';
+import { Account } from './pages/account.js';
+import { ForgotPassword, ResetPassword, SignIn, SignUp, VerifySignup } from './pages/auth.js';
+import { EndpointPage } from './pages/endpoint.js';
+import { Endpoints } from './pages/endpoints.js';
+import type { Session } from './session.js';
+import { useRoute } from './ui.js';
+
+const localInbox = document.querySelector<HTMLMetaElement>('meta[name="local-inbox"]')?.content;
+
+function focusHeading(container: HTMLElement | null): void {
+  const heading = container?.querySelector<HTMLElement>('h1');
+  heading?.setAttribute('tabindex', '-1');
+  heading?.focus();
+}
+
+export function App({ session }: { session: Session }) {
+  const [user, setUser] = useState<User | undefined>(session.user);
+  const [resuming, setResuming] = useState(true);
+  const route = useRoute();
+  const main = useRef<HTMLDivElement>(null);
+  useEffect(() => session.onChange(setUser), [session]);
+  useEffect(() => {
+    void session.resume().finally(() => setResuming(false));
+  }, [session]);
+  // A new page moves focus to its heading, so keyboard and screen-reader users start there.
+  // Runs on each route change and on signing in or out.
+  useEffect(() => focusHeading(main.current), [route.path, user === undefined]);
+  if (resuming) return <p class="loading">Loading…</p>;
+  const signedIn = user !== undefined;
+  return (
+    <>
+      <button type="button" class="skip" onClick={() => focusHeading(main.current)}>
+        Skip to content
+      </button>
+      <header class="top">
+        <a class="brand" href={signedIn ? '#/endpoints' : '#/sign-in'}>
+          Developer dashboard
+        </a>
+        {signedIn && (
+          <nav aria-label="Main">
+            <a
+              href="#/endpoints"
+              aria-current={route.path.startsWith('/endpoints') ? 'page' : undefined}
+            >
+              Endpoints
+            </a>
+            <a href="#/account" aria-current={route.path === '/account' ? 'page' : undefined}>
+              Account
+            </a>
+            {localInbox && <a href="/_local/inbox/demo">Local inbox</a>}
+            <button type="button" class="link" onClick={() => void session.signOut()}>
+              Sign out
+            </button>
+          </nav>
+        )}
+      </header>
+      <div id="content" ref={main}>
+        {signedIn ? (
+          <SignedIn session={session} path={route.path} params={route.params} />
+        ) : (
+          <SignedOut session={session} path={route.path} params={route.params} />
+        )}
+      </div>
+    </>
+  );
+}
+
+interface PageProps {
+  session: Session;
+  path: string;
+  params: URLSearchParams;
+}
+
+function SignedIn({ session, path, params }: PageProps) {
+  const endpoint = /^\/endpoints\/([^/]+)$/.exec(path)?.[1];
+  if (endpoint !== undefined) return <EndpointPage session={session} id={endpoint} />;
+  if (path === '/account') {
+    return <Account session={session} settingPassword={params.has('set-password')} />;
+  }
+  return <Endpoints session={session} />;
+}
+
+function SignedOut({ session, path, params }: PageProps) {
+  const email = params.get('email') ?? '';
+  switch (path) {
+    case '/sign-up':
+      return <SignUp />;
+    case '/verify':
+      return <VerifySignup session={session} email={email} />;
+    case '/forgot-password':
+      return <ForgotPassword />;
+    case '/reset-password':
+      return <ResetPassword email={email} />;
+    default:
+      return (
+        <SignIn
+          session={session}
+          notice={params.has('reset') ? 'Password changed. Sign in with your new password.' : null}
+        />
+      );
+  }
+}

@@ -1,0 +1,250 @@
+import { useState } from 'preact/hooks';
+import { call, type Tokens } from '../api.js';
+import type { Session } from '../session.js';
+import { Alert, Field, Form, Notice, navigate, useAction } from '../ui.js';
+
+/** Sign in, sign up with its emailed code, and the forgotten-password path. */
+
+export function SignIn({ session, notice }: { session: Session; notice?: string | null }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const { busy, error, run } = useAction();
+  return (
+    <main class="narrow">
+      <h1>Sign in</h1>
+      {notice && <Notice>{notice}</Notice>}
+      <Form
+        label="Sign in"
+        onSubmit={() =>
+          run(async () => {
+            const { data } = await call<Tokens>('POST', '/auth/login', {
+              body: { email, password },
+            });
+            session.start(data);
+            navigate('#/endpoints');
+          })
+        }
+      >
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          value={email}
+          onInput={setEmail}
+          error={error}
+        />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          value={password}
+          onInput={setPassword}
+          error={error}
+        />
+        <Alert error={error} />
+        <button type="submit" class="primary" disabled={busy}>
+          Sign in
+        </button>
+      </Form>
+      <p>
+        <a href="#/forgot-password">Forgot your password?</a> ·{' '}
+        <a href="#/sign-up">Create an account</a>
+      </p>
+    </main>
+  );
+}
+
+export function SignUp() {
+  const [name, setName] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const { busy, error, run } = useAction();
+  return (
+    <main class="narrow">
+      <h1>Create an account</h1>
+      <Form
+        label="Create an account"
+        onSubmit={() =>
+          run(async () => {
+            await call('POST', '/auth/signup', { body: { name, email, password } });
+            navigate(`#/verify?email=${encodeURIComponent(email)}`);
+          })
+        }
+      >
+        <Field
+          label="Name"
+          name="name"
+          autocomplete="name"
+          value={name}
+          onInput={setName}
+          error={error}
+        />
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autocomplete="email"
+          value={email}
+          onInput={setEmail}
+          error={error}
+        />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          autocomplete="new-password"
+          hint="At least 8 characters."
+          value={password}
+          onInput={setPassword}
+          error={error}
+        />
+        <Alert error={error} />
+        <button type="submit" class="primary" disabled={busy}>
+          Create account
+        </button>
+      </Form>
+      <p>
+        Already have an account? <a href="#/sign-in">Sign in</a>
+      </p>
+    </main>
+  );
+}
+
+export function VerifySignup({ session, email }: { session: Session; email: string }) {
+  const [otp, setOtp] = useState('');
+  const [resent, setResent] = useState(false);
+  const { busy, error, run } = useAction();
+  return (
+    <main class="narrow">
+      <h1>Check your email</h1>
+      <p>
+        If <strong>{email}</strong> can be registered, a 6-digit code is on its way to it.
+      </p>
+      {resent && <Notice>If a code can be sent, a new one is on its way.</Notice>}
+      <Form
+        label="Enter the code"
+        onSubmit={() =>
+          run(async () => {
+            const { data } = await call<Tokens>('POST', '/auth/verify-signup-otp', {
+              body: { email, otp },
+            });
+            session.start(data);
+            navigate(data.password_reset_required ? '#/account?set-password=1' : '#/endpoints');
+          })
+        }
+      >
+        <Field
+          label="Code"
+          name="otp"
+          inputMode="numeric"
+          autocomplete="one-time-code"
+          value={otp}
+          onInput={setOtp}
+          error={error}
+        />
+        <Alert error={error} />
+        <button type="submit" class="primary" disabled={busy}>
+          Verify
+        </button>
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() =>
+            run(async () => {
+              await call('POST', '/otp/resend/email', { body: { email } });
+              setResent(true);
+            })
+          }
+        >
+          Send a new code
+        </button>
+      </Form>
+    </main>
+  );
+}
+
+export function ForgotPassword() {
+  const [email, setEmail] = useState('');
+  const { busy, error, run } = useAction();
+  return (
+    <main class="narrow">
+      <h1>Reset your password</h1>
+      <Form
+        label="Reset your password"
+        onSubmit={() =>
+          run(async () => {
+            await call('POST', '/auth/forgot-password', { body: { email } });
+            navigate(`#/reset-password?email=${encodeURIComponent(email)}`);
+          })
+        }
+      >
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          value={email}
+          onInput={setEmail}
+          error={error}
+        />
+        <Alert error={error} />
+        <button type="submit" class="primary" disabled={busy}>
+          Send a code
+        </button>
+      </Form>
+      <p>
+        <a href="#/sign-in">Back to sign in</a>
+      </p>
+    </main>
+  );
+}
+
+export function ResetPassword({ email }: { email: string }) {
+  const [otp, setOtp] = useState('');
+  const [password, setPassword] = useState('');
+  const { busy, error, run } = useAction();
+  return (
+    <main class="narrow">
+      <h1>Choose a new password</h1>
+      <p>
+        If <strong>{email}</strong> has an account, a 6-digit code is on its way to it.
+      </p>
+      <Form
+        label="Choose a new password"
+        onSubmit={() =>
+          run(async () => {
+            await call('POST', '/auth/reset-password-otp', {
+              body: { email, otp, new_password: password },
+            });
+            navigate('#/sign-in?reset=1');
+          })
+        }
+      >
+        <Field
+          label="Code"
+          name="otp"
+          inputMode="numeric"
+          autocomplete="one-time-code"
+          value={otp}
+          onInput={setOtp}
+          error={error}
+        />
+        <Field
+          label="New password"
+          name="new_password"
+          type="password"
+          autocomplete="new-password"
+          value={password}
+          onInput={setPassword}
+          error={error}
+        />
+        <Alert error={error} />
+        <button type="submit" class="primary" disabled={busy}>
+          Set password
+        </button>
+      </Form>
+    </main>
+  );
+}

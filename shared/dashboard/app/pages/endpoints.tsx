@@ -1,0 +1,204 @@
+import { useState } from 'preact/hooks';
+import { type ApiError, call, type Endpoint, type EventType } from '../api.js';
+import type { Session } from '../session.js';
+import { Alert, Field, Form, formatTime, SecretReveal, useAction, useLoad } from '../ui.js';
+
+/** The caller's webhook endpoints, and registering a new one. */
+
+export function StatusBadge({ endpoint }: { endpoint: Endpoint }) {
+  if (endpoint.status === 'enabled') return <span class="badge ok">Enabled</span>;
+  return (
+    <span class="badge off">
+      {endpoint.disabled_reason === 'failing' ? 'Disabled: failing' : 'Disabled'}
+    </span>
+  );
+}
+
+/** The subscribable event types, for pickers. */
+export function useEventTypes() {
+  return useLoad(
+    async () => (await call<EventType[]>('GET', '/event-types?per_page=100')).data,
+    [],
+  );
+}
+
+export function EventPicker({
+  selected,
+  onChange,
+  error,
+}: {
+  selected: string[];
+  onChange: (events: string[]) => void;
+  error?: ApiError | undefined;
+}) {
+  const types = useEventTypes();
+  const problem = error?.detailOf('events');
+  return (
+    <fieldset class="events" aria-describedby={problem ? 'events-error' : undefined}>
+      <legend>Events</legend>
+      {types.error && <Alert error={types.error} />}
+      {(types.data ?? []).map((type) => (
+        <label key={type.type} class="check">
+          <input
+            type="checkbox"
+            name="events"
+            value={type.type}
+            checked={selected.includes(type.type)}
+            onChange={(event) =>
+              onChange(
+                event.currentTarget.checked
+                  ? [...selected, type.type]
+                  : selected.filter((name) => name !== type.type),
+              )
+            }
+          />
+          <span class="mono">{type.type}</span> <span class="hint">{type.description}</span>
+        </label>
+      ))}
+      {problem && (
+        <span class="field-error" id="events-error">
+          {problem}
+        </span>
+      )}
+    </fieldset>
+  );
+}
+
+export function Endpoints({ session }: { session: Session }) {
+  const list = useLoad(
+    async () =>
+      (await session.call<Endpoint[]>('GET', '/webhooks', { query: { per_page: 100 } })).data,
+    [],
+  );
+  const [adding, setAdding] = useState(false);
+  const [created, setCreated] = useState<Endpoint | undefined>();
+  return (
+    <main>
+      <div class="title-row">
+        <h1>Webhook endpoints</h1>
+        {!adding && (
+          <button type="button" class="primary" onClick={() => setAdding(true)}>
+            Add endpoint
+          </button>
+        )}
+      </div>
+      {created?.secret && (
+        <SecretReveal secret={created.secret}>
+          Copy the signing secret of <span class="mono">{created.url}</span> now: it is shown only
+          once. Your receiver checks every delivery's signature with it.
+        </SecretReveal>
+      )}
+      {adding && (
+        <RegisterEndpoint
+          session={session}
+          onCancel={() => setAdding(false)}
+          onCreated={(endpoint) => {
+            setCreated(endpoint);
+            setAdding(false);
+            list.reload();
+          }}
+        />
+      )}
+      <Alert error={list.error} />
+      {list.data?.length === 0 && !adding && (
+        <p>No endpoints yet. Add one to receive order, delivery and payment events.</p>
+      )}
+      {list.data && list.data.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">Your webhook endpoints</caption>
+            <thead>
+              <tr>
+                <th scope="col">URL</th>
+                <th scope="col">Status</th>
+                <th scope="col">Events</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.map((endpoint) => (
+                <tr key={endpoint.id}>
+                  <td>
+                    <a class="mono" href={`#/endpoints/${endpoint.id}`}>
+                      {endpoint.url}
+                    </a>
+                  </td>
+                  <td>
+                    <StatusBadge endpoint={endpoint} />
+                  </td>
+                  <td>{endpoint.events.join(', ')}</td>
+                  <td>{formatTime(endpoint.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </main>
+  );
+}
+
+/** The local runtime names its webhook inbox in the page; on AWS there is none. */
+const localInbox = document.querySelector<HTMLMetaElement>('meta[name="local-inbox"]')?.content;
+
+function RegisterEndpoint({
+  session,
+  onCreated,
+  onCancel,
+}: {
+  session: Session;
+  onCreated: (endpoint: Endpoint) => void;
+  onCancel: () => void;
+}) {
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState<string[]>([]);
+  const [description, setDescription] = useState('');
+  const { busy, error, run } = useAction();
+  return (
+    <section class="panel" aria-labelledby="register-title">
+      <h2 id="register-title">Add an endpoint</h2>
+      <Form
+        label="Add an endpoint"
+        onSubmit={() =>
+          run(async () => {
+            const body = description === '' ? { url, events } : { url, events, description };
+            const { data } = await session.call<Endpoint>('POST', '/webhooks', { body });
+            onCreated(data);
+          })
+        }
+      >
+        <Field
+          label="Endpoint URL"
+          name="url"
+          type="url"
+          placeholder="https://example.com/webhooks"
+          hint={
+            localInbox === undefined
+              ? 'An https URL your server answers with a 2xx.'
+              : `An https URL your server answers with a 2xx. Locally, try ${localInbox}demo.`
+          }
+          value={url}
+          onInput={setUrl}
+          error={error}
+        />
+        <EventPicker selected={events} onChange={setEvents} error={error} />
+        <Field
+          label="Description (optional)"
+          name="description"
+          value={description}
+          onInput={setDescription}
+          error={error}
+        />
+        <Alert error={error} />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            Add endpoint
+          </button>
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      </Form>
+    </section>
+  );
+}

@@ -1,0 +1,105 @@
+import { ApiError, call, type Request, type Tokens, type User } from './api.js';
+
+/**
+ * The signed-in state. The access token lives in memory only; the refresh token in
+ * sessionStorage, so it survives a reload of this tab but not the browser session, and no other
+ * tab or site reads it. The access token is refreshed a minute before it expires, and once more
+ * when the API says it is no longer valid.
+ */
+
+const refreshKey = 'dashboard.refresh_token';
+const refreshAheadMs = 60_000;
+
+type Listener = (user: User | undefined) => void;
+
+export class Session {
+  #accessToken: string | undefined;
+  #user: User | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #refreshing: Promise<boolean> | undefined;
+  #listeners = new Set<Listener>();
+
+  get user(): User | undefined {
+    return this.#user;
+  }
+
+  onChange(listener: Listener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Signs in with a token response (login, signup verification). */
+  start(tokens: Tokens): void {
+    this.#accessToken = tokens.access_token;
+    sessionStorage.setItem(refreshKey, tokens.refresh_token);
+    this.#scheduleRefresh(tokens.expires_in);
+    this.setUser(tokens.user);
+  }
+
+  setUser(user: User | undefined): void {
+    this.#user = user;
+    for (const listener of this.#listeners) listener(user);
+  }
+
+  /** After a reload: the tab's refresh token, if any, signs it in again. */
+  async resume(): Promise<boolean> {
+    return sessionStorage.getItem(refreshKey) === null ? false : this.refresh();
+  }
+
+  /** One rotation at a time: concurrent callers share it (the token is single use). */
+  refresh(): Promise<boolean> {
+    this.#refreshing ??= this.#rotate().finally(() => {
+      this.#refreshing = undefined;
+    });
+    return this.#refreshing;
+  }
+
+  async #rotate(): Promise<boolean> {
+    const refreshToken = sessionStorage.getItem(refreshKey);
+    if (refreshToken === null) return false;
+    try {
+      const { data } = await call<Tokens>('POST', '/auth/refresh-token', {
+        body: { refresh_token: refreshToken },
+      });
+      this.start(data);
+      return true;
+    } catch (error) {
+      // A refused token ends the session; a network failure keeps it for the next try.
+      if (error instanceof ApiError && error.status !== 0) this.clear();
+      return false;
+    }
+  }
+
+  #scheduleRefresh(expiresInSeconds: number): void {
+    clearTimeout(this.#timer);
+    const delay = Math.max(expiresInSeconds * 1000 - refreshAheadMs, 5_000);
+    this.#timer = setTimeout(() => void this.refresh(), delay);
+  }
+
+  /** An authenticated call; refreshes once and retries when the access token was refused. */
+  async call<T>(method: string, path: string, request: Request = {}) {
+    try {
+      return await call<T>(method, path, { ...request, token: this.#accessToken });
+    } catch (error) {
+      // Only a refused token is worth a refresh: a wrong current password is a 401 too.
+      const tokenRefused =
+        error instanceof ApiError &&
+        (error.code === 'unauthorized' || error.code === 'invalid_token');
+      if (!tokenRefused || !(await this.refresh())) throw error;
+      return call<T>(method, path, { ...request, token: this.#accessToken });
+    }
+  }
+
+  async signOut(): Promise<void> {
+    const token = this.#accessToken;
+    this.clear();
+    await call('POST', '/auth/logout', { token }).catch(() => undefined);
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+    this.#accessToken = undefined;
+    sessionStorage.removeItem(refreshKey);
+    this.setUser(undefined);
+  }
+}
