@@ -255,12 +255,38 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await eventually(() => page.getByRole('alert').textContent()).toMatch(/email or password/i);
     await check('sign-in-refused');
-    await page.getByLabel('Password', { exact: true }).fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    // Then by keyboard alone: the password field, the new password, Enter.
+    await page.getByLabel('Password', { exact: true }).focus();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type(password);
+    await page.keyboard.press('Enter');
     await eventually(() =>
       page.getByRole('heading', { name: 'Webhook endpoints' }).isVisible(),
     ).toBe(true);
+    // The new page's heading has the focus, and Tab goes on to its first control.
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Webhook endpoints');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Add endpoint');
     await check('endpoints');
+  });
+
+  it('stays signed in past the access token’s 15 minutes and across a reload of the tab', async () => {
+    const refreshes: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/v1/auth/refresh-token')) refreshes.push(request.url());
+    });
+    await client.advanceClock(16 * 60);
+    await page.getByRole('link', { name: `${service.inboxOrigin}/inbox/${inboxName}` }).click();
+    await eventually(() => page.getByRole('button', { name: 'Send test event' }).isVisible()).toBe(
+      true,
+    );
+    // The expired access token was refused once and replaced with the tab's refresh token.
+    expect(refreshes.length).toBeGreaterThanOrEqual(1);
+    await page.reload();
+    await eventually(() => page.getByRole('button', { name: 'Send test event' }).isVisible()).toBe(
+      true,
+    );
+    await page.getByRole('link', { name: '← Endpoints' }).click();
   });
 
   it('tells how long to wait when this client is over its rate limit', async () => {
