@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { buildDashboard, dashboardHeaders } from '../dashboard/build.js';
+import { buildDashboard } from '../dashboard/build.js';
 
 /**
- * The developer dashboard at `/` of the local runtime, as CloudFront serves it on AWS: the same
- * built files with the same security headers. Answers GET and HEAD of its own files only.
+ * The developer dashboard at `/` and the API reference at `/docs` of the local runtime: the same
+ * built files, with the same security headers, that the stack serves. Answers GET and HEAD of its
+ * own files only.
  */
 export async function dashboardFiles(localInbox: string) {
   const files = new Map(
@@ -15,7 +16,7 @@ export async function dashboardFiles(localInbox: string) {
       return false;
     }
     response.writeHead(200, {
-      ...dashboardHeaders,
+      ...file.headers,
       'content-type': file.contentType,
       'content-length': file.body.length,
       // Not fingerprinted: a reload always checks for a newer build.

@@ -38,23 +38,28 @@ export function App({ session }: { session: Session }) {
         <a class="brand" href={signedIn ? '#/endpoints' : '#/sign-in'}>
           Developer dashboard
         </a>
-        {signedIn && (
-          <nav aria-label="Main">
-            <a
-              href="#/endpoints"
-              aria-current={route.path.startsWith('/endpoints') ? 'page' : undefined}
-            >
-              Endpoints
-            </a>
-            <a href="#/account" aria-current={route.path === '/account' ? 'page' : undefined}>
-              Account
-            </a>
-            {localInbox && <a href="/_local/inbox/demo">Local inbox</a>}
+        <nav aria-label="Main">
+          {signedIn && (
+            <>
+              <a
+                href="#/endpoints"
+                aria-current={route.path.startsWith('/endpoints') ? 'page' : undefined}
+              >
+                Endpoints
+              </a>
+              <a href="#/account" aria-current={route.path === '/account' ? 'page' : undefined}>
+                Account
+              </a>
+            </>
+          )}
+          <a href="/docs">API reference</a>
+          {localInbox && <a href="/_local/inbox/demo">Local inbox</a>}
+          {signedIn && (
             <button type="button" class="link" onClick={() => void session.signOut()}>
               Sign out
             </button>
-          </nav>
-        )}
+          )}
+        </nav>
       </header>
       <div id="content" ref={main}>
         {signedIn ? (
