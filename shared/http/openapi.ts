@@ -1,9 +1,12 @@
-import { toJsonSchema } from '@valibot/to-json-schema';
+import { type OverrideRefContext, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
+import type { ErrorCode } from '../domain/errors.js';
 import { deliverableEventDefinitions } from '../domain/webhooks/event-catalogue.js';
+import { type Answer, answerOf, errorsOf } from './answers.js';
 import { eventTypeDocument } from './event-types.js';
 import { statusOfCode } from './responses.js';
 import { type HttpRouteEntry, operations } from './routes.js';
+import * as responseSchemas from './schemas/responses.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -14,6 +17,32 @@ const jsonSchema = (schema: v.GenericSchema): JsonObject =>
     typeMode: 'input',
     errorMode: 'ignore',
   }) as JsonObject;
+
+/** Named response schemas live in components.schemas, referenced by name. */
+const componentRef = ({ referenceId }: OverrideRefContext) => `#/components/schemas/${referenceId}`;
+
+/** A response's JSON Schema, its named parts referenced (their definitions are components). */
+function responseJsonSchema(schema: v.GenericSchema): JsonObject {
+  const {
+    $schema: _,
+    $defs: __,
+    ...inline
+  } = toJsonSchema(schema, {
+    target: 'draft-2020-12',
+    typeMode: 'output',
+    errorMode: 'ignore',
+    definitions: responseSchemas,
+    overrideRef: componentRef,
+  }) as JsonObject;
+  return inline;
+}
+
+const namedResponses: Record<string, unknown> = toJsonSchemaDefs(responseSchemas, {
+  target: 'draft-2020-12',
+  typeMode: 'output',
+  errorMode: 'ignore',
+  overrideRef: componentRef,
+});
 
 const errorCodes = Object.keys(statusOfCode);
 
@@ -29,31 +58,27 @@ const components = {
     },
   },
   schemas: {
-    SuccessEnvelope: {
+    ...namedResponses,
+    PageMeta: {
       type: 'object',
-      required: ['success', 'data'],
+      required: ['page', 'per_page', 'total'],
+      additionalProperties: false,
       properties: {
-        success: { const: true },
-        data: {},
-        meta: {
-          type: 'object',
-          required: ['page', 'per_page', 'total'],
-          properties: {
-            page: { type: 'integer' },
-            per_page: { type: 'integer' },
-            total: { type: 'integer' },
-          },
-        },
+        page: { type: 'integer', minimum: 1 },
+        per_page: { type: 'integer', minimum: 1, maximum: 100 },
+        total: { type: 'integer', minimum: 0 },
       },
     },
     ErrorEnvelope: {
       type: 'object',
       required: ['success', 'error'],
+      additionalProperties: false,
       properties: {
         success: { const: false },
         error: {
           type: 'object',
           required: ['code', 'message', 'details'],
+          additionalProperties: false,
           properties: {
             code: { type: 'string', enum: errorCodes },
             message: { type: 'string' },
@@ -62,6 +87,7 @@ const components = {
               items: {
                 type: 'object',
                 required: ['field', 'message'],
+                additionalProperties: false,
                 properties: { field: { type: 'string' }, message: { type: 'string' } },
               },
             },
@@ -71,6 +97,10 @@ const components = {
     },
   },
   headers: {
+    'X-Request-Id': {
+      schema: { type: 'string' },
+      description: 'Identifies this request in the service logs; quote it when asking for help',
+    },
     'X-RateLimit-Limit': {
       schema: { type: 'integer' },
       description: 'Requests allowed in the window',
@@ -86,9 +116,44 @@ const components = {
   },
 };
 
-const json = (ref: string) => ({
-  'application/json': { schema: { $ref: `#/components/schemas/${ref}` } },
-});
+const errorMeaning: Record<number, string> = {
+  400: 'Invalid request',
+  401: 'Not authenticated',
+  403: 'Forbidden',
+  404: 'Not found',
+  409: 'Conflict',
+  413: 'Body too large',
+  429: 'Too many requests',
+  500: 'Unexpected error; the body carries no internals',
+};
+
+const retryAfter = {
+  schema: { type: 'integer' },
+  description: 'Seconds to wait before trying again',
+};
+
+/** The success answer's body: the operation's `data` in the envelope, or the document itself. */
+function successContent(answer: Answer): JsonObject {
+  if (answer.document === 'text') return { 'text/plain': { schema: { type: 'string' } } };
+  if (answer.document === 'json' || answer.data === undefined) {
+    return { 'application/json': { schema: { type: 'object' } } };
+  }
+  const data = responseJsonSchema(answer.data);
+  return {
+    'application/json': {
+      schema: {
+        type: 'object',
+        required: answer.paged ? ['success', 'data', 'meta'] : ['success', 'data'],
+        additionalProperties: false,
+        properties: {
+          success: { const: true },
+          data: answer.paged ? { type: 'array', items: data } : data,
+          ...(answer.paged ? { meta: { $ref: '#/components/schemas/PageMeta' } } : {}),
+        },
+      },
+    },
+  };
+}
 
 function operation(route: HttpRouteEntry): JsonObject {
   const parameters: JsonObject[] = [];
@@ -103,42 +168,54 @@ function operation(route: HttpRouteEntry): JsonObject {
       parameters.push({ name, in: 'query', required: required.has(name), schema: property });
     }
   }
-  const rateLimitHeaders =
-    route.surface === 'api'
+  const answer = answerOf(route);
+  const headers = {
+    'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+    ...(route.surface === 'api'
       ? {
           'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
           'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
           'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
         }
-      : undefined;
-  const errors = (description: string) => ({
-    description,
-    headers: rateLimitHeaders,
-    content: json('ErrorEnvelope'),
-  });
+      : {}),
+  };
   const responses: JsonObject = {
     [String(route.successStatus ?? 200)]: {
       description: 'Success',
-      headers: rateLimitHeaders,
-      content: json('SuccessEnvelope'),
+      headers,
+      content: successContent(answer),
     },
-    '400': errors('Invalid request: one detail per bad field'),
-    '500': errors('Unexpected error; the body carries no internals'),
   };
-  if (route.surface === 'api') responses['429'] = errors('Rate limited; see Retry-After');
-  if (route.auth === 'user') responses['401'] = errors('Missing, invalid or revoked access token');
-  if (route.surface === 'function-url') {
-    responses['401'] = errors('Missing or invalid signature');
-    responses['413'] = errors('Body over 1 MiB');
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of errorsOf(route)) {
+    byStatus.set(statusOfCode[code], [...(byStatus.get(statusOfCode[code]) ?? []), code]);
+  }
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = {
+      description: `${errorMeaning[status] ?? 'Refused'}: ${codes.join(', ')}`,
+      headers: status === 429 ? { ...headers, 'Retry-After': retryAfter } : headers,
+      content: {
+        'application/json': {
+          schema: {
+            allOf: [
+              { $ref: '#/components/schemas/ErrorEnvelope' },
+              { properties: { error: { properties: { code: { enum: codes } } } } },
+            ],
+          },
+        },
+      },
+    };
   }
   const security =
     route.auth === 'user'
       ? [{ bearerAuth: [] }]
-      : route.auth === 'iam'
-        ? [{ awsSigV4: [] }]
-        : route.surface === 'api'
-          ? [{}, { apiKey: [] }]
-          : [];
+      : answer.optionalBearer
+        ? [{}, { bearerAuth: [] }]
+        : route.auth === 'iam'
+          ? [{ awsSigV4: [] }]
+          : route.surface === 'api'
+            ? [{}, { apiKey: [] }]
+            : [];
   return {
     operationId: route.name,
     summary: route.summary,

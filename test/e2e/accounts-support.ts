@@ -1,4 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
+import { checkContract } from '../support/contract.js';
 import type { LocalService } from '../support/local-service.js';
 
 /** Small HTTP helpers for the black-box account tests. */
@@ -42,11 +43,13 @@ export class AccountClient {
       body: options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
     });
     const text = await response.text();
-    return {
+    const answer = {
       status: response.status,
       body: text ? JSON.parse(text) : undefined,
       headers: response.headers,
     };
+    checkContract(method, path, answer);
+    return answer;
   }
 
   post(path: string, body?: unknown, token?: string): Promise<Answer> {

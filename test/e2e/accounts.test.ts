@@ -177,8 +177,8 @@ describe('access tokens', () => {
   it('signs access tokens with EdDSA and a kid published in the JWKS', async () => {
     const { tokens } = await api.verifiedAccount();
 
-    const jwks = await fetch(`${service.baseUrl}/.well-known/jwks.json`);
-    const keySet = (await jwks.json()) as { keys: { kid: string; kty: string; crv: string }[] };
+    const jwks = await api.call('GET', '/.well-known/jwks.json');
+    const keySet = jwks.body as { keys: { kid: string; kty: string; crv: string }[] };
     const header = decodeProtectedHeader(tokens.access_token);
     const { payload } = await jwtVerify(tokens.access_token, createLocalJWKSet(keySet), {
       issuer: 'http://localhost/v1',

@@ -15,6 +15,7 @@ import {
   hexHmac,
   messagingNotification,
 } from '../domain/inbound-support.js';
+import { checkContract } from '../support/contract.js';
 import { type LocalService, startLocalService, useServiceTable } from '../support/local-service.js';
 
 const secrets = {
@@ -56,6 +57,13 @@ async function call(
   });
   const text = await response.text();
   expect(response.status, `${method} ${path}: ${text}`).toBeLessThan(500);
+  checkContract(method, path, {
+    status: response.status,
+    headers: response.headers,
+    body: response.headers.get('content-type')?.startsWith('application/json')
+      ? JSON.parse(text)
+      : text,
+  });
   return {
     status: response.status,
     contentType: response.headers.get('content-type'),

@@ -422,8 +422,9 @@ describe('the event catalogue over HTTP', { timeout: 60_000 }, () => {
   });
 
   it('serves an OpenAPI document that validates, webhooks section included', async () => {
-    const response = await fetch(`${service.baseUrl}/openapi.json`);
-    const document = (await response.json()) as { webhooks: Record<string, unknown> };
+    const document = (await call('GET', '/openapi.json')).body as {
+      webhooks: Record<string, unknown>;
+    };
     expect(Object.keys(document.webhooks)).toContain('payment.refunded');
     const result = await validate(document as never);
     expect(result.valid ? [] : result.errors).toEqual([]);

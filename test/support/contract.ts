@@ -1,0 +1,123 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { openApiDocument } from '../../shared/http/openapi.js';
+
+/**
+ * The contract test: every answer the end-to-end suite receives is held to the OpenAPI document
+ * the service serves — its status must be documented for that operation, its body must match the
+ * documented schema, its documented headers must be there. A mismatch fails the test that got the
+ * answer. Each checked operation and status is also written to test-results/contract/, which
+ * `npm run contract:coverage` reads to list the operations the suite never reached.
+ */
+
+type Json = Record<string, unknown>;
+
+interface Operation {
+  id: string;
+  method: string;
+  segments: string[];
+  responses: Record<string, Json>;
+  pointer: string;
+}
+
+const base = 'https://contract.test/openapi.json';
+const document = openApiDocument(['http://localhost/v1']) as {
+  paths: Record<string, Record<string, Json>>;
+};
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv);
+ajv.addSchema({ ...document, $id: base });
+
+const escape = (part: string) => part.replaceAll('~', '~0').replaceAll('/', '~1');
+
+const operations: Operation[] = Object.entries(document.paths).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, operation]) => ({
+    id: String(operation.operationId),
+    method: method.toUpperCase(),
+    segments: path.split('/'),
+    responses: operation.responses as Record<string, Json>,
+    pointer: `#/paths/${escape(path)}/${method}/responses`,
+  })),
+);
+
+/** The documented operation for a request path below /v1; literal segments win over {params}. */
+function operationFor(method: string, path: string): Operation | undefined {
+  const segments = new URL(path, 'http://localhost').pathname.split('/');
+  const matches = operations.filter(
+    (operation) =>
+      operation.method === method &&
+      operation.segments.length === segments.length &&
+      operation.segments.every(
+        (segment, index) => segment.startsWith('{') || segment === segments[index],
+      ),
+  );
+  const literals = (operation: Operation) =>
+    operation.segments.filter((segment) => !segment.startsWith('{')).length;
+  return matches.sort((a, b) => literals(b) - literals(a))[0];
+}
+
+const validators = new Map<string, ValidateFunction>();
+
+function validatorFor(pointer: string): ValidateFunction {
+  let validate = validators.get(pointer);
+  if (validate === undefined) {
+    validate = ajv.compile({ $ref: `${base}${pointer}` });
+    validators.set(pointer, validate);
+  }
+  return validate;
+}
+
+const coverageDirectory = resolve(import.meta.dirname, '..', '..', 'test-results', 'contract');
+mkdirSync(coverageDirectory, { recursive: true });
+const coverageFile = resolve(coverageDirectory, `${process.pid}.log`);
+
+export interface ContractAnswer {
+  status: number;
+  headers: Headers;
+  /** The body as received: parsed JSON, or the text of a non-JSON answer. */
+  body: unknown;
+}
+
+/**
+ * Throws, naming the operation, when the answer is not what the document says `method path`
+ * answers. `path` is below /v1. A path no operation serves must be the 404 envelope.
+ */
+export function checkContract(method: string, path: string, answer: ContractAnswer): void {
+  const operation = operationFor(method.toUpperCase(), path);
+  const id = operation?.id ?? 'notFound';
+  const where = `${method} ${path} → ${answer.status} (${id})`;
+  if (operation === undefined) {
+    if (answer.status !== 404 && answer.status !== 429) {
+      throw new Error(`contract: no documented operation serves ${where}`);
+    }
+    return;
+  }
+  const response = operation.responses[String(answer.status)];
+  if (response === undefined) {
+    throw new Error(`contract: status ${answer.status} is not documented for ${where}`);
+  }
+  for (const header of Object.keys((response.headers ?? {}) as Json)) {
+    if (!answer.headers.has(header)) {
+      throw new Error(`contract: header ${header} missing from ${where}`);
+    }
+  }
+  const content = response.content as Record<string, Json> | undefined;
+  const mediaType = (answer.headers.get('content-type') ?? '').split(';')[0]?.trim() ?? '';
+  if (content !== undefined && content[mediaType] === undefined) {
+    throw new Error(`contract: ${where} answered ${mediaType || 'no content type'}`);
+  }
+  if (mediaType === 'application/json') {
+    const validate = validatorFor(
+      `${operation.pointer}/${answer.status}/content/application~1json/schema`,
+    );
+    if (!validate(answer.body)) {
+      throw new Error(
+        `contract: the body of ${where} does not match the document: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(answer.body)}`,
+      );
+    }
+  }
+  appendFileSync(coverageFile, `${id} ${answer.status}\n`);
+}
