@@ -3,7 +3,6 @@ import { validate } from '@readme/openapi-parser';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/eventually.js';
-import type { LocalService } from '../support/local-service.js';
 import type { AccountClient } from './accounts-support.js';
 import type { TestReceiver } from './webhooks-receiver.js';
 import {
@@ -14,13 +13,12 @@ import {
   webhookOwner,
 } from './webhooks-support.js';
 
-let service: LocalService;
 let client: AccountClient;
 let receiver: TestReceiver;
 let stop: () => Promise<void>;
 
 beforeAll(async () => {
-  ({ service, client, receiver, stop } = await startWebhookService({
+  ({ client, receiver, stop } = await startWebhookService({
     WEBHOOK_RETRY_DELAYS: '0,1,1,1,1',
     WEBHOOK_ENDPOINTS_PER_ACCOUNT: '3',
   }));

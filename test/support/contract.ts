@@ -31,7 +31,7 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
 ajv.addSchema({ ...document, $id: base });
 
-const escape = (part: string) => part.replaceAll('~', '~0').replaceAll('/', '~1');
+const pointerPart = (part: string) => part.replaceAll('~', '~0').replaceAll('/', '~1');
 
 const operations: Operation[] = Object.entries(document.paths).flatMap(([path, methods]) =>
   Object.entries(methods).map(([method, operation]) => ({
@@ -39,7 +39,7 @@ const operations: Operation[] = Object.entries(document.paths).flatMap(([path, m
     method: method.toUpperCase(),
     segments: path.split('/'),
     responses: operation.responses as Record<string, Json>,
-    pointer: `#/paths/${escape(path)}/${method}/responses`,
+    pointer: `#/paths/${pointerPart(path)}/${method}/responses`,
   })),
 );
 
