@@ -20,6 +20,8 @@ export interface Answer {
   errors?: ErrorCode[];
   /** A public operation that also reads a Bearer token when one is sent (logout). */
   optionalBearer?: true;
+  /** A receiver's signature scheme (components.securitySchemes). */
+  signedWith?: 'gatewayASignature' | 'gatewayBSignature' | 'messagingSignature';
 }
 
 const codeChecks: ErrorCode[] = ['invalid_otp', 'otp_expired', 'too_many_attempts'];
@@ -63,12 +65,12 @@ export const answers: Record<string, Answer> = {
   listEventTypes: { data: r.EventType, paged: true },
   publishEvent: { data: r.EventPublished, errors: ['conflict'] },
 
-  handleGatewayAWebhook: { data: r.InboundReceived },
-  handleGatewayAWebhookEnhanced: { data: r.InboundReceived },
-  handleGatewayASubscriptionWebhook: { data: r.InboundReceived },
-  handleGatewayBWebhook: { data: r.InboundReceived },
+  handleGatewayAWebhook: { data: r.InboundReceived, signedWith: 'gatewayASignature' },
+  handleGatewayAWebhookEnhanced: { data: r.InboundReceived, signedWith: 'gatewayASignature' },
+  handleGatewayASubscriptionWebhook: { data: r.InboundReceived, signedWith: 'gatewayASignature' },
+  handleGatewayBWebhook: { data: r.InboundReceived, signedWith: 'gatewayBSignature' },
   messagingWebhookVerification: { document: 'text', errors: ['forbidden'] },
-  messagingWebhookNotification: { data: r.InboundReceived },
+  messagingWebhookNotification: { data: r.InboundReceived, signedWith: 'messagingSignature' },
 };
 
 /** The operation's answer; a route without one is a mistake the document refuses to hide. */

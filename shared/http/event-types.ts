@@ -36,12 +36,14 @@ export function eventTypeDocument(definition: EventTypeDefinition): EventTypeDoc
         id: {
           type: 'string',
           pattern: '^evt_',
+          maxLength: 64,
           description: 'The event id; also the webhook-id header. Deduplicate on it.',
         },
         type: { const: definition.type },
         created_at: {
           type: 'string',
           format: 'date-time',
+          maxLength: 30,
           description: 'When the event was published (ISO 8601, UTC)',
         },
         data,

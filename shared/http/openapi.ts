@@ -1,6 +1,7 @@
 import { type OverrideRefContext, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
 import type { ErrorCode } from '../domain/errors.js';
+import { maxChallengeLength } from '../domain/inbound/receive-event.js';
 import { deliverableEventDefinitions } from '../domain/webhooks/event-catalogue.js';
 import { type Answer, answerOf, errorsOf } from './answers.js';
 import { eventTypeDocument } from './event-types.js';
@@ -48,8 +49,47 @@ const errorCodes = Object.keys(statusOfCode);
 
 const components = {
   securitySchemes: {
-    bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-    apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+    bearerAuth: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description:
+        'An access token from login, verify-signup-otp, refresh-token or a login OTP: an EdDSA JWT (RFC8725 practices: one algorithm, issuer and audience checked, 15-minute expiry, keys at /.well-known/jwks.json), refused once its session is revoked.',
+    },
+    apiKey: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+      description:
+        "The client app's key in its stage's usage plan: required by the deployed stack, not by the local runtime.",
+    },
+    gatewayASignature: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Gateway-A-Signature',
+      description:
+        'Hex HMAC-SHA256 of the raw body with the shared secret (also read from X-Razorpay-Signature).',
+    },
+    gatewayBSignature: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'Gateway-B-Signature',
+      description:
+        '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">` (also read from Stripe-Signature); five minutes of tolerance.',
+    },
+    messagingSignature: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Hub-Signature-256',
+      description: '`sha256=<hex HMAC-SHA256 of the raw body>` with the app secret.',
+    },
+    webhookSignature: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'webhook-signature',
+      description:
+        "How receivers authenticate our deliveries: Standard Webhooks signatures with the endpoint's secret (docs/webhooks.md).",
+    },
     awsSigV4: {
       type: 'apiKey',
       in: 'header',
@@ -64,9 +104,9 @@ const components = {
       required: ['page', 'per_page', 'total'],
       additionalProperties: false,
       properties: {
-        page: { type: 'integer', minimum: 1 },
-        per_page: { type: 'integer', minimum: 1, maximum: 100 },
-        total: { type: 'integer', minimum: 0 },
+        page: { type: 'integer', format: 'int32', minimum: 1, maximum: 999_999 },
+        per_page: { type: 'integer', format: 'int32', minimum: 1, maximum: 100 },
+        total: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000_000 },
       },
     },
     ErrorEnvelope: {
@@ -81,14 +121,18 @@ const components = {
           additionalProperties: false,
           properties: {
             code: { type: 'string', enum: errorCodes },
-            message: { type: 'string' },
+            message: { type: 'string', maxLength: 2000 },
             details: {
               type: 'array',
+              maxItems: 100,
               items: {
                 type: 'object',
                 required: ['field', 'message'],
                 additionalProperties: false,
-                properties: { field: { type: 'string' }, message: { type: 'string' } },
+                properties: {
+                  field: { type: 'string', maxLength: 200 },
+                  message: { type: 'string', maxLength: 500 },
+                },
               },
             },
           },
@@ -98,20 +142,29 @@ const components = {
   },
   headers: {
     'X-Request-Id': {
-      schema: { type: 'string' },
+      required: true,
+      schema: { type: 'string', maxLength: 128 },
       description: 'Identifies this request in the service logs; quote it when asking for help',
     },
     'X-RateLimit-Limit': {
-      schema: { type: 'integer' },
+      required: true,
+      schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000 },
       description: 'Requests allowed in the window',
     },
     'X-RateLimit-Remaining': {
-      schema: { type: 'integer' },
+      required: true,
+      schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000 },
       description: 'Requests left in the window',
     },
     'X-RateLimit-Reset': {
-      schema: { type: 'integer' },
+      required: true,
+      schema: { type: 'integer', format: 'int64', minimum: 0, maximum: 99_999_999_999 },
       description: 'Unix time (s) at which the window ends',
+    },
+    'Access-Control-Allow-Origin': {
+      schema: { type: 'string', maxLength: 2048 },
+      description:
+        'Present when the request came from an origin listed in CORS_ALLOWED_ORIGINS: that origin.',
     },
   },
 };
@@ -128,13 +181,16 @@ const errorMeaning: Record<number, string> = {
 };
 
 const retryAfter = {
-  schema: { type: 'integer' },
+  required: true,
+  schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400 },
   description: 'Seconds to wait before trying again',
 };
 
 /** The success answer's body: the operation's `data` in the envelope, or the document itself. */
 function successContent(answer: Answer): JsonObject {
-  if (answer.document === 'text') return { 'text/plain': { schema: { type: 'string' } } };
+  if (answer.document === 'text') {
+    return { 'text/plain': { schema: { type: 'string', maxLength: maxChallengeLength } } };
+  }
   if (answer.document === 'json' || answer.data === undefined) {
     return { 'application/json': { schema: { type: 'object' } } };
   }
@@ -147,7 +203,7 @@ function successContent(answer: Answer): JsonObject {
         additionalProperties: false,
         properties: {
           success: { const: true },
-          data: answer.paged ? { type: 'array', items: data } : data,
+          data: answer.paged ? { type: 'array', maxItems: 100, items: data } : data,
           ...(answer.paged ? { meta: { $ref: '#/components/schemas/PageMeta' } } : {}),
         },
       },
@@ -158,7 +214,12 @@ function successContent(answer: Answer): JsonObject {
 function operation(route: HttpRouteEntry): JsonObject {
   const parameters: JsonObject[] = [];
   for (const match of route.path.matchAll(/\{(\w+)\}/g)) {
-    parameters.push({ name: match[1], in: 'path', required: true, schema: { type: 'string' } });
+    parameters.push({
+      name: match[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string', maxLength: 64, pattern: '^[A-Za-z0-9_]{1,64}$' },
+    });
   }
   if (route.query) {
     const schema = jsonSchema(route.query);
@@ -176,6 +237,9 @@ function operation(route: HttpRouteEntry): JsonObject {
           'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
           'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
           'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+          'Access-Control-Allow-Origin': {
+            $ref: '#/components/headers/Access-Control-Allow-Origin',
+          },
         }
       : {}),
   };
@@ -207,15 +271,17 @@ function operation(route: HttpRouteEntry): JsonObject {
     };
   }
   const security =
-    route.auth === 'user'
-      ? [{ bearerAuth: [] }]
-      : answer.optionalBearer
-        ? [{}, { bearerAuth: [] }]
-        : route.auth === 'iam'
-          ? [{ awsSigV4: [] }]
-          : route.surface === 'api'
-            ? [{}, { apiKey: [] }]
-            : [];
+    route.auth === 'iam'
+      ? [{ awsSigV4: [] }]
+      : route.surface === 'function-url'
+        ? answer.signedWith === undefined
+          ? []
+          : [{ [answer.signedWith]: [] }]
+        : route.auth === 'user'
+          ? [{ apiKey: [], bearerAuth: [] }]
+          : answer.optionalBearer
+            ? [{ apiKey: [] }, { apiKey: [], bearerAuth: [] }]
+            : [{ apiKey: [] }];
   return {
     operationId: route.name,
     summary: route.summary,
@@ -235,21 +301,49 @@ function operation(route: HttpRouteEntry): JsonObject {
   };
 }
 
+const tags = [
+  { name: 'auth', description: 'Sign-up, sign-in, sessions and passwords' },
+  { name: 'profile', description: "The signed-in user's own account" },
+  { name: 'otp', description: 'One-time codes by email and SMS' },
+  { name: 'webhooks', description: 'Endpoints that receive signed events, and their deliveries' },
+  { name: 'events', description: 'The event catalogue, and publication by platform services' },
+  {
+    name: 'receivers',
+    description: 'Webhooks that payment gateways and the messaging platform send',
+  },
+  { name: 'meta', description: 'Keys and this document' },
+];
+
 /** What every delivery carries besides the body (docs/webhooks.md, "For receiver authors"). */
 const deliveryHeaders: JsonObject[] = [
   {
     name: 'X-Service-Signature',
+    maxLength: 64,
     description:
       'Lower-case hex HMAC-SHA256 of the raw body, keyed with the newest signing secret (the whole `whsec_…` string). Compare in constant time.',
   },
-  { name: 'webhook-id', description: 'The event id (Standard Webhooks); deduplicate on it.' },
-  { name: 'webhook-timestamp', description: 'Unix seconds of this attempt (Standard Webhooks).' },
+  {
+    name: 'webhook-id',
+    maxLength: 64,
+    description: 'The event id (Standard Webhooks); deduplicate on it.',
+  },
+  {
+    name: 'webhook-timestamp',
+    maxLength: 12,
+    description: 'Unix seconds of this attempt (Standard Webhooks).',
+  },
   {
     name: 'webhook-signature',
+    maxLength: 200,
     description:
       'Space-separated `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per live secret (two for 24 hours after a rotation), keyed with the base64-decoded part of the secret after `whsec_` (Standard Webhooks).',
   },
-].map((header) => ({ ...header, in: 'header', required: true, schema: { type: 'string' } }));
+].map(({ maxLength, ...header }) => ({
+  ...header,
+  in: 'header',
+  required: true,
+  schema: { type: 'string', maxLength },
+}));
 
 /**
  * The outbound events as OpenAPI 3.1 `webhooks`: the request each receiver gets, one entry per
@@ -267,6 +361,7 @@ function webhooksSection(): JsonObject {
             summary: `${type}: ${description}`,
             tags: ['webhooks'],
             parameters: deliveryHeaders,
+            security: [{ webhookSignature: [] }],
             requestBody: {
               required: true,
               content: { 'application/json': { schema, example } },
@@ -284,6 +379,28 @@ function webhooksSection(): JsonObject {
   );
 }
 
+const int32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+
+/**
+ * Names each integer's format from its bounds (int32 when they fit, else int64): valibot's JSON
+ * Schema has `type: integer` and the bounds, and generated clients pick their number type by it.
+ */
+function withIntegerFormats(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withIntegerFormats);
+  if (node === null || typeof node !== 'object') return node;
+  const entries = Object.entries(node).map(([key, value]) => [key, withIntegerFormats(value)]);
+  const schema = Object.fromEntries(entries) as JsonObject;
+  if (schema.type === 'integer' && schema.format === undefined) {
+    const fits =
+      typeof schema.minimum === 'number' &&
+      typeof schema.maximum === 'number' &&
+      schema.minimum >= int32.min &&
+      schema.maximum <= int32.max;
+    schema.format = fits ? 'int32' : 'int64';
+  }
+  return schema;
+}
+
 /**
  * The OpenAPI 3.1 document of the service, generated from the route table and its valibot
  * schemas (so it cannot drift from what the handlers accept). Receivers live on Function URLs
@@ -295,17 +412,21 @@ export function openApiDocument(serverUrls: readonly string[]): JsonObject {
     paths[route.path] ??= {};
     paths[route.path]![route.method.toLowerCase()] = operation(route);
   }
-  return {
+  return withIntegerFormats({
     openapi: '3.1.0',
     info: {
       title: 'Account, OTP and webhook service',
       version: '1.0.0',
       description:
         'Sign-up with email OTP, JWT sessions with rotating refresh tokens, SMS OTP, password reset, inbound gateway webhooks and signed outbound webhooks. Envelopes, error codes and rate limits as documented in the README.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+      contact: { name: 'The operators of this deployment' },
     },
-    servers: serverUrls.map((url) => ({ url })),
+    // The service's own public addresses: client apps call it from the internet.
+    servers: serverUrls.map((url) => ({ url, 'x-internal': false })),
+    tags,
     paths,
     webhooks: webhooksSection(),
     components,
-  };
+  }) as JsonObject;
 }

@@ -49,6 +49,12 @@ function toResponse(result: unknown): HttpResponse {
   return successResponse(200, result);
 }
 
+/** Every answer names its request, as the API's do: a sender's support can quote it. */
+const withRequestId = (response: HttpResponse, requestId: string): HttpResponse => ({
+  ...response,
+  headers: { ...response.headers, 'x-request-id': requestId },
+});
+
 /**
  * A Lambda Function URL receiver. Function URLs base64-encode bodies that are not text; either
  * way the handler gets the exact bytes that were sent, never a re-serialised copy.
@@ -90,14 +96,14 @@ export function receiverHandler(
       }
       const response = toResponse(await run(request));
       log.info('inbound webhook', { requestId: request.requestId, status: response.statusCode });
-      return response;
+      return withRequestId(response, request.requestId);
     } catch (error) {
       if (error instanceof ServiceError && options.onRefused) {
         await options.onRefused(request, error);
       }
       const response = responseForError(error, request.requestId);
       log.info('inbound webhook', { requestId: request.requestId, status: response.statusCode });
-      return response;
+      return withRequestId(response, request.requestId);
     }
   };
 }

@@ -4,6 +4,9 @@ import type { Acknowledgement, AttemptOutcome, InboundAttempt, InboundCall } fro
 import type { ReceiveDependencies } from './ports.js';
 import { isObject, type JsonObject, type SourceRules } from './sources.js';
 
+/** The longest `hub.challenge` echoed back (the OpenAPI document states it). */
+export const maxChallengeLength = 1024;
+
 /**
  * Receiving is only what must happen before the answer (senders give up after about 5 seconds):
  * verify the signature, dedupe with one conditional write that also makes the event durable,
@@ -94,6 +97,12 @@ export async function verifySubscription(
   if (challenge === undefined || challenge === '') {
     throw new ServiceError('invalid_request', 'hub.challenge is required', [
       { field: 'hub.challenge', message: 'is required' },
+    ]);
+  }
+  // The platform's challenges are short numbers; the echo is bounded as the document says.
+  if (challenge.length > maxChallengeLength) {
+    throw new ServiceError('invalid_request', 'hub.challenge is too long', [
+      { field: 'hub.challenge', message: `must be at most ${maxChallengeLength} characters` },
     ]);
   }
   await deps.attempts.record(attemptOf(deps, 'messaging', call, 'verified', 200));

@@ -13,14 +13,15 @@ import { type DeliverableEventType, testEventType } from './model.js';
 
 const idPattern = (prefix: string) => new RegExp(`^${prefix}_[A-Za-z0-9_-]{1,64}$`);
 
-const identifierOf = (prefix: string, what: string) =>
-  v.pipe(
+const identifierOf = (prefix: string, what: string) => {
+  const message = `must be ${what} id: ${prefix}_ followed by 1 to 64 letters, digits, _ or -`;
+  // The length the pattern allows, stated as a length too: the document shows it.
+  return v.pipe(
     v.string('must be a string'),
-    v.regex(
-      idPattern(prefix),
-      `must be ${what} id: ${prefix}_ followed by 1 to 64 letters, digits, _ or -`,
-    ),
+    v.maxLength(prefix.length + 65, message),
+    v.regex(idPattern(prefix), message),
   );
+};
 
 const orderId = identifierOf('ord', 'an order');
 
@@ -30,9 +31,12 @@ const amount = v.pipe(
   v.minValue(0, 'must be 0 or more'),
 );
 
+const currencyMessage = 'must be an ISO 4217 currency code: three upper-case letters, e.g. EUR';
+
 const currency = v.pipe(
   v.string('must be a string'),
-  v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 currency code: three upper-case letters, e.g. EUR'),
+  v.maxLength(3, currencyMessage),
+  v.regex(/^[A-Z]{3}$/, currencyMessage),
 );
 
 const text = (max: number) =>
@@ -65,6 +69,7 @@ const deliveryData = (status: 'assigned' | 'picked_up' | 'in_transit' | 'complet
       estimated_arrival_at: v.optional(
         v.pipe(
           v.string('must be a string'),
+          v.maxLength(40, 'must be an RFC 3339 date-time, e.g. 2026-01-15T09:30:00Z'),
           v.isoTimestamp('must be an RFC 3339 date-time, e.g. 2026-01-15T09:30:00Z'),
         ),
       ),

@@ -17,7 +17,12 @@ export const password = v.pipe(
   v.maxLength(128, 'must be at most 128 characters'),
 );
 
-export const otpCode = v.pipe(v.string('must be a string'), v.regex(/^\d{6}$/, 'must be 6 digits'));
+// Each bound that a pattern implies is also written as a length, so the document states it.
+export const otpCode = v.pipe(
+  v.string('must be a string'),
+  v.maxLength(6, 'must be 6 digits'),
+  v.regex(/^\d{6}$/, 'must be 6 digits'),
+);
 
 export const name = v.pipe(
   v.string('must be a string'),
@@ -34,18 +39,21 @@ export const gender = v.picklist(genders, `must be one of: ${genders.join(', ')}
 /** Opaque identifiers we issue (`whk_…`, `dlv_…`): letters, digits, underscore. */
 export const identifier = v.pipe(
   v.string('must be a string'),
+  v.maxLength(64, 'must be an identifier we issued'),
   v.regex(/^[A-Za-z0-9_]{1,64}$/, 'must be an identifier we issued'),
 );
 
 /** page / per_page of list endpoints, as query strings. */
 export const page = v.pipe(
   v.optional(v.string(), '1'),
+  v.maxLength(6, 'must be a positive integer'),
   v.regex(/^[1-9]\d{0,5}$/, 'must be a positive integer'),
   v.transform(Number),
 );
 
 export const perPage = v.pipe(
   v.optional(v.string(), '20'),
+  v.maxLength(3, 'must be an integer from 1 to 100'),
   v.regex(/^[1-9]\d{0,2}$/, 'must be an integer from 1 to 100'),
   v.transform(Number),
   v.maxValue(100, 'must be an integer from 1 to 100'),
@@ -75,11 +83,12 @@ function pointInTimeOf(text: string): number | undefined {
  * A point in time a client filters or recovers by: a date `YYYY-MM-DD` (that day's start in UTC)
  * or an RFC 3339 date-time with its offset; parsed to an ISO 8601 UTC timestamp.
  */
+const pointInTimeMessage =
+  'must be a date (YYYY-MM-DD) or an RFC 3339 date-time, e.g. 2026-01-31T12:00:00Z';
+
 export const pointInTime = v.pipe(
   v.string('must be a string'),
-  v.check(
-    (text) => pointInTimeOf(text) !== undefined,
-    'must be a date (YYYY-MM-DD) or an RFC 3339 date-time, e.g. 2026-01-31T12:00:00Z',
-  ),
+  v.maxLength(40, pointInTimeMessage),
+  v.check((text) => pointInTimeOf(text) !== undefined, pointInTimeMessage),
   v.transform((text) => new Date(pointInTimeOf(text) ?? 0).toISOString()),
 );

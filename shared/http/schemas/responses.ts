@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { eventTypes } from '../../domain/event-types.js';
+import { keptAttemptRecords } from '../../domain/webhooks/model.js';
 import { genders } from './fields.js';
 import { deliveryStatuses } from './webhooks.js';
 
@@ -12,19 +13,30 @@ import { deliveryStatuses } from './webhooks.js';
  * here reaches a function's bundle.
  */
 
-const text = v.string();
-const count = v.pipe(v.number(), v.integer());
-const timestamp = v.pipe(v.string(), v.isoTimestamp());
+// Every string and number with its bound (what the service stores or sends at most), as the
+// OWASP API rules ask: a client can size its storage from the document.
+const text = (maxLength: number) => v.pipe(v.string(), v.maxLength(maxLength));
+const count = (maxValue: number) =>
+  v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(maxValue));
+const timestamp = v.pipe(v.string(), v.isoTimestamp(), v.maxLength(30));
+const list = <T extends v.GenericSchema>(item: T, maxLength: number) =>
+  v.pipe(v.array(item), v.maxLength(maxLength));
 const nullable = <T extends v.GenericSchema>(schema: T) => v.nullable(schema);
-const message = v.strictObject({ message: text });
+
+const id = text(64);
+const sentence = text(500);
+const email = text(254);
+const phone = text(32);
+const seconds = count(86_400);
+const message = v.strictObject({ message: sentence });
 
 // Accounts and sessions
 
 export const User = v.strictObject({
-  id: text,
-  name: text,
-  email: text,
-  phone: nullable(text),
+  id,
+  name: text(100),
+  email,
+  phone: nullable(phone),
   gender: nullable(v.picklist(genders)),
   online_status: v.boolean(),
   email_verified: v.boolean(),
@@ -33,63 +45,66 @@ export const User = v.strictObject({
 });
 
 export const TokenPair = v.strictObject({
-  access_token: text,
+  access_token: text(4096),
   token_type: v.literal('Bearer'),
-  expires_in: count,
-  refresh_token: text,
+  expires_in: seconds,
+  refresh_token: text(512),
   user: User,
 });
 
 export const SignupAccepted = v.strictObject({
-  email: text,
+  email,
   verification_required: v.literal(true),
-  message: text,
+  message: sentence,
 });
 
 export const Message = message;
 
 export const ForgotPasswordAccepted = v.strictObject({
   verification_required: v.boolean(),
-  message: text,
+  message: sentence,
 });
 
 export const ProfileUpdated = v.strictObject({
   user: User,
   /** The fields whose new value waits for a code: `email`, `phone_number`. */
-  verification_required: v.array(text),
+  verification_required: list(v.picklist(['email', 'phone_number']), 2),
 });
 
 // OTP
 
-export const CodeSent = v.strictObject({ message: text, expires_in: count });
+export const CodeSent = v.strictObject({ message: sentence, expires_in: seconds });
 
 export const SmsCodeSent = v.strictObject({
-  phone_number: text,
+  phone_number: phone,
   purpose: v.picklist(['login', 'generic']),
-  message: text,
-  expires_in: count,
+  message: sentence,
+  expires_in: seconds,
 });
 
 export const OtpVerified = v.union([
   TokenPair,
-  v.strictObject({ verified: v.literal(true), phone_number: text, purpose: v.literal('generic') }),
+  v.strictObject({ verified: v.literal(true), phone_number: phone, purpose: v.literal('generic') }),
 ]);
 
-export const EmailVerified = v.strictObject({ verified: v.literal(true), email: text });
+export const EmailVerified = v.strictObject({ verified: v.literal(true), email });
 
-export const MobileVerified = v.strictObject({ verified: v.literal(true), mobile_number: text });
+export const MobileVerified = v.strictObject({ verified: v.literal(true), mobile_number: phone });
 
-export const PhoneRegistration = v.strictObject({ phone: text, registered: v.boolean() });
+export const PhoneRegistration = v.strictObject({ phone, registered: v.boolean() });
 
 // Webhooks
 
 const eventType = v.picklist(eventTypes);
 
+/** `whsec_` and 32 random bytes in base64. */
+const secret = text(64);
+
 const endpointFields = {
-  id: text,
-  url: text,
-  events: v.array(eventType),
-  description: nullable(text),
+  id,
+  url: text(2048),
+  events: list(eventType, eventTypes.length),
+  description: nullable(sentence),
   status: v.picklist(['enabled', 'disabled']),
   disabled_reason: nullable(v.picklist(['manual', 'failing'])),
   disabled_at: nullable(timestamp),
@@ -101,71 +116,76 @@ const endpointFields = {
 export const Endpoint = v.strictObject(endpointFields);
 
 /** Registration's answer: the signing secret, shown this once. */
-export const EndpointWithSecret = v.strictObject({ ...endpointFields, secret: text });
+export const EndpointWithSecret = v.strictObject({ ...endpointFields, secret });
 
 /** Rotation's answer: the new secret once, and when the previous one stops signing. */
 export const RotatedEndpoint = v.strictObject({
   ...endpointFields,
-  secret: text,
+  secret,
   previous_secret_expires_at: timestamp,
 });
 
-export const EndpointDeleted = v.strictObject({ id: text, deleted: v.literal(true) });
+export const EndpointDeleted = v.strictObject({ id, deleted: v.literal(true) });
 
 const Attempt = v.strictObject({
-  attempt: count,
+  attempt: count(1000),
   attempted_at: timestamp,
-  outcome: text,
-  response_status: nullable(count),
-  latency_ms: count,
-  response_body: nullable(text),
-  error: nullable(text),
+  outcome: text(32),
+  response_status: nullable(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599))),
+  // Attempts time out after 10 s; a minute bounds the time spent connecting as well.
+  latency_ms: count(60_000),
+  /** The first KiB of the receiver's answer. */
+  response_body: nullable(text(1024)),
+  error: nullable(sentence),
 });
 
 const deliveryFields = {
-  id: text,
-  event_id: text,
-  event_type: text,
-  endpoint_id: text,
+  id,
+  event_id: id,
+  event_type: text(64),
+  endpoint_id: id,
   status: v.picklist(deliveryStatuses),
   paused: v.boolean(),
-  attempts_made: count,
+  attempts_made: count(1000),
   next_attempt_at: nullable(timestamp),
   created_at: timestamp,
-  attempts: v.array(Attempt),
+  attempts: list(Attempt, keptAttemptRecords),
 };
 
 export const Delivery = v.strictObject(deliveryFields);
 
 const eventFields = {
-  id: text,
-  type: text,
+  id,
+  type: text(64),
   created_at: timestamp,
-  data: v.record(v.string(), v.unknown()),
+  data: v.record(text(64), v.unknown()),
 };
 
 export const Event = v.strictObject(eventFields);
 
 export const DeliveryWithEvent = v.strictObject({ ...deliveryFields, event: nullable(Event) });
 
-export const EventPublished = v.strictObject({ ...eventFields, delivery_count: count });
+export const EventPublished = v.strictObject({
+  ...eventFields,
+  delivery_count: count(1000),
+});
 
-export const TestEventSent = v.strictObject({ event: Event, delivery_id: text });
+export const TestEventSent = v.strictObject({ event: Event, delivery_id: id });
 
-export const Recovery = v.strictObject({ recovered: count, has_more: v.boolean() });
+export const Recovery = v.strictObject({ recovered: count(100), has_more: v.boolean() });
 
 export const EventType = v.strictObject({
   type: eventType,
-  description: text,
-  schema: v.record(v.string(), v.unknown()),
-  example: v.record(v.string(), v.unknown()),
+  description: sentence,
+  schema: v.record(text(64), v.unknown()),
+  example: v.record(text(64), v.unknown()),
 });
 
 // Receivers
 
 export const InboundReceived = v.strictObject({
   received: v.literal(true),
-  event_id: text,
+  event_id: text(255),
   duplicate: v.boolean(),
   route: v.picklist(['subscription', 'general']),
 });

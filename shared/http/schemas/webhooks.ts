@@ -17,6 +17,7 @@ const url = v.pipe(
 const events = v.pipe(
   v.array(eventType, 'must be an array of event types'),
   v.minLength(1, 'must name at least one event type'),
+  v.maxLength(eventTypes.length, 'must not repeat an event type'),
   v.check((list) => new Set(list).size === list.length, 'must not repeat an event type'),
 );
 
@@ -93,5 +94,5 @@ export const RecoverWebhookRequest = v.strictObject({
 export const PublishEventRequest = v.strictObject({
   type: eventType,
   account_id: v.pipe(v.string('must be a string'), v.nonEmpty('is required'), v.maxLength(64)),
-  data: v.record(v.string(), v.unknown(), 'must be an object'),
+  data: v.record(v.pipe(v.string(), v.maxLength(64)), v.unknown(), 'must be an object'),
 });
