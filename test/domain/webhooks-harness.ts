@@ -61,6 +61,13 @@ export interface Harness extends WebhookDependencies {
   endpointsPerAccount: number;
 }
 
+/**
+ * Where every harness clock starts. In the future on purpose: items carry their TTL from this
+ * clock, and DynamoDB Local does delete expired items, at moments of its own — a delivery written
+ * with a past TTL could vanish between its claim and its record.
+ */
+export const testEpoch = Date.UTC(2099, 2, 1, 12, 0, 0);
+
 export function harness(): Harness {
   const receiver = new FakeReceiver();
   return {
@@ -74,7 +81,7 @@ export function harness(): Harness {
     receiver,
     urlGuard: { check: async () => undefined },
     mailer: new RecordingMailer(),
-    clock: new ManualClock(Date.UTC(2026, 2, 1, 12, 0, 0)),
+    clock: new ManualClock(testEpoch),
     retryDelaysSeconds: defaultRetryDelaysSeconds,
     disableAfterDays: 5,
     endpointsPerAccount: webhookEndpointsPerAccount(),

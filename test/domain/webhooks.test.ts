@@ -21,7 +21,7 @@ import { publishEvent } from '../../shared/domain/webhooks/publish-event.js';
 import { scheduleAttempt } from '../../shared/domain/webhooks/schedule-attempt.js';
 import { sweepDeliveries, sweepGraceMs } from '../../shared/domain/webhooks/sweep-deliveries.js';
 import { useFreshTable } from '../support/table.js';
-import { createAccount, drain, type Harness, harness } from './webhooks-harness.js';
+import { createAccount, drain, type Harness, harness, testEpoch } from './webhooks-harness.js';
 
 let deps: Harness;
 let accountSeq = 0;
@@ -82,11 +82,11 @@ describe('publishing an event', () => {
     });
 
     expect(event.id).toMatch(/^evt_[a-z2-7]{20}$/);
-    expect(event.createdAt).toBe('2026-03-01T12:00:00.000Z');
+    expect(event.createdAt).toBe(new Date(testEpoch).toISOString());
     expect(JSON.parse(event.payload)).toEqual({
       id: event.id,
       type: 'order.created',
-      created_at: '2026-03-01T12:00:00.000Z',
+      created_at: new Date(testEpoch).toISOString(),
       data: order,
     });
     expect(deliveryCount).toBe(1);
