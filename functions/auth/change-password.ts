@@ -1,5 +1,6 @@
 import { accountDeps } from '../../shared/adapters/accounts.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
+import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
 import { changePassword } from '../../shared/domain/accounts/passwords.js';
 import { authenticatedHandler } from '../../shared/http/api-handler.js';
 import { ChangePasswordRequest } from '../../shared/http/schemas/auth.js';
@@ -7,11 +8,13 @@ import { ChangePasswordRequest } from '../../shared/http/schemas/auth.js';
 /** POST /v1/auth/change-password: checks the current password; other sessions end. */
 export const handler = authenticatedHandler(
   { authenticate, body: ChangePasswordRequest },
-  async ({ principal, body }) => {
-    await changePassword(await accountDeps(), principal, {
-      currentPassword: body.current_password,
-      newPassword: body.new_password,
-    });
+  async ({ principal, body, sourceIp }) => {
+    await changePassword(
+      await accountDeps(),
+      accountCodeQueue(),
+      { ...principal, source: sourceIp },
+      { currentPassword: body.current_password, newPassword: body.new_password },
+    );
     return { message: 'Password changed; every other session has been signed out' };
   },
 );

@@ -1,10 +1,21 @@
 import { accountDeps } from '../../shared/adapters/accounts.js';
 import { otpChecks } from '../../shared/adapters/otp-codes.js';
+import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
 import { verifySignup } from '../../shared/domain/accounts/signup.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { VerifySignupOtpRequest } from '../../shared/http/schemas/auth.js';
+import { signInClient } from '../../shared/http/sign-in-client.js';
 
-/** POST /v1/auth/verify-signup-otp: activates the account and signs it in. */
-export const handler = apiHandler({ body: VerifySignupOtpRequest }, async ({ body }) =>
-  verifySignup(await accountDeps(), await otpChecks(), body),
+/**
+ * POST /v1/auth/verify-signup-otp: activates the account and signs its inbox owner in; a phone
+ * given at signup is then sent its code (queued).
+ */
+export const handler = apiHandler({ body: VerifySignupOtpRequest }, async (request) =>
+  verifySignup(
+    await accountDeps(),
+    await otpChecks(),
+    accountCodeQueue(),
+    request.body,
+    signInClient(request),
+  ),
 );

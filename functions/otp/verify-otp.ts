@@ -3,6 +3,7 @@ import { verifyPerTarget } from '../../shared/domain/otp/limits.js';
 import { verifyOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { VerifyOtpInput } from '../../shared/http/schemas/phone-requests.js';
+import { signInClient } from '../../shared/http/sign-in-client.js';
 
 /** POST /v1/otp/verify: consumes an SMS code; purpose login answers the token pair. */
 export const handler = apiHandler(
@@ -10,10 +11,14 @@ export const handler = apiHandler(
     body: VerifyOtpInput,
     limits: [{ ...verifyPerTarget, key: ({ body }) => `sms:${body.phone_number}` }],
   },
-  async ({ body }) =>
-    verifyOtp(await otpCheckDeps(), {
-      phone: body.phone_number,
-      code: body.code,
-      purpose: body.purpose,
-    }),
+  async (request) =>
+    verifyOtp(
+      await otpCheckDeps(),
+      {
+        phone: request.body.phone_number,
+        code: request.body.code,
+        purpose: request.body.purpose,
+      },
+      signInClient(request),
+    ),
 );

@@ -2,6 +2,7 @@ import type { AccountDeps } from '../domain/accounts/deps.js';
 import { type AccountDirectory, accountDirectory } from '../domain/accounts/directory.js';
 import { systemClock } from '../domain/clock.js';
 import { tokenKeys } from './access-token-keys.js';
+import { dynamoLoginThrottle } from './login-throttle.js';
 import { dynamoSessionRepository } from './session-repository.js';
 import { dynamoUserRepository } from './user-repository.js';
 
@@ -13,6 +14,7 @@ import { dynamoUserRepository } from './user-repository.js';
 const deps: AccountDeps = {
   users: dynamoUserRepository,
   sessions: dynamoSessionRepository,
+  throttle: dynamoLoginThrottle,
   tokenKeys,
   clock: systemClock,
 };

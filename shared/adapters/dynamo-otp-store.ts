@@ -11,9 +11,10 @@ import { transactWrite } from './transactions.js';
  * Codes, attempt budgets and send counters as items of the single table. Every rule of the engine
  * is a condition of one write, never a read followed by a write.
  *
- * - `OTP#channel#target#purpose`: the live code's digest, issuedAt and expiresAt (epoch ms). Kept
- *   a week past expiry (TTL) so resend can tell which purpose was pending; an expired code never
- *   verifies, as expiry is checked in code.
+ * - `OTP#channel#target#purpose`: the live code's digest, issuedAt, expiresAt (epoch ms) and the
+ *   subject it proves the target for, if any. Kept a week past expiry (TTL) so resend can tell
+ *   which purpose was pending and for whom; an expired code never verifies, as expiry is checked
+ *   in code.
  * - `OTP_ATTEMPTS#channel#target#purpose`: attempts spent and the end of their window.
  * - `OTP_SENDS#channel#target` / hour start: codes sent to the target in that clock hour.
  */
@@ -37,6 +38,7 @@ function storedOtp(item: Record<string, unknown>): StoredOtp {
     codeHash: String(item.codeHash),
     issuedAt: Number(item.issuedAt),
     expiresAt: Number(item.expiresAt),
+    subject: typeof item.subject === 'string' ? item.subject : undefined,
   };
 }
 
@@ -59,6 +61,7 @@ export const dynamoOtpStore: OtpStore = {
               codeHash: otp.codeHash,
               issuedAt: otp.issuedAt,
               expiresAt: otp.expiresAt,
+              subject: otp.subject,
               [ttlAttribute]: seconds(otp.expiresAt) + otpRetentionSeconds,
             },
             ConditionExpression: 'attribute_not_exists(pk) OR issuedAt <= :edge',
@@ -173,6 +176,11 @@ export const dynamoOtpStore: OtpStore = {
     await documentClient().send(
       new DeleteCommand({ TableName: tableName(), Key: attemptsKey(key) }),
     );
+  },
+
+  async lastSubject(key) {
+    const item = await getItem(otpKey(key));
+    return typeof item?.subject === 'string' ? item.subject : undefined;
   },
 
   async latestPurpose(channel, target, purposes) {

@@ -1,9 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
+  BatchWriteCommand,
   DynamoDBDocumentClient,
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { tableName } from '../config.js';
 
 let client: DynamoDBDocumentClient | undefined;
 
@@ -38,6 +40,21 @@ export async function queryAll(input: QueryCommandInput): Promise<Record<string,
     cursor = page.LastEvaluatedKey;
   } while (cursor !== undefined);
   return items;
+}
+
+/** Deletes the items, 25 per BatchWriteItem, resending what DynamoDB hands back (throttling). */
+export async function deleteItems(itemKeys: { pk: string; sk: string }[]): Promise<void> {
+  for (let start = 0; start < itemKeys.length; start += 25) {
+    let requests = itemKeys
+      .slice(start, start + 25)
+      .map((key) => ({ DeleteRequest: { Key: key } }));
+    while (requests.length > 0) {
+      const result = await documentClient().send(
+        new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }),
+      );
+      requests = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+    }
+  }
 }
 
 /** A condition on gsi2sk, added to a gsi2 partition's key condition. */

@@ -11,12 +11,20 @@ export interface ItemKey {
 const item = (pk: string, sk = '#'): ItemKey => ({ pk, sk });
 
 export const keys = {
-  /** A user account, with its consecutive failed-login count and lock (no separate item). */
+  /** A user account. */
   user: (userId: string) => item(`USER#${userId}`, 'PROFILE'),
   /** Uniqueness guard for an email address (lower-cased); holds the owner's user id. */
   emailGuard: (email: string) => item(`EMAIL#${email}`),
-  /** Uniqueness guard for an E.164 phone number; holds the owner's user id. */
+  /** Uniqueness guard for a verified E.164 phone number; holds the owner's user id. */
   phoneGuard: (phone: string) => item(`PHONE#${phone}`),
+  /**
+   * Failed password checks of one email from one source IP, and its lock: per email and source,
+   * never per account, so an unknown email has one too and a stranger's source is throttled
+   * without the owner's. One partition per email, so a password reset lifts every lock at once.
+   */
+  loginThrottle: (email: string, source: string) => item(`LOGIN_THROTTLE#${email}`, source),
+  /** All throttle records of an email: query this pk. */
+  loginThrottles: (email: string) => ({ pk: `LOGIN_THROTTLE#${email}` }),
   /**
    * A session (one login), in its user's partition: access tokens carry the user as `sub` and the
    * session as `sid`, and revoking every session of a user is one strongly consistent Query.

@@ -1,5 +1,4 @@
 import {
-  BatchWriteCommand,
   DeleteCommand,
   GetCommand,
   TransactGetCommand,
@@ -15,16 +14,22 @@ import type {
 import { refreshTokenSeconds } from '../domain/accounts/refresh-tokens.js';
 import { epochSeconds } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
-import { documentClient, queryAll } from './dynamodb.js';
+import { deleteItems, documentClient, queryAll } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 import { transactWrite } from './transactions.js';
-import { userFromItem } from './user-repository.js';
+import {
+  type AccountUpdate,
+  accountUpdateInput,
+  activationClauses,
+  userFromItem,
+} from './user-repository.js';
 
 /**
  * Sessions and refresh tokens in the single table:
- * - `USER#<uid>` / `SESSION#<sid>`: created_at, in the user's partition, so revoking all of a
- *   user's sessions is one strongly consistent Query (no index lag to outlive). Revoking a session
+ * - `USER#<uid>` / `SESSION#<sid>`: created_at, last_used_at (its last refresh), ip_address and
+ *   user_agent of the sign-in, in the user's partition, so listing or revoking all of a user's
+ *   sessions is one strongly consistent Query (no index lag to outlive). Revoking a session
  *   deletes this item, which every authenticated call reads.
  * - `REFRESH#<sha256>`: one per refresh token ever issued, kept for its 30 days so that a rotated
  *   token presented again is recognised (reuse detection) rather than merely unknown.
@@ -32,93 +37,76 @@ import { userFromItem } from './user-repository.js';
 
 const refreshExpiry = (now: number) => epochSeconds(now) + refreshTokenSeconds;
 
+/** The user agent kept per session: enough to recognise a device, bounded in size. */
+const maxUserAgentLength = 256;
+
 function signInUpdate(userId: string, changes: SignInChanges, now: number) {
-  const set = ['online_status = :true', 'last_login_at = :now'];
-  const conditions = ['attribute_exists(pk)'];
-  const values: Record<string, unknown> = { ':true': true, ':now': new Date(now).toISOString() };
-  if (changes.clearFailures) {
-    set.push('failed_logins = :zero', 'locked_until = :zero');
-    values[':zero'] = 0;
-  }
+  const update: AccountUpdate =
+    changes.activation === undefined
+      ? { set: [], remove: [], conditions: [], names: {}, values: {} }
+      : activationClauses(changes.activation);
+  update.set.push('online_status = :online', 'last_login_at = :at');
+  update.conditions.push('attribute_exists(pk)');
+  update.values[':online'] = true;
+  update.values[':at'] = new Date(now).toISOString();
   if (changes.upgradedPasswordHash !== undefined) {
-    set.push('password_hash = :hash');
-    values[':hash'] = changes.upgradedPasswordHash;
+    update.set.push('password_hash = :upgraded');
+    update.values[':upgraded'] = changes.upgradedPasswordHash;
   }
-  if (changes.verifiedEmail !== undefined) {
-    set.push('email_verified = :true');
-    conditions.push('email = :email');
-    values[':email'] = changes.verifiedEmail;
-  }
-  if (changes.verifiedPhone !== undefined) {
-    set.push('phone_verified = :true');
-    conditions.push('phone = :phone');
-    values[':phone'] = changes.verifiedPhone;
+  if (changes.phone !== undefined) {
+    update.conditions.push('phone = :phone');
+    update.values[':phone'] = changes.phone;
   }
   if (changes.checkedPasswordHash !== undefined) {
-    conditions.push('password_hash = :checked');
-    values[':checked'] = changes.checkedPasswordHash;
+    update.conditions.push('password_hash = :checked');
+    update.values[':checked'] = changes.checkedPasswordHash;
   }
-  return {
-    TableName: tableName(),
-    Key: keys.user(userId),
-    UpdateExpression: `SET ${set.join(', ')}`,
-    ConditionExpression: conditions.join(' AND '),
-    ExpressionAttributeValues: values,
-  };
-}
-
-async function deleteAll(sessionKeys: { pk: string; sk: string }[]): Promise<void> {
-  for (let start = 0; start < sessionKeys.length; start += 25) {
-    let requests = sessionKeys
-      .slice(start, start + 25)
-      .map((key) => ({ DeleteRequest: { Key: key } }));
-    // BatchWrite may hand back throttled items; retry those until none are left.
-    while (requests.length > 0) {
-      const result = await documentClient().send(
-        new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }),
-      );
-      requests = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
-    }
-  }
+  return accountUpdateInput(userId, update);
 }
 
 export const dynamoSessionRepository: SessionRepository = {
   async start(session: NewSession, changes: SignInChanges) {
-    const { sessionId, userId, refreshTokenHash, now } = session;
+    const { sessionId, userId, refreshTokenHash, client, now } = session;
     const expiresAt = refreshExpiry(now);
-    const input: TransactWriteCommandInput = {
-      TransactItems: [
-        {
-          Put: {
-            TableName: tableName(),
-            Item: {
-              ...keys.session(userId, sessionId),
-              created_at: now,
-              [ttlAttribute]: expiresAt,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
+    const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
+      {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...keys.session(userId, sessionId),
+            created_at: now,
+            last_used_at: now,
+            ip_address: client.ipAddress,
+            user_agent: client.userAgent?.slice(0, maxUserAgentLength),
+            [ttlAttribute]: expiresAt,
           },
+          ConditionExpression: 'attribute_not_exists(pk)',
         },
-        {
-          Put: {
-            TableName: tableName(),
-            Item: {
-              ...keys.refreshToken(refreshTokenHash),
-              user_id: userId,
-              session_id: sessionId,
-              issued_at: now,
-              [ttlAttribute]: expiresAt,
-            },
-            ConditionExpression: 'attribute_not_exists(pk)',
+      },
+      {
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...keys.refreshToken(refreshTokenHash),
+            user_id: userId,
+            session_id: sessionId,
+            issued_at: now,
+            [ttlAttribute]: expiresAt,
           },
+          ConditionExpression: 'attribute_not_exists(pk)',
         },
-        { Update: signInUpdate(userId, changes, now) },
-      ],
-    };
-    const outcome = await transactWrite(input);
+      },
+      { Update: signInUpdate(userId, changes, now) },
+    ];
+    if (changes.clearThrottle !== undefined) {
+      const { email, source } = changes.clearThrottle;
+      items.push({ Delete: { TableName: tableName(), Key: keys.loginThrottle(email, source) } });
+    }
+    const outcome = await transactWrite({ TransactItems: items });
     if (!outcome.ok) {
       // Only the account's condition can fail in practice (ids are 128 random bits): it was
-      // deleted, or its email, phone or password changed between the check and the sign-in.
+      // deleted, or its email, phone, contest state or password changed between the check and the
+      // sign-in.
       throw new ServiceError('conflict', 'The account changed during sign-in; try again');
     }
   },
@@ -180,7 +168,7 @@ export const dynamoSessionRepository: SessionRepository = {
           Update: {
             TableName: tableName(),
             Key: keys.session(userId, sessionId),
-            UpdateExpression: 'SET #ttl = :ttl, last_refreshed_at = :now',
+            UpdateExpression: 'SET #ttl = :ttl, last_used_at = :now',
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeNames: { '#ttl': ttlAttribute },
             ExpressionAttributeValues: { ':ttl': expiresAt, ':now': now },
@@ -205,10 +193,38 @@ export const dynamoSessionRepository: SessionRepository = {
     return result.Item !== undefined;
   },
 
-  async revoke(userId, sessionId) {
-    await documentClient().send(
-      new DeleteCommand({ TableName: tableName(), Key: keys.session(userId, sessionId) }),
+  async list(userId, now) {
+    const { pk, skPrefix } = keys.userSessions(userId);
+    const items = await queryAll({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+      ConsistentRead: true,
+    });
+    return (
+      items
+        // TTL deletes lazily: a session past its refresh lifetime is over.
+        .filter((item) => Number(item[ttlAttribute]) > epochSeconds(now))
+        .map((item) => ({
+          id: String(item.sk).slice(skPrefix.length),
+          createdAt: Number(item.created_at),
+          lastUsedAt: Number(item.last_used_at ?? item.created_at),
+          ipAddress: typeof item.ip_address === 'string' ? item.ip_address : null,
+          userAgent: typeof item.user_agent === 'string' ? item.user_agent : null,
+        }))
+        .sort((a, b) => b.createdAt - a.createdAt)
     );
+  },
+
+  async revoke(userId, sessionId) {
+    const result = await documentClient().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.session(userId, sessionId),
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return result.Attributes !== undefined;
   },
 
   async revokeAll(userId, keepSessionId) {
@@ -223,6 +239,6 @@ export const dynamoSessionRepository: SessionRepository = {
       })
     ).map((item) => ({ pk: String(item.pk), sk: String(item.sk) }));
     const keep = keepSessionId === undefined ? undefined : keys.session(userId, keepSessionId).sk;
-    await deleteAll(found.filter((key) => key.sk !== keep));
+    await deleteItems(found.filter((key) => key.sk !== keep));
   },
 };

@@ -1,7 +1,17 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
-import type { ProfileChanges, UserRepository } from '../domain/accounts/ports.js';
+import type {
+  Activation,
+  PendingConfirmation,
+  ProfileChanges,
+  UserRepository,
+} from '../domain/accounts/ports.js';
 import { newId, type User } from '../domain/accounts/user.js';
 import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
@@ -11,26 +21,32 @@ import { transactWrite } from './transactions.js';
 
 /**
  * Accounts in the single table:
- * - `USER#<uid>` / `PROFILE`: the account (snake_case attributes; no phone attribute when none);
- * - `EMAIL#<email>` and `PHONE#<e164>`: uniqueness guards holding the owner's `user_id`. They are
- *   written in the same transaction as the account with `attribute_not_exists(pk)`, so a second
- *   claim on an email or phone fails inside DynamoDB rather than in a read-then-write race.
+ * - `USER#<uid>` / `PROFILE`: the account (snake_case attributes; an attribute left out is null);
+ * - `EMAIL#<email>` and `PHONE#<e164>`: uniqueness guards holding the owner's `user_id`, for the
+ *   account's email (verified, or the one its pending signup awaits a code for) and its verified
+ *   phone. A guard is written in the same transaction as what it guards, with
+ *   `attribute_not_exists(pk)`, so a second claim fails inside DynamoDB rather than in a
+ *   read-then-write race. Pending emails and phones have no guard: they reserve nothing.
  */
+
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 export function userFromItem(item: Record<string, unknown>): User {
   return {
     id: String(item.user_id),
     name: String(item.name),
     email: String(item.email),
-    phone: typeof item.phone === 'string' ? item.phone : null,
-    gender: typeof item.gender === 'string' ? item.gender : null,
+    phone: text(item.phone),
+    pendingEmail: text(item.pending_email),
+    pendingPhone: text(item.pending_phone),
+    gender: text(item.gender),
     onlineStatus: item.online_status === true,
     emailVerified: item.email_verified === true,
-    phoneVerified: item.phone_verified === true,
-    passwordHash: String(item.password_hash),
+    passwordHash: String(item.password_hash ?? ''),
+    passwordResetRequired: item.password_reset_required === true,
+    signupContested: item.signup_contested === true,
+    signupNames: item.signup_names instanceof Set ? [...item.signup_names].map(String) : [],
     createdAt: String(item.created_at),
-    failedLogins: Number(item.failed_logins ?? 0),
-    lockedUntil: Number(item.locked_until ?? 0),
   };
 }
 
@@ -41,14 +57,16 @@ function itemFromUser(user: User): Record<string, unknown> {
     name: user.name,
     email: user.email,
     phone: user.phone ?? undefined,
+    pending_email: user.pendingEmail ?? undefined,
+    pending_phone: user.pendingPhone ?? undefined,
     gender: user.gender ?? undefined,
     online_status: user.onlineStatus,
     email_verified: user.emailVerified,
-    phone_verified: user.phoneVerified,
     password_hash: user.passwordHash,
+    password_reset_required: user.passwordResetRequired || undefined,
+    signup_contested: user.signupContested || undefined,
+    signup_names: user.signupNames.length > 0 ? new Set(user.signupNames) : undefined,
     created_at: user.createdAt,
-    failed_logins: user.failedLogins,
-    locked_until: user.lockedUntil,
   };
 }
 
@@ -77,7 +95,7 @@ async function getItem(key: { pk: string; sk: string }) {
 }
 
 /** Runs a conditional update; false when its condition did not hold. */
-async function conditionalUpdate(input: ConstructorParameters<typeof UpdateCommand>[0]) {
+async function conditionalUpdate(input: UpdateCommandInput) {
   try {
     await documentClient().send(new UpdateCommand(input));
     return true;
@@ -87,54 +105,122 @@ async function conditionalUpdate(input: ConstructorParameters<typeof UpdateComma
   }
 }
 
-/** Applies name, gender and online status only: one UpdateItem that returns the new account. */
-async function updateInPlace(userId: string, changes: ProfileChanges): Promise<User> {
-  const { set, names, values } = simpleAssignments(changes);
-  try {
-    const result = await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.user(userId),
-        UpdateExpression: `SET ${set.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return userFromItem(result.Attributes ?? {});
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) {
-      throw new ServiceError('invalid_token', 'The account no longer exists', [], { cause: error });
-    }
-    throw error;
-  }
+/** Parts of one UpdateItem on an account, which several writes compose. */
+export interface AccountUpdate {
+  set: string[];
+  remove: string[];
+  conditions: string[];
+  names: Record<string, string>;
+  values: Record<string, unknown>;
 }
 
-function simpleAssignments(changes: ProfileChanges) {
+/** Joins the parts into an UpdateItem's expressions. */
+export function accountUpdateInput(userId: string, update: AccountUpdate) {
+  const remove = update.remove.length > 0 ? ` REMOVE ${update.remove.join(', ')}` : '';
+  return {
+    TableName: tableName(),
+    Key: keys.user(userId),
+    UpdateExpression: `SET ${update.set.join(', ')}${remove}`,
+    ConditionExpression: update.conditions.join(' AND '),
+    ExpressionAttributeNames: Object.keys(update.names).length > 0 ? update.names : undefined,
+    ExpressionAttributeValues: update.values,
+  };
+}
+
+/**
+ * The write of an activation: the email verified; a contested signup's password, pending phone
+ * and strangers' names dropped. Conditioned on the contest state the activation was computed
+ * from, so a signup contesting the account meanwhile fails it (the caller reads again).
+ */
+export function activationClauses(activation: Activation): AccountUpdate {
+  const update: AccountUpdate = {
+    set: ['email_verified = :true', '#name = :name'],
+    remove: ['signup_names'],
+    conditions: [
+      'email = :email',
+      'email_verified = :false',
+      activation.contested ? 'signup_contested = :true' : 'attribute_not_exists(signup_contested)',
+    ],
+    names: { '#name': 'name' },
+    values: {
+      ':true': true,
+      ':false': false,
+      ':email': activation.email,
+      ':name': activation.name,
+    },
+  };
+  if (activation.contested) {
+    update.set.push('password_hash = :none', 'password_reset_required = :true');
+    update.values[':none'] = '';
+    update.remove.push('pending_phone', 'signup_contested');
+  }
+  return update;
+}
+
+/** SET clauses of the profile fields a change names; `name` is a reserved word. */
+function assignments(changes: ProfileChanges) {
   const set = ['updated_at = :now'];
-  // `name` is a DynamoDB reserved word; an unused alias is an error, so add it only when needed.
   let names: Record<string, string> | undefined;
   const values: Record<string, unknown> = { ':now': new Date(systemClock.now()).toISOString() };
+  const assign = (attribute: string, value: unknown) => {
+    if (value === undefined) return;
+    set.push(`${attribute} = :${attribute}`);
+    values[`:${attribute}`] = value;
+  };
   if (changes.name !== undefined) {
     names = { '#name': 'name' };
     set.push('#name = :name');
     values[':name'] = changes.name;
   }
-  if (changes.gender !== undefined) {
-    set.push('gender = :gender');
-    values[':gender'] = changes.gender;
-  }
-  if (changes.onlineStatus !== undefined) {
-    set.push('online_status = :online');
-    values[':online'] = changes.onlineStatus;
-  }
+  assign('gender', changes.gender);
+  assign('online_status', changes.onlineStatus);
+  assign('pending_email', changes.pendingEmail);
+  assign('pending_phone', changes.pendingPhone);
   return { set, names, values };
+}
+
+/**
+ * Moves a pending identifier to the account in one transaction: the account's value and its
+ * guard move together, the pending value must still be the one proven, and the new guard must be
+ * free (another account proved the value first: 'taken').
+ */
+async function confirmPending(
+  user: User,
+  field: 'email' | 'phone',
+  value: string,
+): Promise<PendingConfirmation> {
+  const guardOf = field === 'email' ? keys.emailGuard : keys.phoneGuard;
+  const current = field === 'email' ? user.email : user.phone;
+  const verified = field === 'email' ? ', email_verified = :true' : '';
+  const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
+    {
+      Update: {
+        TableName: tableName(),
+        Key: keys.user(user.id),
+        UpdateExpression: `SET ${field} = :value${verified}, updated_at = :now REMOVE pending_${field}`,
+        ConditionExpression:
+          current === null
+            ? `pending_${field} = :value AND attribute_not_exists(${field})`
+            : `pending_${field} = :value AND ${field} = :current`,
+        ExpressionAttributeValues: {
+          ':value': value,
+          ':now': new Date(systemClock.now()).toISOString(),
+          ...(field === 'email' ? { ':true': true } : {}),
+          ...(current === null ? {} : { ':current': current }),
+        },
+      },
+    },
+    guardPut(guardOf(value), user.id),
+  ];
+  if (current !== null) items.push(guardDelete(guardOf(current), user.id));
+  const outcome = await transactWrite({ TransactItems: items });
+  if (outcome.ok) return 'confirmed';
+  return outcome.failedIndex === 1 ? 'taken' : 'stale';
 }
 
 export const dynamoUserRepository: UserRepository = {
   async create(user) {
-    const items: TransactWriteCommandInput['TransactItems'] = [
+    const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
       {
         Put: {
           TableName: tableName(),
@@ -150,7 +236,16 @@ export const dynamoUserRepository: UserRepository = {
         },
       },
     ];
-    if (user.phone !== null) items.push(guardPut(keys.phoneGuard(user.phone), user.id));
+    // A signup's phone stays pending: it only must not be another account's verified phone.
+    if (user.pendingPhone !== null) {
+      items.push({
+        ConditionCheck: {
+          TableName: tableName(),
+          Key: keys.phoneGuard(user.pendingPhone),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      });
+    }
     const outcome = await transactWrite({ TransactItems: items });
     if (outcome.ok) return { outcome: 'created' };
     if (outcome.failedIndex === 2) return { outcome: 'phone_taken' };
@@ -170,9 +265,12 @@ export const dynamoUserRepository: UserRepository = {
 
   async findByEmail(email) {
     const guard = await getItem(keys.emailGuard(email));
-    if (guard === undefined) return undefined;
-    const item = await getItem(keys.user(String(guard.user_id)));
-    return item === undefined ? undefined : userFromItem(item);
+    // No guard: read an account that cannot exist (a fresh random id of the real shape), so an
+    // unknown email costs the same two reads as a known one (login, like its dummy hash).
+    const item = await getItem(
+      keys.user(guard === undefined ? newId('usr') : String(guard.user_id)),
+    );
+    return guard === undefined || item === undefined ? undefined : userFromItem(item);
   },
 
   async emailStanding(email) {
@@ -186,8 +284,7 @@ export const dynamoUserRepository: UserRepository = {
         }),
       );
     const guard = await read(keys.emailGuard(email), 'user_id');
-    // No guard: read an account that cannot exist (a fresh random id of the real shape), so an
-    // unknown email costs the same two reads as a known one, like login's dummy hash.
+    // As findByEmail: the same two reads for an unknown email.
     const userId = guard.Item === undefined ? newId('usr') : String(guard.Item.user_id);
     const account = await read(keys.user(userId), 'email_verified');
     if (guard.Item === undefined || account.Item === undefined) return 'none';
@@ -199,91 +296,45 @@ export const dynamoUserRepository: UserRepository = {
     return guard === undefined ? undefined : String(guard.user_id);
   },
 
-  async recordFailedLogin(userId) {
-    try {
-      const result = await documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.user(userId),
-          UpdateExpression: 'ADD failed_logins :one',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':one': 1 },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return Number(result.Attributes?.failed_logins ?? 1);
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return 0;
-      throw error;
-    }
-  },
-
-  async lockLogin(userId, lockedUntil) {
-    await conditionalUpdate({
-      TableName: tableName(),
-      Key: keys.user(userId),
-      UpdateExpression: 'SET locked_until = :until',
-      ConditionExpression:
-        'attribute_exists(pk) AND (attribute_not_exists(locked_until) OR locked_until < :until)',
-      ExpressionAttributeValues: { ':until': lockedUntil },
-    });
-  },
-
   async replacePasswordHash(userId, expectedHash, newHash) {
     return conditionalUpdate({
       TableName: tableName(),
       Key: keys.user(userId),
       UpdateExpression:
-        'SET password_hash = :new, failed_logins = :zero, locked_until = :zero, updated_at = :now',
+        'SET password_hash = :new, updated_at = :now REMOVE password_reset_required',
       ConditionExpression: 'password_hash = :expected',
       ExpressionAttributeValues: {
         ':new': newHash,
         ':expected': expectedHash,
-        ':zero': 0,
         ':now': new Date(systemClock.now()).toISOString(),
       },
     });
   },
 
-  async replacePendingSignup(userId, email, name, passwordHash) {
-    // Only a pending signup: a verified account's password is never set by a signup, nor that of
-    // an account whose new email (a profile change) awaits its code — its owner would otherwise
-    // activate it with a stranger's password. A missing account fails the condition too.
+  async contestPendingSignup(holderId, email, name, signerId) {
+    // Only a pending signup, and never the signup's own fresh account. No credential is written:
+    // the flag alone makes the activation drop the password (activationUpdate).
     await conditionalUpdate({
       TableName: tableName(),
-      Key: keys.user(userId),
-      UpdateExpression: 'SET #name = :name, password_hash = :hash',
-      ConditionExpression:
-        'email_verified = :false AND email = :email AND attribute_not_exists(email_changed_at)',
-      ExpressionAttributeNames: { '#name': 'name' },
+      Key: keys.user(holderId),
+      UpdateExpression: 'SET signup_contested = :true ADD signup_names :names',
+      ConditionExpression: 'email_verified = :false AND email = :email AND user_id <> :signer',
       ExpressionAttributeValues: {
-        ':name': name,
-        ':hash': passwordHash,
+        ':true': true,
         ':false': false,
         ':email': email,
+        ':signer': signerId,
+        ':names': new Set([name]),
       },
     });
   },
 
-  async markEmailVerified(userId, email) {
-    return conditionalUpdate({
-      TableName: tableName(),
-      Key: keys.user(userId),
-      UpdateExpression: 'SET email_verified = :true',
-      ConditionExpression: 'email = :email',
-      ExpressionAttributeValues: { ':true': true, ':email': email },
-    });
+  async activate(userId, activation) {
+    return conditionalUpdate(accountUpdateInput(userId, activationClauses(activation)));
   },
 
-  async markPhoneVerified(userId, phone) {
-    return conditionalUpdate({
-      TableName: tableName(),
-      Key: keys.user(userId),
-      UpdateExpression: 'SET phone_verified = :true',
-      ConditionExpression: 'phone = :phone',
-      ExpressionAttributeValues: { ':true': true, ':phone': phone },
-    });
-  },
+  confirmPendingEmail: (user, email) => confirmPending(user, 'email', email),
+  confirmPendingPhone: (user, phone) => confirmPending(user, 'phone', phone),
 
   async setOnlineStatus(userId, online) {
     await conditionalUpdate({
@@ -295,79 +346,28 @@ export const dynamoUserRepository: UserRepository = {
     });
   },
 
-  async update(current, userId, changes) {
-    if (current === undefined) return updateInPlace(userId, changes);
-    const emailChanges = changes.email !== undefined && changes.email !== current.email;
-    const phoneChanges = changes.phone !== undefined && changes.phone !== current.phone;
-    if (!emailChanges && !phoneChanges) return updateInPlace(userId, changes);
-
-    const { set, names, values } = simpleAssignments(changes);
-    // The account must still have the email and phone this change was computed from.
-    const conditions = ['email = :currentEmail'];
-    values[':currentEmail'] = current.email;
-    if (current.phone === null) conditions.push('attribute_not_exists(phone)');
-    else {
-      conditions.push('phone = :currentPhone');
-      values[':currentPhone'] = current.phone;
-    }
-    const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [];
-    const fieldOfItem: (string | undefined)[] = [undefined];
-    if (emailChanges) {
-      // email_changed_at: this account is no pending signup (replacePendingSignup).
-      set.push('email = :email', 'email_verified = :false', 'email_changed_at = :now');
-      values[':email'] = changes.email;
-      values[':false'] = false;
-      items.push(guardDelete(keys.emailGuard(current.email), current.id));
-      fieldOfItem.push(undefined);
-      items.push(guardPut(keys.emailGuard(changes.email!), current.id));
-      fieldOfItem.push('email');
-    }
-    if (phoneChanges) {
-      set.push('phone = :phone', 'phone_verified = :false');
-      values[':phone'] = changes.phone;
-      values[':false'] = false;
-      if (current.phone !== null) {
-        items.push(guardDelete(keys.phoneGuard(current.phone), current.id));
-        fieldOfItem.push(undefined);
+  async update(userId, changes) {
+    const { set, names, values } = assignments(changes);
+    try {
+      const result = await documentClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.user(userId),
+          UpdateExpression: `SET ${set.join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return userFromItem(result.Attributes ?? {});
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new ServiceError('invalid_token', 'The account no longer exists', [], {
+          cause: error,
+        });
       }
-      items.push(guardPut(keys.phoneGuard(changes.phone!), current.id));
-      fieldOfItem.push('phone_number');
+      throw error;
     }
-    const outcome = await transactWrite({
-      TransactItems: [
-        {
-          Update: {
-            TableName: tableName(),
-            Key: keys.user(current.id),
-            UpdateExpression: `SET ${set.join(', ')}`,
-            ConditionExpression: conditions.join(' AND '),
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          },
-        },
-        ...items,
-      ],
-    });
-    if (!outcome.ok) {
-      const field = fieldOfItem[outcome.failedIndex];
-      if (field !== undefined) {
-        throw new ServiceError(
-          'conflict',
-          `This ${field === 'email' ? 'email' : 'phone number'} is already in use`,
-          [{ field, message: 'is already in use by another account' }],
-        );
-      }
-      throw new ServiceError('conflict', 'The profile changed meanwhile; read it and try again');
-    }
-    return {
-      ...current,
-      name: changes.name ?? current.name,
-      gender: changes.gender ?? current.gender,
-      onlineStatus: changes.onlineStatus ?? current.onlineStatus,
-      email: emailChanges ? changes.email! : current.email,
-      emailVerified: emailChanges ? false : current.emailVerified,
-      phone: phoneChanges ? changes.phone! : current.phone,
-      phoneVerified: phoneChanges ? false : current.phoneVerified,
-    };
   },
 };

@@ -28,18 +28,27 @@ const codeChecks: ErrorCode[] = ['invalid_otp', 'otp_expired', 'too_many_attempt
 
 export const answers: Record<string, Answer> = {
   signup: { data: r.SignupAccepted, errors: ['conflict'] },
-  verifySignupOtp: { data: r.TokenPair, errors: [...codeChecks, 'conflict'] },
+  verifySignupOtp: { data: r.Activation, errors: [...codeChecks, 'conflict'] },
   login: {
     data: r.TokenPair,
     errors: ['invalid_credentials', 'email_not_verified', 'too_many_attempts', 'conflict'],
   },
   refreshToken: { data: r.TokenPair, errors: ['invalid_token'] },
   logout: { data: r.Message, optionalBearer: true },
-  changePassword: { data: r.Message, errors: ['invalid_credentials', 'conflict'] },
+  listSessions: { data: r.Session, paged: true },
+  revokeSession: { data: r.SessionRevoked, errors: ['not_found'] },
+  logoutAll: { data: r.Message },
+  changePassword: {
+    data: r.Message,
+    errors: ['invalid_credentials', 'too_many_attempts', 'conflict'],
+  },
   forgotPassword: { data: r.ForgotPasswordAccepted },
   resetPasswordWithOtp: { data: r.Message, errors: [...codeChecks, 'conflict'] },
   getProfile: { data: r.User },
-  profileUpdate: { data: r.ProfileUpdated, errors: ['conflict'] },
+  profileUpdate: {
+    data: r.ProfileUpdated,
+    errors: ['invalid_credentials', 'too_many_attempts', 'conflict'],
+  },
   jwks: { document: 'json' },
   openapi: { document: 'json' },
 
@@ -47,8 +56,8 @@ export const answers: Record<string, Answer> = {
   verifyOtp: { data: r.OtpVerified, errors: codeChecks },
   resendEmailOtp: { data: r.CodeSent },
   resendMobileOtp: { data: r.CodeSent },
-  verifyEmailOtp: { data: r.EmailVerified, errors: codeChecks },
-  verifyMobileOtp: { data: r.MobileVerified, errors: codeChecks },
+  verifyEmailOtp: { data: r.EmailVerified, errors: [...codeChecks, 'conflict'] },
+  verifyMobileOtp: { data: r.MobileVerified, errors: [...codeChecks, 'conflict'] },
   verifyPhoneAccount: { data: r.PhoneRegistration },
 
   registerWebhook: { data: r.EndpointWithSecret, errors: ['conflict'] },

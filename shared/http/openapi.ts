@@ -218,7 +218,7 @@ function operation(route: HttpRouteEntry): JsonObject {
       name: match[1],
       in: 'path',
       required: true,
-      schema: { type: 'string', maxLength: 64, pattern: '^[A-Za-z0-9_]{1,64}$' },
+      schema: { type: 'string', maxLength: 64, pattern: '^[A-Za-z0-9_-]{1,64}$' },
     });
   }
   if (route.query) {

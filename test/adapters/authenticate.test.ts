@@ -4,7 +4,12 @@ import { authenticate } from '../../shared/adapters/authenticate.js';
 import { documentClient } from '../../shared/adapters/dynamodb.js';
 import { logout } from '../../shared/domain/accounts/sessions.js';
 import { signup, verifySignup } from '../../shared/domain/accounts/signup.js';
-import { inlineSignupQueue, MemoryCodes, uniqueEmail } from '../domain/accounts/support.js';
+import {
+  inlineSignupQueue,
+  MemoryCodes,
+  testClient,
+  uniqueEmail,
+} from '../domain/accounts/support.js';
 import { useFreshTable } from '../support/table.js';
 
 const commands: string[] = [];
@@ -27,12 +32,15 @@ async function signedIn() {
   const deps = await accountDeps();
   const codes = new MemoryCodes();
   const email = uniqueEmail();
-  await signup(deps, inlineSignupQueue(deps, codes, []), {
-    name: 'Ada',
-    email,
-    password: 'correct horse battery',
-  });
-  return verifySignup(deps, codes, { email, otp: codes.lastCode(email, 'signup') });
+  const queue = inlineSignupQueue(deps, codes, []);
+  await signup(deps, queue, { name: 'Ada', email, password: 'correct horse battery' });
+  return verifySignup(
+    deps,
+    codes,
+    queue,
+    { email, otp: codes.lastCode(email, 'signup') },
+    testClient,
+  );
 }
 
 describe('authenticate', () => {

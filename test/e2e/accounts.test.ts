@@ -61,11 +61,14 @@ describe('signup and email verification', () => {
       token_type: 'Bearer',
       expires_in: 900,
       refresh_token: expect.any(String),
+      password_reset_required: false,
       user: {
         id: expect.stringMatching(/^usr_/),
         name: 'Ada',
         email,
         phone: null,
+        pending_email: null,
+        pending_phone: null,
         gender: null,
         online_status: true,
         email_verified: true,
@@ -119,14 +122,12 @@ describe('signup and email verification', () => {
     expect(verified.status).toBe(200);
   }, 60_000);
 
-  it('refuses a phone that another account holds', async () => {
+  it('refuses a phone that another account verified', async () => {
     const phone = uniquePhone();
-    await api.post('/auth/signup', {
-      name: 'A',
-      email: uniqueEmail(),
-      phone,
-      password: 'password one',
-    });
+    const holder = uniqueEmail();
+    await api.post('/auth/signup', { name: 'A', email: holder, phone, password: 'password one' });
+    await api.post('/auth/verify-signup-otp', { email: holder, otp: await api.codeFor(holder) });
+    await api.post('/otp/verify/mobile', { mobile_number: phone, otp: await api.codeFor(phone) });
 
     const answer = await api.post('/auth/signup', {
       name: 'B',
@@ -259,7 +260,7 @@ describe('refresh tokens', () => {
 });
 
 describe('logout', () => {
-  it('ends the session at once and sets the user offline', async () => {
+  it('ends the session at once; the user stays online while another session lives', async () => {
     const { email, password, tokens } = await api.verifiedAccount();
     const other = await api.login(email, password);
 
@@ -272,7 +273,7 @@ describe('logout', () => {
     const refresh = await api.post('/auth/refresh-token', { refresh_token: tokens.refresh_token });
     expect(refresh.status).toBe(401);
     const seenByOther = await api.call('GET', '/profile', { token: other.access_token });
-    expect(seenByOther.body.data.online_status).toBe(false);
+    expect(seenByOther.body.data.online_status).toBe(true);
   });
 
   it('succeeds with a missing, an invalid or an expired token', async () => {
@@ -416,17 +417,21 @@ describe('profile', () => {
     ).toEqual(['email', 'gender', 'online_status', 'phone_number']);
   });
 
-  it('keeps a new email unverified until its code is verified', async () => {
-    const { tokens } = await api.verifiedAccount();
+  it('keeps a new email pending until its code is verified', async () => {
+    const { email, password, tokens } = await api.verifiedAccount();
     const newEmail = uniqueEmail();
 
     const answer = await api.call('PUT', '/profile/update', {
       token: tokens.access_token,
-      body: { email: newEmail },
+      body: { email: newEmail, current_password: password },
     });
 
     expect(answer.status).toBe(200);
-    expect(answer.body.data.user).toMatchObject({ email: newEmail, email_verified: false });
+    expect(answer.body.data.user).toMatchObject({
+      email,
+      email_verified: true,
+      pending_email: newEmail,
+    });
     expect(answer.body.data.verification_required).toEqual(['email']);
     const verified = await api.post('/otp/verify/email', {
       email: newEmail,
@@ -437,17 +442,21 @@ describe('profile', () => {
     expect(profile.body.data).toMatchObject({ email: newEmail, email_verified: true });
   });
 
-  it('keeps a new phone unverified until its SMS code is verified', async () => {
-    const { tokens } = await api.verifiedAccount();
+  it('keeps a new phone pending until its SMS code is verified', async () => {
+    const { password, tokens } = await api.verifiedAccount();
     const phone = uniquePhone();
 
     const answer = await api.call('PUT', '/profile/update', {
       token: tokens.access_token,
-      body: { phone_number: phone },
+      body: { phone_number: phone, current_password: password },
     });
 
     expect(answer.status).toBe(200);
-    expect(answer.body.data.user).toMatchObject({ phone, phone_verified: false });
+    expect(answer.body.data.user).toMatchObject({
+      phone: null,
+      phone_verified: false,
+      pending_phone: phone,
+    });
     expect(answer.body.data.verification_required).toEqual(['phone_number']);
     const verified = await api.post('/otp/verify/mobile', {
       mobile_number: phone,
@@ -455,34 +464,39 @@ describe('profile', () => {
     });
     expect(verified.status).toBe(200);
     const profile = await api.call('GET', '/profile', { token: tokens.access_token });
-    expect(profile.body.data).toMatchObject({ phone, phone_verified: true });
+    expect(profile.body.data).toMatchObject({ phone, phone_verified: true, pending_phone: null });
   });
 
-  it('refuses an email or phone another account holds with 409', async () => {
+  it("refuses another account's verified phone at once, and its email at verification", async () => {
     const first = await api.verifiedAccount();
     const second = await api.verifiedAccount();
     const phone = uniquePhone();
-    const set = await api.call('PUT', '/profile/update', {
+    await api.call('PUT', '/profile/update', {
       token: first.tokens.access_token,
-      body: { phone_number: phone },
+      body: { phone_number: phone, current_password: first.password },
     });
-    expect(set.status).toBe(200);
-    expect(set.body.data.user).toMatchObject({ phone, phone_verified: false });
+    await api.post('/otp/verify/mobile', { mobile_number: phone, otp: await api.codeFor(phone) });
 
-    const email = await api.call('PUT', '/profile/update', {
-      token: second.tokens.access_token,
-      body: { email: first.email },
-    });
     const phoneTaken = await api.call('PUT', '/profile/update', {
       token: second.tokens.access_token,
-      body: { phone_number: phone },
+      body: { phone_number: phone, current_password: second.password },
+    });
+    // An email change says nothing at the request (no enumeration): its verification answers.
+    const email = await api.call('PUT', '/profile/update', {
+      token: second.tokens.access_token,
+      body: { email: first.email, current_password: second.password },
+    });
+    const confirmed = await api.post('/otp/verify/email', {
+      email: first.email,
+      otp: await api.codeFor(first.email),
     });
 
-    expect([email.status, email.body.error.details[0].field]).toEqual([409, 'email']);
     expect([phoneTaken.status, phoneTaken.body.error.details[0].field]).toEqual([
       409,
       'phone_number',
     ]);
+    expect(email.status).toBe(200);
+    expect([confirmed.status, confirmed.body.error.details[0].field]).toEqual([409, 'email']);
   });
 });
 

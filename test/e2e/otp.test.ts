@@ -20,7 +20,8 @@ const asClient = (method: string, path: string, body?: unknown): Promise<Answer>
   api.call(method, path, { body, headers: { 'x-api-key': randomUUID() } });
 
 /** An active account (email verified) holding a phone that is not verified yet. */
-async function accountWithPhone() {
+/** An active account whose phone, given at signup, still waits for its SMS code. */
+async function accountWithPendingPhone() {
   const email = uniqueEmail();
   const phone = uniquePhone();
   const signup = await api.post('/auth/signup', {
@@ -36,6 +37,17 @@ async function accountWithPhone() {
   });
   expect(verified.status).toBe(200);
   return { email, phone, accessToken: verified.body.data.access_token as string };
+}
+
+/** An active account with a verified phone: the activation texted its code, which it entered. */
+async function accountWithPhone() {
+  const account = await accountWithPendingPhone();
+  const verified = await api.post('/otp/verify/mobile', {
+    mobile_number: account.phone,
+    otp: await api.codeFor(account.phone),
+  });
+  expect(verified.status).toBe(200);
+  return account;
 }
 
 const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
@@ -219,7 +231,7 @@ describe('email and phone verification codes', () => {
       email: pending,
       password: 'correct horse battery',
     });
-    const { email: verified } = await accountWithPhone();
+    const { email: verified } = await accountWithPendingPhone();
     await api.advanceClock(61);
 
     const answers = await Promise.all(
@@ -260,8 +272,13 @@ describe('email and phone verification codes', () => {
   });
 
   it('verifies a phone added at sign-up with resendMobileOtp and verifyMobileOtp', async () => {
-    const { phone, accessToken } = await accountWithPhone();
+    const { phone, accessToken } = await accountWithPendingPhone();
+    const pending = await api.call('GET', '/profile', { token: accessToken });
+    expect(pending.body.data).toMatchObject({ phone: null, pending_phone: phone });
+    // The activation texted the first code; a resend after its cooldown texts the next one.
+    await api.advanceClock(61);
     const resent = await api.post('/otp/resend/mobile', { mobile_number: phone });
+    expect(await api.outbox(phone)).toHaveLength(2);
     const otp = await api.codeFor(phone);
 
     const verified = await api.post('/otp/verify/mobile', { mobile_number: phone, otp });
@@ -270,7 +287,7 @@ describe('email and phone verification codes', () => {
     expect(verified.status).toBe(200);
     expect(verified.body.data).toEqual({ verified: true, mobile_number: phone });
     const profile = await api.call('GET', '/profile', { token: accessToken });
-    expect(profile.body.data.phone_verified).toBe(true);
+    expect(profile.body.data).toMatchObject({ phone, phone_verified: true, pending_phone: null });
   });
 
   it('answers resendMobileOtp alike for unknown numbers and sends them nothing', async () => {
@@ -289,7 +306,7 @@ describe('email and phone verification codes', () => {
     const { accessToken } = await accountWithPhone();
     const newEmail = uniqueEmail();
     const changed = await api.call('PUT', '/profile/update', {
-      body: { email: newEmail },
+      body: { email: newEmail, current_password: 'correct horse battery' },
       token: accessToken,
     });
     expect(changed.status).toBe(200);
@@ -307,7 +324,11 @@ describe('email and phone verification codes', () => {
     expect(verified.status).toBe(200);
     expect(verified.body.data).toEqual({ verified: true, email: newEmail });
     const profile = await api.call('GET', '/profile', { token: accessToken });
-    expect(profile.body.data).toMatchObject({ email: newEmail, email_verified: true });
+    expect(profile.body.data).toMatchObject({
+      email: newEmail,
+      email_verified: true,
+      pending_email: null,
+    });
   });
 
   it('refuses a wrong email code with invalid_otp and an expired one with otp_expired', async () => {

@@ -17,9 +17,8 @@ import {
   useAccountCodeQueue,
 } from '../../shared/adapters/sqs-account-code-queue.js';
 import { dynamoUserRepository } from '../../shared/adapters/user-repository.js';
-import { verifyPassword } from '../../shared/domain/accounts/password-hashing.js';
 import { signupNoticeWindowMs } from '../../shared/domain/accounts/signup.js';
-import { newId } from '../../shared/domain/accounts/user.js';
+import { newId, type User } from '../../shared/domain/accounts/user.js';
 import { advanceSystemClock } from '../../shared/domain/clock.js';
 import { invoke, restEvent } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
@@ -149,28 +148,34 @@ const uniqueEmail = () => `code-${Date.now()}-${n++}@example.com`;
 /** Unique in this file's fresh table. */
 const uniquePhone = () => `+1415${2_000_000 + n++}`;
 
+/** An account as signup leaves it (a phone pending), its phone verified if asked. */
 async function account(options: {
   emailVerified: boolean;
   phone?: string;
   phoneVerified?: boolean;
 }) {
   const email = uniqueEmail();
-  const created = await dynamoUserRepository.create({
+  const user: User = {
     id: newId('usr'),
     name: 'Ada',
     email,
-    phone: options.phone ?? null,
+    phone: null,
+    pendingEmail: null,
+    pendingPhone: options.phone ?? null,
     gender: null,
     onlineStatus: false,
     emailVerified: options.emailVerified,
-    phoneVerified: options.phoneVerified ?? false,
     passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA',
+    passwordResetRequired: false,
+    signupContested: false,
+    signupNames: ['Ada'],
     createdAt: new Date().toISOString(),
-    failedLogins: 0,
-    lockedUntil: 0,
-  });
-  expect(created).toEqual({ outcome: 'created' });
-  return email;
+  };
+  expect(await dynamoUserRepository.create(user)).toEqual({ outcome: 'created' });
+  if (options.phone !== undefined && options.phoneVerified === true) {
+    expect(await dynamoUserRepository.confirmPendingPhone(user, options.phone)).toBe('confirmed');
+  }
+  return { email, id: user.id };
 }
 
 const subjectsTo = (to: string) => outbox.list(to).map((entry) => entry.subject ?? entry.channel);
@@ -181,8 +186,8 @@ describe('signup', () => {
   const holderOf = async (email: string) => (await dynamoUserRepository.findByEmail(email))!;
 
   it('makes the same AWS calls for a fresh email and one taken unverified or verified', async () => {
-    const unverified = await account({ emailVerified: false });
-    const verified = await account({ emailVerified: true });
+    const { email: unverified } = await account({ emailVerified: false });
+    const { email: verified } = await account({ emailVerified: true });
     const fresh = uniqueEmail();
 
     const results = [];
@@ -224,8 +229,8 @@ describe('signup', () => {
     expect((await holderOf(fresh)).emailVerified).toBe(false);
   });
 
-  it('gives a pending account the latest name and password, and the worker a new code', async () => {
-    const pending = await account({ emailVerified: false });
+  it('marks a pending account contested, writing none of the new credentials, and sends a code', async () => {
+    const { email: pending } = await account({ emailVerified: false });
     const before = await holderOf(pending);
     await attempt(pending);
 
@@ -234,13 +239,24 @@ describe('signup', () => {
     expect(result.batchItemFailures).toEqual([]);
     expect(subjectsTo(pending)).toEqual(['Verify your email to activate your account']);
     const after = await holderOf(pending);
-    expect(after.id).toBe(before.id);
-    expect(after.name).toBe('Eve');
-    expect(await verifyPassword('a newer password', after.passwordHash)).toBe(true);
+    expect(after).toMatchObject({
+      id: before.id,
+      name: 'Ada',
+      passwordHash: before.passwordHash,
+      signupContested: true,
+    });
+    expect(after.signupNames.sort()).toEqual(['Ada', 'Eve']);
+  });
+
+  it('leaves a fresh account uncontested: the same write, refused', async () => {
+    const fresh = uniqueEmail();
+    await attempt(fresh);
+
+    expect(await holderOf(fresh)).toMatchObject({ signupContested: false, signupNames: ['Eve'] });
   });
 
   it('keeps a verified account as it was and mails its owner one notice, not two on redelivery', async () => {
-    const verified = await account({ emailVerified: true });
+    const { email: verified } = await account({ emailVerified: true });
     const before = await holderOf(verified);
     await attempt(verified);
     const [record] = queued.splice(0);
@@ -254,7 +270,7 @@ describe('signup', () => {
   });
 
   it('mails a verified owner at most one notice a day however often their email is tried', async () => {
-    const verified = await account({ emailVerified: true });
+    const { email: verified } = await account({ emailVerified: true });
     for (let i = 0; i < 3; i++) await attempt(verified);
     await runWorker();
     advanceSystemClock(signupNoticeWindowMs - 60_000);
@@ -273,7 +289,7 @@ describe('signup', () => {
   });
 
   it('retries a notice whose email failed, and the redelivery sends it', async () => {
-    const verified = await account({ emailVerified: true });
+    const { email: verified } = await account({ emailVerified: true });
     await attempt(verified);
     const [record] = queued.splice(0);
     sesDown = true;
@@ -290,8 +306,8 @@ describe('signup', () => {
 
 describe('forgotPassword', () => {
   it('makes the same AWS calls for an unknown, an unverified and a verified email', async () => {
-    const unverified = await account({ emailVerified: false });
-    const verified = await account({ emailVerified: true });
+    const { email: unverified } = await account({ emailVerified: false });
+    const { email: verified } = await account({ emailVerified: true });
     const unknown = uniqueEmail();
 
     const results = [];
@@ -319,8 +335,8 @@ describe('forgotPassword', () => {
   });
 
   it('answers an unknown email exactly like a verified one, and tells an unverified one', async () => {
-    const unverified = await account({ emailVerified: false });
-    const verified = await account({ emailVerified: true });
+    const { email: unverified } = await account({ emailVerified: false });
+    const { email: verified } = await account({ emailVerified: true });
 
     const toUnknown = await request(forgotPassword, { email: uniqueEmail() });
     const toVerified = await request(forgotPassword, { email: verified });
@@ -333,8 +349,8 @@ describe('forgotPassword', () => {
   });
 
   it('has the worker send a reset code, a sign-up code, or nothing', async () => {
-    const unverified = await account({ emailVerified: false });
-    const verified = await account({ emailVerified: true });
+    const { email: unverified } = await account({ emailVerified: false });
+    const { email: verified } = await account({ emailVerified: true });
     const unknown = uniqueEmail();
     for (const email of [unknown, unverified, verified]) await request(forgotPassword, { email });
 
@@ -347,7 +363,7 @@ describe('forgotPassword', () => {
   });
 
   it('sends one code for a message delivered twice', async () => {
-    const verified = await account({ emailVerified: true });
+    const { email: verified } = await account({ emailVerified: true });
     await request(forgotPassword, { email: verified });
     const [record] = queued.splice(0);
 
@@ -359,7 +375,7 @@ describe('forgotPassword', () => {
   });
 
   it('retries a code whose email failed, and the redelivery after the cooldown sends it', async () => {
-    const verified = await account({ emailVerified: true });
+    const { email: verified } = await account({ emailVerified: true });
     await request(forgotPassword, { email: verified });
     const [record] = queued.splice(0);
     sesDown = true;
@@ -384,8 +400,8 @@ describe('forgotPassword', () => {
 
 describe('resendEmailOtp and resendMobileOtp', () => {
   it('make the same AWS calls for every email: the limiters and one SendMessage', async () => {
-    const pending = await account({ emailVerified: false });
-    const verified = await account({ emailVerified: true });
+    const { email: pending } = await account({ emailVerified: false });
+    const { email: verified } = await account({ emailVerified: true });
 
     const results = [];
     for (const email of [uniqueEmail(), pending, verified]) {
@@ -425,14 +441,22 @@ describe('resendEmailOtp and resendMobileOtp', () => {
   });
 
   it('have the worker send a code only to an email or number waiting for verification', async () => {
-    const pending = await account({ emailVerified: false });
-    const verified = await account({ emailVerified: true });
+    const { email: pending } = await account({ emailVerified: false });
+    const { email: verified } = await account({ emailVerified: true });
     const pendingPhone = uniquePhone();
     const verifiedPhone = uniquePhone();
-    await account({ emailVerified: true, phone: pendingPhone });
+    const owner = await account({ emailVerified: true, phone: pendingPhone });
     await account({ emailVerified: true, phone: verifiedPhone, phoneVerified: true });
     const unknownEmail = uniqueEmail();
     const unknownPhone = uniquePhone();
+    // The pending phone's first code, as an activation or a profile change queues it.
+    await runWorker([
+      sqsRecord(
+        randomUUID(),
+        JSON.stringify({ kind: 'resend_mobile', target: pendingPhone, subject: owner.id }),
+      ),
+    ]);
+    advanceSystemClock(61_000);
     for (const email of [unknownEmail, pending, verified]) {
       await request(resendEmailOtp, { email });
     }
@@ -444,10 +468,27 @@ describe('resendEmailOtp and resendMobileOtp', () => {
 
     expect(result.batchItemFailures).toEqual([]);
     expect(subjectsTo(pending)).toEqual(['Verify your email to activate your account']);
-    expect(subjectsTo(pendingPhone)).toEqual(['sms']);
+    // The public resend goes to the account its last code was for.
+    expect(subjectsTo(pendingPhone)).toEqual(['sms', 'sms']);
     for (const nobody of [unknownEmail, verified, unknownPhone, verifiedPhone]) {
       expect(outbox.list(nobody), nobody).toEqual([]);
     }
+  });
+
+  it('never texts the phone of a signup that is not activated', async () => {
+    const phone = uniquePhone();
+    const { id } = await account({ emailVerified: false, phone });
+    await request(resendMobileOtp, { mobile_number: phone });
+    await runWorker();
+
+    await runWorker([
+      sqsRecord(
+        randomUUID(),
+        JSON.stringify({ kind: 'resend_mobile', target: phone, subject: id }),
+      ),
+    ]);
+
+    expect(outbox.list(phone)).toEqual([]);
   });
 
   it('still refuses a number off the SMS allow-list on the request path, queueing nothing', async () => {

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { AccessTokens } from './access-tokens.js';
-import type { SessionRepository, UserRepository } from './ports.js';
+import type { LoginThrottle, SessionRepository, UserRepository } from './ports.js';
 
 /** The signing material of access and refresh tokens. */
 export interface TokenKeys {
@@ -13,6 +13,7 @@ export interface TokenKeys {
 export interface AccountDeps {
   users: UserRepository;
   sessions: SessionRepository;
+  throttle: LoginThrottle;
   /**
    * Loaded on first use: only the operations that issue or check tokens have the signing secret
    * (signup, forgotPassword and the OTP sends do not, by least privilege).

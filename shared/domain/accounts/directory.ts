@@ -1,6 +1,8 @@
 import { ServiceError } from '../errors.js';
 import type { AccountDeps } from './deps.js';
+import type { PendingConfirmation, SignInClient } from './ports.js';
 import { startSession, type TokenResponse } from './sessions.js';
+import { activationOf } from './signup.js';
 import { type PublicUser, publicUser } from './user.js';
 
 /**
@@ -8,20 +10,28 @@ import { type PublicUser, publicUser } from './user.js';
  * An account is "active" once its email is verified (`email_verified`).
  */
 export interface AccountDirectory {
-  /** The account that holds this E.164 phone, if any (one guard read + one account read). */
+  /** The account whose verified phone this E.164 number is, if any (one guard read + one read). */
   findByPhone(phone: string): Promise<PublicUser | undefined>;
   /** The account that holds this lower-cased email, if any (two reads). */
   findByEmail(email: string): Promise<PublicUser | undefined>;
-  /** Marks the phone verified if the account still holds it (one conditional write). */
-  markPhoneVerified(userId: string, phone: string): Promise<boolean>;
-  /** Marks the email verified if the account still holds it (one conditional write). */
-  markEmailVerified(userId: string, email: string): Promise<boolean>;
+  /** The account with this id, if any (one read). */
+  findById(userId: string): Promise<PublicUser | undefined>;
   /**
-   * Signs the user in after a proven login OTP: marks the phone verified and starts a session in
-   * one transaction; returns the token-bearing data of contract.md. Throws conflict if the
-   * account no longer holds the phone, invalid_token if it is gone.
+   * Activates the pending signup that holds this email, without signing in (verifyEmailOtp with
+   * a signup code): contested signups lose their password as verifySignupOtp's do. False when no
+   * pending signup holds it.
    */
-  signInWithPhone(userId: string, phone: string): Promise<TokenResponse>;
+  activatePendingSignup(email: string): Promise<boolean>;
+  /** Makes the account's pending email its verified email (its code was just verified). */
+  confirmPendingEmail(userId: string, email: string): Promise<PendingConfirmation>;
+  /** Makes the account's pending phone its verified phone (its code was just verified). */
+  confirmPendingPhone(userId: string, phone: string): Promise<PendingConfirmation>;
+  /**
+   * Signs the user in after a proven login OTP to their verified phone; returns the token-bearing
+   * data of contract.md. Throws conflict if the account no longer holds the phone, invalid_token
+   * if it is gone. Never marks a phone verified: only verifyMobileOtp does.
+   */
+  signInWithPhone(userId: string, phone: string, client: SignInClient): Promise<TokenResponse>;
 }
 
 export function accountDirectory(deps: AccountDeps): AccountDirectory {
@@ -35,14 +45,35 @@ export function accountDirectory(deps: AccountDeps): AccountDirectory {
       const user = await deps.users.findByEmail(email);
       return user === undefined ? undefined : publicUser(user);
     },
-    markPhoneVerified: (userId, phone) => deps.users.markPhoneVerified(userId, phone),
-    markEmailVerified: (userId, email) => deps.users.markEmailVerified(userId, email),
-    async signInWithPhone(userId, phone) {
+    async findById(userId) {
+      const user = await deps.users.get(userId);
+      return user === undefined ? undefined : publicUser(user);
+    },
+    async activatePendingSignup(email) {
+      // Twice at most: a signup contesting the account meanwhile fails the first write.
+      for (let pass = 0; pass < 2; pass++) {
+        const user = await deps.users.findByEmail(email);
+        if (user === undefined || user.emailVerified) return false;
+        if (await deps.users.activate(user.id, activationOf(user))) return true;
+      }
+      return false;
+    },
+    async confirmPendingEmail(userId, email) {
+      const user = await deps.users.get(userId);
+      if (user?.pendingEmail !== email) return 'stale';
+      return deps.users.confirmPendingEmail(user, email);
+    },
+    async confirmPendingPhone(userId, phone) {
+      const user = await deps.users.get(userId);
+      if (user?.pendingPhone !== phone) return 'stale';
+      return deps.users.confirmPendingPhone(user, phone);
+    },
+    async signInWithPhone(userId, phone, client) {
       const user = await deps.users.get(userId);
       if (user === undefined) {
         throw new ServiceError('invalid_token', 'The account no longer exists');
       }
-      return startSession(deps, user, { verifiedPhone: phone });
+      return startSession(deps, user, client, { phone });
     },
   };
 }

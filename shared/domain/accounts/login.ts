@@ -6,14 +6,15 @@ import {
   verifyAgainstDummy,
   verifyPassword,
 } from './password-hashing.js';
+import type { SignInClient } from './ports.js';
 import { startSession, type TokenResponse } from './sessions.js';
 import type { User } from './user.js';
 
-/** Failed password checks allowed before the account is locked for a while. */
+/** Failed password checks allowed from one source before it is locked out for a while. */
 const freeFailures = 5;
 /** The first lock; each further failure doubles it. */
 const firstLockSeconds = 30;
-/** The longest lock: an attacker can slow an account down, never shut it out for good. */
+/** The longest lock: an attacker can slow a source down, never shut it out for good. */
 const maxLockSeconds = 15 * 60;
 
 /** The lock that follows the `failures`-th consecutive failure (epoch ms; 0 for none). */
@@ -26,63 +27,94 @@ function lockAfter(failures: number, now: number): number {
 const invalidCredentials = () =>
   new ServiceError('invalid_credentials', 'The email or password is incorrect');
 
-/** Refuses a password check while the account is locked, saying when to try again. */
-function refuseWhileLocked(user: User, now: number): void {
-  if (user.lockedUntil > now) {
-    const retryAfterSeconds = Math.ceil((user.lockedUntil - now) / 1000);
+/**
+ * Checks a password of `email` from `source`, whether or not an account holds the email
+ * (`account` undefined) — with the same DynamoDB calls either way, locks included: the throttle
+ * counts per email and source, never per account, so neither the answer nor the calls tell a
+ * known email from an unknown one (docs/accounts.md, "Login"). A locked source is refused without
+ * a hash; a wrong password (or none on the account) costs one Argon2 check, then one atomic count,
+ * then the lock once the free failures are spent. Throws too_many_attempts or invalid_credentials.
+ */
+async function checkPasswordOf(
+  deps: AccountDeps,
+  email: string,
+  account: Promise<User | undefined>,
+  password: string,
+  source: string,
+): Promise<User> {
+  const now = deps.clock.now();
+  const [user, throttle] = await Promise.all([account, deps.throttle.read(email, source, now)]);
+  if (throttle.lockedUntil > now) {
     throw new ServiceError(
       'too_many_attempts',
-      'Too many failed attempts for this account; try again later or reset the password',
+      'Too many failed attempts; try again later or reset the password',
       [],
-      { retryAfterSeconds },
+      { retryAfterSeconds: Math.ceil((throttle.lockedUntil - now) / 1000) },
     );
   }
-}
-
-/**
- * Checks a user's password, counting a failure (and locking after too many). Used by login and by
- * changePassword, so a stolen access token cannot brute-force the current password either.
- */
-export async function checkPassword(
-  deps: AccountDeps,
-  user: User,
-  password: string,
-): Promise<void> {
-  const now = deps.clock.now();
-  refuseWhileLocked(user, now);
-  if (await verifyPassword(password, user.passwordHash)) return;
+  const matches =
+    user === undefined || user.passwordResetRequired
+      ? await verifyAgainstDummy(password)
+      : await verifyPassword(password, user.passwordHash);
+  if (matches && user !== undefined) return user;
   // The count comes back from the atomic increment, so parallel guesses cannot all read "0 so far"
   // and slip past the lock; the lock is a second write, paid only once the free failures are used.
-  const failures = await deps.users.recordFailedLogin(user.id);
+  const failures = await deps.throttle.recordFailure(email, source, now);
   const lockedUntil = lockAfter(failures, now);
-  if (lockedUntil > 0) await deps.users.lockLogin(user.id, lockedUntil);
+  if (lockedUntil > 0) await deps.throttle.lock(email, source, lockedUntil);
   throw invalidCredentials();
 }
 
 /**
- * Email + password login. Unknown email and wrong password answer the same 401, and both spend
- * one Argon2 computation so timing does not tell them apart. Only the right password on an
- * unverified account learns 403 email_not_verified.
- * Round trips: 2 reads (email guard, account) + 1 transaction (session, refresh token, account).
+ * Checks the current password of a signed-in user (changePassword, an email or phone change), so
+ * a stolen access token cannot change credentials, nor guess the password faster than login can.
+ * Throws invalid_credentials naming `current_password`, or too_many_attempts.
+ */
+export async function checkCurrentPassword(
+  deps: AccountDeps,
+  user: User,
+  password: string,
+  source: string,
+): Promise<void> {
+  try {
+    await checkPasswordOf(deps, user.email, Promise.resolve(user), password, source);
+  } catch (error) {
+    if (error instanceof ServiceError && error.code === 'invalid_credentials') {
+      throw new ServiceError('invalid_credentials', 'The current password is incorrect', [
+        { field: 'current_password', message: 'is incorrect' },
+      ]);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Email + password login. Unknown email and wrong password answer the same 401 after the same
+ * calls and one Argon2 computation each; a lock answers the same 429 for both. Only the right
+ * password on an unverified account learns 403 email_not_verified.
+ * Round trips: 2 reads (email guard, account) beside 1 read (throttle) + 1 transaction (session,
+ * refresh token, account, throttle cleared).
  */
 export async function login(
   deps: AccountDeps,
   input: { email: string; password: string },
+  client: SignInClient,
 ): Promise<TokenResponse> {
-  const user = await deps.users.findByEmail(input.email);
-  if (user === undefined) {
-    await verifyAgainstDummy(input.password);
-    throw invalidCredentials();
-  }
-  await checkPassword(deps, user, input.password);
+  const user = await checkPasswordOf(
+    deps,
+    input.email,
+    deps.users.findByEmail(input.email),
+    input.password,
+    client.ipAddress,
+  );
   if (!user.emailVerified) {
     throw new ServiceError(
       'email_not_verified',
       'Verify your email first: enter the code we sent, or ask for a new one',
     );
   }
-  return startSession(deps, user, {
-    clearFailures: true,
+  return startSession(deps, user, client, {
+    clearThrottle: { email: input.email, source: client.ipAddress },
     checkedPasswordHash: user.passwordHash,
     upgradedPasswordHash: needsRehash(user.passwordHash)
       ? await hashPassword(input.password)

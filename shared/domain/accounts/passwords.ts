@@ -1,7 +1,7 @@
 import { ServiceError } from '../errors.js';
 import type { AccountDeps } from './deps.js';
 import type { AccountDirectory } from './directory.js';
-import { checkPassword } from './login.js';
+import { checkCurrentPassword } from './login.js';
 import { hashPassword } from './password-hashing.js';
 import type { AccountCodeQueue, AccountCodes, UserRepository } from './ports.js';
 import { sendWithoutTelling } from './send-without-telling.js';
@@ -16,34 +16,48 @@ export function refuseEmailAsPassword(password: string, email: string, field: st
 }
 
 /**
- * Changes the password after checking the current one, then ends every other session of the
- * user (the caller's own stays signed in). A wrong current password counts as a failed login.
- * Round trips: 1 read, 1 conditional write, 1 query + batch deletes of the other sessions.
+ * Changes the password after checking the current one, ends every other session of the user (the
+ * caller's own stays signed in) and tells the account's email. A wrong current password counts
+ * toward the caller's login throttle. An account with no usable password (a contested signup's
+ * activation) sets one without `currentPassword`: its session was opened by its inbox's code.
+ * Round trips: 1 read (+ the throttle's, with a current password), 1 conditional write, 1 query +
+ * batch deletes of the other sessions, 1 SendMessage.
  */
 export async function changePassword(
   deps: AccountDeps,
-  caller: { userId: string; sessionId: string },
-  input: { currentPassword: string; newPassword: string },
+  queue: AccountCodeQueue,
+  caller: { userId: string; sessionId: string; source: string },
+  input: { currentPassword?: string; newPassword: string },
 ): Promise<void> {
   const user = await deps.users.get(caller.userId);
   if (user === undefined) throw new ServiceError('invalid_token', 'The account no longer exists');
   refuseEmailAsPassword(input.newPassword, user.email, 'new_password');
-  try {
-    await checkPassword(deps, user, input.currentPassword);
-  } catch (error) {
-    if (error instanceof ServiceError && error.code === 'invalid_credentials') {
-      throw new ServiceError('invalid_credentials', 'The current password is incorrect', [
-        { field: 'current_password', message: 'is incorrect' },
-      ]);
+  if (!user.passwordResetRequired) {
+    if (input.currentPassword === undefined) throw currentPasswordRequired();
+    if (input.newPassword === input.currentPassword) {
+      throw new ServiceError(
+        'invalid_request',
+        'The new password must differ from the current one',
+        [{ field: 'new_password', message: 'must differ from the current password' }],
+      );
     }
-    throw error;
+    await checkCurrentPassword(deps, user, input.currentPassword, caller.source);
   }
   const newHash = await hashPassword(input.newPassword);
   if (!(await deps.users.replacePasswordHash(user.id, user.passwordHash, newHash))) {
     throw new ServiceError('conflict', 'The password was changed meanwhile; sign in again');
   }
-  await deps.sessions.revokeAll(user.id, caller.sessionId);
+  await Promise.all([
+    deps.sessions.revokeAll(user.id, caller.sessionId),
+    queue.request({ kind: 'notice', notice: 'password_changed', target: user.email }),
+  ]);
 }
+
+/** A change of credentials asked without the current password (a stolen access token?). */
+export const currentPasswordRequired = () =>
+  new ServiceError('invalid_request', 'current_password is required for this change', [
+    { field: 'current_password', message: 'is required' },
+  ]);
 
 export interface ForgotPasswordResult {
   /** True when the email must be verified first (a verification code was sent instead). */
@@ -98,13 +112,15 @@ export async function sendForgotPasswordCode(
 }
 
 /**
- * Sets a new password with the code from forgotPassword (10 minutes, single use), clears any
- * login lock and ends every session of the account.
- * Round trips: the code's consumption + 2 reads + 1 conditional write + query/deletes of sessions.
+ * Sets a new password with the code from forgotPassword (10 minutes, single use), lifts every
+ * login lock of the email, ends every session of the account and tells its email.
+ * Round trips: the code's consumption + 2 reads + 1 conditional write + query/deletes of sessions
+ * and of throttle records + 1 SendMessage.
  */
 export async function resetPassword(
   deps: AccountDeps,
   codes: Pick<AccountCodes, 'verify'>,
+  queue: AccountCodeQueue,
   input: { email: string; otp: string; newPassword: string },
 ): Promise<void> {
   refuseEmailAsPassword(input.newPassword, input.email, 'new_password');
@@ -117,5 +133,9 @@ export async function resetPassword(
   if (!(await deps.users.replacePasswordHash(user.id, user.passwordHash, newHash))) {
     throw new ServiceError('conflict', 'The password was changed meanwhile; request a new code');
   }
-  await deps.sessions.revokeAll(user.id);
+  await Promise.all([
+    deps.sessions.revokeAll(user.id),
+    deps.throttle.clear(input.email),
+    queue.request({ kind: 'notice', notice: 'password_reset', target: user.email }),
+  ]);
 }

@@ -5,10 +5,12 @@ import type { User } from './user.js';
 /** Profile fields a caller may change (already validated and normalised). */
 export interface ProfileChanges {
   name?: string;
-  email?: string;
-  phone?: string;
   gender?: string;
   onlineStatus?: boolean;
+  /** A new email: it waits as `pending_email` until its code is verified. */
+  pendingEmail?: string;
+  /** A new phone: it waits as `pending_phone` until its code is verified. */
+  pendingPhone?: string;
 }
 
 /** Where an email stands: no account holds it, or one holds it unverified or verified. */
@@ -20,75 +22,141 @@ export type AccountCreation =
   | { outcome: 'email_taken'; holderId: string }
   | { outcome: 'phone_taken' };
 
+/** How confirming a pending email or phone went. */
+export type PendingConfirmation =
+  /** The value is the account's now. */
+  | 'confirmed'
+  /** Another account proved it first (its uniqueness guard is held). */
+  | 'taken'
+  /** The account no longer waits for this value (changed again, or gone). */
+  | 'stale';
+
+/**
+ * What an activation writes (verifySignupOtp, or verifyEmailOtp with a signup code): the email is
+ * verified; a contested signup also loses its password, its pending phone and any name a stranger
+ * may have given, and asks its owner for a new password (docs/accounts.md, "Signup collisions").
+ */
+export interface Activation {
+  email: string;
+  contested: boolean;
+  /** The name the account keeps: the signups' one name, or the email's local part if they differ. */
+  name: string;
+}
+
 export interface UserRepository {
   /**
-   * Creates the account and claims its email (and phone) in one transaction, so two concurrent
-   * signups with one email cannot both succeed. Answers which claim failed, if one did; the
+   * Creates the account and claims its email in one transaction, so two concurrent signups with
+   * one email cannot both succeed; a phone is only checked (a verified account holds it), since a
+   * signup's phone stays pending and reserves nothing. Answers which claim failed, if one did; the
    * holder of a taken email comes back from the failed transaction itself (no read).
    */
   create(user: User): Promise<AccountCreation>;
   get(userId: string): Promise<User | undefined>;
-  /** Two reads: the email guard, then the account (strongly consistent). */
+  /**
+   * The account that holds this email, in exactly two strongly consistent reads whatever the
+   * answer (the guard, then the account; a random absent account when there is no guard), so
+   * neither the round trips nor their count tell a known email from an unknown one.
+   */
   findByEmail(email: string): Promise<User | undefined>;
   /**
    * Whether an account holds this email and has verified it, in exactly two strongly consistent
-   * reads whatever the answer (the guard, then the account; a random absent account when there is
-   * no guard), so neither the round trips nor their count tell a known email from an unknown one.
+   * reads whatever the answer (as findByEmail, with small projections).
    */
   emailStanding(email: string): Promise<EmailStanding>;
+  /** The account whose verified phone this is (one guard read). */
   findIdByPhone(phone: string): Promise<string | undefined>;
-  /** Counts a wrong password atomically; returns the count including this one. */
-  recordFailedLogin(userId: string): Promise<number>;
-  /** Refuses password checks until `lockedUntil` (epoch ms); never shortens a longer lock. */
-  lockLogin(userId: string, lockedUntil: number): Promise<void>;
   /**
    * Replaces the password hash only if it is still `expectedHash` (no lost update between two
-   * concurrent changes), clearing the failure counter. False when it changed meanwhile.
+   * concurrent changes); the account has a usable password again. False when it changed meanwhile.
    */
   replacePasswordHash(userId: string, expectedHash: string, newHash: string): Promise<boolean>;
   /**
-   * A signup's name and password on the account that holds its email, in one conditional write,
-   * only while that account is a pending signup (never verified, email unchanged since the
-   * signup): the latest signup's name and password win. Refused silently otherwise.
+   * Marks the pending signup that holds `email` as contested by another signup, adding that
+   * signup's name, in one conditional write; never its password. Refused silently when the
+   * holder is `signerId` itself (a fresh account), verified, or gone — the same round trip.
    */
-  replacePendingSignup(
-    userId: string,
+  contestPendingSignup(
+    holderId: string,
     email: string,
     name: string,
-    passwordHash: string,
+    signerId: string,
   ): Promise<void>;
-  /** Marks the email verified if the account still has this email. False otherwise. */
-  markEmailVerified(userId: string, email: string): Promise<boolean>;
-  /** Marks the phone verified if the account still has this phone. False otherwise. */
-  markPhoneVerified(userId: string, phone: string): Promise<boolean>;
-  setOnlineStatus(userId: string, online: boolean): Promise<void>;
   /**
-   * Applies validated changes and returns the account as it now is. Name, gender and online
-   * status alone need no `current` (one UpdateItem). A new email or phone needs `current`: its
-   * uniqueness guard moves in the same transaction and it becomes unverified; a taken one throws
-   * conflict naming the field.
+   * Activates a pending signup without signing in (verifyEmailOtp); false if the account is no
+   * longer that pending signup (its contest state changed meanwhile: read it again).
    */
-  update(current: User | undefined, userId: string, changes: ProfileChanges): Promise<User>;
+  activate(userId: string, activation: Activation): Promise<boolean>;
+  /**
+   * Makes the pending email the account's (verified) email, moving its uniqueness guard, in one
+   * transaction.
+   */
+  confirmPendingEmail(user: User, email: string): Promise<PendingConfirmation>;
+  /** Makes the pending phone the account's verified phone, claiming its guard, in one transaction. */
+  confirmPendingPhone(user: User, phone: string): Promise<PendingConfirmation>;
+  setOnlineStatus(userId: string, online: boolean): Promise<void>;
+  /** Applies validated changes in one UpdateItem; returns the account as it now is. */
+  update(userId: string, changes: ProfileChanges): Promise<User>;
+}
+
+/** Consecutive failed password checks of one email from one source, and its lock. */
+export interface ThrottleState {
+  failures: number;
+  /** Epoch ms until which password checks are refused (0 when not locked). */
+  lockedUntil: number;
+}
+
+/**
+ * Failed-login throttling, kept per email and source (the IP API Gateway saw) whether or not an
+ * account holds the email: the same items, the same calls, for a known and an unknown email; and
+ * a stranger's guesses throttle the stranger's source, not the owner's (docs/accounts.md, "Login").
+ */
+export interface LoginThrottle {
+  /** One strongly consistent read; a state whose window ended reads as none. */
+  read(email: string, source: string, now: number): Promise<ThrottleState>;
+  /** Counts a failure atomically; returns the count including this one. */
+  recordFailure(email: string, source: string, now: number): Promise<number>;
+  /** Refuses password checks until `lockedUntil` (epoch ms); never shortens a longer lock. */
+  lock(email: string, source: string, lockedUntil: number): Promise<void>;
+  /** Lifts every lock and count of the email (a password reset proved the inbox). */
+  clear(email: string): Promise<void>;
+}
+
+/** Where a sign-in came from, as the session list shows it. */
+export interface SignInClient {
+  /** The source IP that API Gateway saw. */
+  ipAddress: string;
+  /** The User-Agent header, as sent (truncated). */
+  userAgent: string | null;
 }
 
 export interface NewSession {
   sessionId: string;
   userId: string;
   refreshTokenHash: string;
+  client: SignInClient;
   /** Epoch ms. */
   now: number;
 }
 
+/** A live session, as its user sees it in the session list. Times are epoch ms. */
+export interface SessionRecord {
+  id: string;
+  createdAt: number;
+  lastUsedAt: number;
+  ipAddress: string | null;
+  userAgent: string | null;
+}
+
 /** What a successful sign-in changes on the account, in the session's own transaction. */
 export interface SignInChanges {
-  /** The password was checked: clear the failure counter (and lock). */
-  clearFailures?: boolean;
+  /** The password was checked from this email and source: lift its failure count and lock. */
+  clearThrottle?: { email: string; source: string };
   /** A stronger hash of the password just checked (parameters were raised). */
   upgradedPasswordHash?: string;
-  /** The email this sign-in proved (verifySignupOtp). */
-  verifiedEmail?: string;
-  /** The phone this sign-in proved (verifyOtp with purpose login). */
-  verifiedPhone?: string;
+  /** The activation this sign-in makes (verifySignupOtp). */
+  activation?: Activation;
+  /** The verified phone this sign-in proved (verifyOtp with purpose login): still the account's. */
+  phone?: string;
   /**
    * The hash the password was checked against: the session starts only if it is still the
    * account's, so a password change or reset that lands first cannot be outlived by a sign-in
@@ -108,15 +176,16 @@ export interface RefreshState {
 export interface SessionRepository {
   /**
    * Writes the session, its first refresh token and the sign-in's account changes in one
-   * transaction; fails (conflict) if the account vanished or its email, phone or checked
-   * password changed meanwhile.
+   * transaction; fails (conflict) if the account vanished or its email, phone, contest state or
+   * checked password changed meanwhile.
    */
   start(session: NewSession, changes: SignInChanges): Promise<void>;
   /** One transactional read of the token, its session and its user. */
   loadForRefresh(userId: string, sessionId: string, tokenHash: string): Promise<RefreshState>;
   /**
    * Marks the presented token used and stores its successor, only if it was unused and the
-   * session is live: the conditional write that makes refresh tokens single-use.
+   * session is live: the conditional write that makes refresh tokens single-use. The session
+   * records it as its last use.
    */
   rotate(input: {
     userId: string;
@@ -127,8 +196,13 @@ export interface SessionRepository {
   }): Promise<'rotated' | 'already_rotated' | 'session_gone'>;
   /** One strongly consistent read: whether the session exists for this user. */
   isLive(sessionId: string, userId: string): Promise<boolean>;
-  /** Deletes one session: its access and refresh tokens stop working at once. */
-  revoke(userId: string, sessionId: string): Promise<void>;
+  /** The user's sessions not past their refresh lifetime, newest first (one consistent Query). */
+  list(userId: string, now: number): Promise<SessionRecord[]>;
+  /**
+   * Deletes one session: its access and refresh tokens stop working at once. False when the user
+   * had no such session.
+   */
+  revoke(userId: string, sessionId: string): Promise<boolean>;
   /**
    * Deletes every session of the user, except `keepSessionId` if given. Reads strongly
    * consistently: a session whose start returned before this call began is always found.
@@ -141,16 +215,33 @@ export type CodePurpose = 'signup' | 'password_reset' | 'verification';
 
 /** One-time codes as the account use-cases need them; the OTP engine implements this. */
 export interface AccountCodes {
-  /** Issues a code for the target and sends it; throws rate_limited during a cooldown. */
-  send(channel: 'email' | 'sms', target: string, purpose: CodePurpose): Promise<void>;
+  /**
+   * Issues a code for the target and sends it; throws rate_limited during a cooldown. `subject`
+   * (a user id) is whom the code proves the target for: verifying it answers that subject.
+   */
+  send(
+    channel: 'email' | 'sms',
+    target: string,
+    purpose: CodePurpose,
+    subject?: string,
+  ): Promise<void>;
   /** Consumes a code; throws invalid_otp, otp_expired or too_many_attempts. */
   verify(
     channel: 'email' | 'sms',
     target: string,
     purpose: CodePurpose,
     code: string,
-  ): Promise<void>;
+  ): Promise<{ subject?: string }>;
 }
+
+/** The security notices an account's email gets (contract.md, "Identity lifecycle"). */
+export const securityNotices = [
+  'password_changed',
+  'password_reset',
+  'email_change_requested',
+  'phone_changed',
+] as const;
+export type SecurityNotice = (typeof securityNotices)[number];
 
 export const accountCodeRequestKinds = [
   'signup',
@@ -160,16 +251,17 @@ export const accountCodeRequestKinds = [
 ] as const;
 
 /**
- * Code work taken off the request path (docs/accounts.md, "Signup without enumeration", "Forgot
+ * Work taken off the request path (docs/accounts.md, "Signup without enumeration", "Forgot
  * password"): the request only queues it, the same way whatever the target, and the account-code
  * worker looks the account up, issues the code and sends it (or, for a signup with a verified
  * email, the owner's notice). `target` is the lower-cased email, or the E.164 phone for
- * `resend_mobile`. Never a code: the worker issues it.
+ * `resend_mobile`. `subject` names the account a pending email or phone is proven for (a profile
+ * change, a signup's phone after activation). Never a code: the worker issues it.
  */
-export interface AccountCodeRequest {
-  kind: (typeof accountCodeRequestKinds)[number];
-  target: string;
-}
+export type AccountCodeRequest =
+  | { kind: (typeof accountCodeRequestKinds)[number]; target: string; subject?: string }
+  /** A security notice to the account's email; `detail` is what it names (a new email). */
+  | { kind: 'notice'; notice: SecurityNotice; target: string; detail?: string };
 
 /** Hands code work to the account-code worker (SQS on AWS, in-process locally). */
 export interface AccountCodeQueue {

@@ -1,17 +1,9 @@
 import { ServiceError } from '../errors.js';
 import type { AccountDeps } from './deps.js';
-import type { ProfileChanges } from './ports.js';
-import { sendWithoutTelling } from './send-without-telling.js';
-import { type PublicUser, publicUser, type User } from './user.js';
-
-/** What happened to a changed email or phone: it waits for its code. */
-export interface PendingVerification {
-  channel: 'email' | 'sms';
-  target: string;
-}
-
-/** Sends the verification code of a new email or phone (the OTP engine). */
-export type SendVerificationCode = (pending: PendingVerification, user: User) => Promise<void>;
+import { checkCurrentPassword } from './login.js';
+import { currentPasswordRequired } from './passwords.js';
+import type { AccountCodeQueue, ProfileChanges } from './ports.js';
+import { type PublicUser, publicUser } from './user.js';
 
 export interface ProfileUpdateResult {
   user: PublicUser;
@@ -26,38 +18,82 @@ export async function getProfile(deps: AccountDeps, userId: string): Promise<Pub
   return publicUser(user);
 }
 
+export interface ProfileUpdate {
+  name?: string;
+  gender?: string;
+  onlineStatus?: boolean;
+  email?: string;
+  phone?: string;
+  /** Required when the email or phone changes. */
+  currentPassword?: string;
+}
+
 /**
- * Applies validated profile changes. Name, gender and online status: one UpdateItem. A new email
- * or phone: read, then one transaction that moves its uniqueness guard (409 conflict if taken)
- * and marks it unverified; then its code is sent. Unchanged values are no-ops.
+ * Applies validated profile changes in one UpdateItem. A new email or phone needs the current
+ * password (a stolen access token cannot take the account over) and only waits as pending: the
+ * old value stays the sign-in identity until the new one's code is verified (verifyEmailOtp,
+ * verifyMobileOtp), and the pending value reserves nothing. Its code is queued, bound to this
+ * account; an email change is told to the old address. A phone a verified account holds is a 409
+ * at once (phone registration is public); an email taken meanwhile fails at its verification.
+ * Round trips: 1 UpdateItem; with an email or phone, +1 read, the password check, 1 guard read
+ * for a phone, 1–3 SendMessage.
  */
 export async function updateProfile(
   deps: AccountDeps,
-  userId: string,
-  changes: ProfileChanges,
-  sendCode: SendVerificationCode,
+  queue: AccountCodeQueue,
+  caller: { userId: string; source: string },
+  update: ProfileUpdate,
 ): Promise<ProfileUpdateResult> {
-  if (changes.email === undefined && changes.phone === undefined) {
-    const updated = await deps.users.update(undefined, userId, changes);
+  const simple: ProfileChanges = {
+    name: update.name,
+    gender: update.gender,
+    onlineStatus: update.onlineStatus,
+  };
+  if (update.email === undefined && update.phone === undefined) {
+    const updated = await deps.users.update(caller.userId, simple);
     return { user: publicUser(updated), verification_required: [] };
   }
-  const current = await deps.users.get(userId);
+  const current = await deps.users.get(caller.userId);
   if (current === undefined) {
     throw new ServiceError('invalid_token', 'The account no longer exists');
   }
-  const updated = await deps.users.update(current, userId, changes);
-  const pending: PendingVerification[] = [];
+  const email = update.email !== current.email ? update.email : undefined;
+  const phone = update.phone !== current.phone ? update.phone : undefined;
+  if (email !== undefined || phone !== undefined) {
+    if (update.currentPassword === undefined) throw currentPasswordRequired();
+    await checkCurrentPassword(deps, current, update.currentPassword, caller.source);
+  }
+  if (phone !== undefined) {
+    const holder = await deps.users.findIdByPhone(phone);
+    if (holder !== undefined && holder !== current.id) {
+      throw new ServiceError('conflict', 'This phone number is already in use', [
+        { field: 'phone_number', message: 'is already in use by another account' },
+      ]);
+    }
+  }
+  const updated = await deps.users.update(caller.userId, {
+    ...simple,
+    pendingEmail: email,
+    pendingPhone: phone,
+  });
   const required: string[] = [];
-  if (updated.email !== current.email) {
-    pending.push({ channel: 'email', target: updated.email });
+  const work: Promise<void>[] = [];
+  if (email !== undefined) {
     required.push('email');
+    work.push(
+      queue.request({ kind: 'resend_email', target: email, subject: current.id }),
+      queue.request({
+        kind: 'notice',
+        notice: 'email_change_requested',
+        target: current.email,
+        detail: email,
+      }),
+    );
   }
-  if (updated.phone !== current.phone && updated.phone !== null) {
-    pending.push({ channel: 'sms', target: updated.phone });
+  if (phone !== undefined) {
     required.push('phone_number');
+    work.push(queue.request({ kind: 'resend_mobile', target: phone, subject: current.id }));
   }
-  // The change is committed: a cooldown on its code must not turn it into an error (the user
-  // can ask for the code again with resendEmailOtp / resendMobileOtp).
-  for (const item of pending) await sendWithoutTelling(() => sendCode(item, updated));
+  await Promise.all(work);
   return { user: publicUser(updated), verification_required: required };
 }

@@ -1,7 +1,7 @@
 import { ServiceError } from '../errors.js';
 import { accessTokenSeconds } from './access-tokens.js';
 import type { AccountDeps } from './deps.js';
-import type { SignInChanges } from './ports.js';
+import type { SignInChanges, SignInClient } from './ports.js';
 import {
   hashRefreshToken,
   newRefreshToken,
@@ -41,12 +41,13 @@ async function tokenResponse(
 
 /**
  * Signs a user in: a new session with its first refresh token, written together with the
- * account changes the sign-in implies (online, failures cleared, email or phone proven) in one
+ * account changes the sign-in implies (online, throttle lifted, email activated) in one
  * transaction. The caller has already established who the user is (password, OTP).
  */
 export async function startSession(
   deps: AccountDeps,
   user: User,
+  client: SignInClient,
   changes: SignInChanges,
 ): Promise<TokenResponse> {
   const sessionId = newId('ses');
@@ -56,16 +57,23 @@ export async function startSession(
       sessionId,
       userId: user.id,
       refreshTokenHash: hashRefreshToken(refreshToken),
+      client,
       now: deps.clock.now(),
     },
     changes,
   );
-  const signedIn: User = {
-    ...user,
-    onlineStatus: true,
-    emailVerified: user.emailVerified || changes.verifiedEmail !== undefined,
-    phoneVerified: user.phoneVerified || changes.verifiedPhone !== undefined,
-  };
+  const { activation } = changes;
+  const signedIn: User =
+    activation === undefined
+      ? { ...user, onlineStatus: true }
+      : {
+          ...user,
+          onlineStatus: true,
+          emailVerified: true,
+          name: activation.name,
+          pendingPhone: activation.contested ? null : user.pendingPhone,
+          passwordResetRequired: activation.contested || user.passwordResetRequired,
+        };
   return tokenResponse(deps, signedIn, sessionId, refreshToken);
 }
 
@@ -116,16 +124,62 @@ export async function refreshSession(deps: AccountDeps, presented: string): Prom
 }
 
 /**
- * Ends the session of the presented access token, if it is ours (even expired), and sets the
- * user offline. Never fails on a bad token: logout must always succeed (service-interface.md).
+ * Ends the session of the presented access token, if it is ours (even expired); the user goes
+ * offline once no session is left. Never fails on a bad token: logout must always succeed
+ * (service-interface.md).
  */
 export async function logout(deps: AccountDeps, accessToken: string | undefined): Promise<void> {
   if (accessToken === undefined) return;
   const { accessTokens } = await deps.tokenKeys();
   const claims = await accessTokens.verifyForLogout(accessToken);
   if (claims === undefined) return;
-  await Promise.all([
-    deps.sessions.revoke(claims.userId, claims.sessionId),
-    deps.users.setOnlineStatus(claims.userId, false),
-  ]);
+  await endSession(deps, claims);
+}
+
+/** A session as its user sees it in `GET /v1/auth/sessions`. */
+export interface SessionView {
+  id: string;
+  created_at: string;
+  last_used_at: string;
+  user_agent: string | null;
+  ip_address: string | null;
+  /** The session of the access token that asked. */
+  current: boolean;
+}
+
+/** The caller's live sessions, newest first. Round trips: 1 consistent Query. */
+export async function listSessions(
+  deps: AccountDeps,
+  caller: { userId: string; sessionId: string },
+): Promise<SessionView[]> {
+  const sessions = await deps.sessions.list(caller.userId, deps.clock.now());
+  return sessions.map((session) => ({
+    id: session.id,
+    created_at: new Date(session.createdAt).toISOString(),
+    last_used_at: new Date(session.lastUsedAt).toISOString(),
+    user_agent: session.userAgent,
+    ip_address: session.ipAddress,
+    current: session.id === caller.sessionId,
+  }));
+}
+
+/**
+ * Ends one session of the user: its access and refresh tokens stop at once. The user goes
+ * offline when it was the last. False when the user has no such session (another user's id is
+ * simply not found: sessions live in their user's partition).
+ */
+export async function endSession(
+  deps: AccountDeps,
+  session: { userId: string; sessionId: string },
+): Promise<boolean> {
+  if (!(await deps.sessions.revoke(session.userId, session.sessionId))) return false;
+  const left = await deps.sessions.list(session.userId, deps.clock.now());
+  if (left.length === 0) await deps.users.setOnlineStatus(session.userId, false);
+  return true;
+}
+
+/** Ends every session of the user, the caller's included, and sets the user offline. */
+export async function endAllSessions(deps: AccountDeps, userId: string): Promise<void> {
+  await deps.sessions.revokeAll(userId);
+  await deps.users.setOnlineStatus(userId, false);
 }

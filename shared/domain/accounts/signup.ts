@@ -5,7 +5,13 @@ import type { AccountDeps } from './deps.js';
 import type { AccountDirectory } from './directory.js';
 import { hashPassword } from './password-hashing.js';
 import { refuseEmailAsPassword } from './passwords.js';
-import type { AccountCodeQueue, AccountCodes, SignupNotices } from './ports.js';
+import type {
+  AccountCodeQueue,
+  AccountCodes,
+  Activation,
+  SignInClient,
+  SignupNotices,
+} from './ports.js';
 import { sendWithoutTelling } from './send-without-telling.js';
 import { startSession, type TokenResponse } from './sessions.js';
 import { newId, type User } from './user.js';
@@ -19,10 +25,12 @@ export interface SignupResult {
 /**
  * Registers an unverified account; its code is sent by the account-code worker
  * (`followUpSignup`). An email that already has an account gets the same 201 and body after the
- * same AWS calls (no enumeration, by answer nor by timing — docs/accounts.md): the latest
- * signup's name and password replace those of a pending (never verified) account, and the
- * worker sends the pending account a new code, or a verified owner a notice.
- * Round trips, whatever the email: 1 transaction (account + email guard + phone guard), then in
+ * same AWS calls (no enumeration, by answer nor by timing — docs/accounts.md). A second signup
+ * for a pending (never verified) email writes none of its credentials: it marks the pending
+ * account contested, so whoever activates it with the inbox's code gets it with no password
+ * anyone else knows (`verifySignup`). A phone waits as pending, reserving nothing, until the
+ * owner verifies it after activation.
+ * Round trips, whatever the email: 1 transaction (account + email guard + phone check), then in
  * parallel 1 conditional UpdateItem and 1 SQS SendMessage.
  */
 export async function signup(
@@ -37,15 +45,17 @@ export async function signup(
     id: newId('usr'),
     name: input.name,
     email: input.email,
-    phone: input.phone ?? null,
+    phone: null,
+    pendingEmail: null,
+    pendingPhone: input.phone ?? null,
     gender: null,
     onlineStatus: false,
     emailVerified: false,
-    phoneVerified: false,
     passwordHash,
+    passwordResetRequired: false,
+    signupContested: false,
+    signupNames: [input.name],
     createdAt: new Date(deps.clock.now()).toISOString(),
-    failedLogins: 0,
-    lockedUntil: 0,
   };
   const creation = await deps.users.create(user);
   if (creation.outcome === 'phone_taken') {
@@ -54,12 +64,12 @@ export async function signup(
       { field: 'phone', message: 'is already registered to another account' },
     ]);
   }
-  // The same write for every email: on a fresh account it rewrites the name and password the
-  // transaction just wrote — skipping it there would make a taken email measurably slower. On a
-  // verified (or email-changed) holder its condition refuses it, at the cost of an accepted one.
+  // The same write for every email: on a fresh account its condition refuses it (the holder is
+  // the signup itself), as it refuses a verified holder; only a pending holder is marked
+  // contested. Skipping it on a fresh email would make a taken email measurably slower.
   const holderId = creation.outcome === 'created' ? user.id : creation.holderId;
   await Promise.all([
-    deps.users.replacePendingSignup(holderId, user.email, input.name, passwordHash),
+    deps.users.contestPendingSignup(holderId, user.email, input.name, user.id),
     queue.request({ kind: 'signup', target: user.email }),
   ]);
   return {
@@ -113,18 +123,51 @@ export async function followUpSignup(deps: SignupFollowUpDeps, email: string): P
 }
 
 /**
- * Activates the account with the emailed code and signs it in.
- * Round trips: the code's consumption (docs/otp.md) + 2 reads + 1 transaction.
+ * What activating a pending signup writes: the email verified and, when other signups met it on
+ * this email (contested), no password, no pending phone and no name a stranger gave — the inbox
+ * owner is signed in and chooses a password (docs/accounts.md, "Signup collisions").
+ */
+export function activationOf(user: User): Activation {
+  // Signups that gave different names leave none of them: any could be a stranger's.
+  const name =
+    new Set(user.signupNames).size > 1 ? user.email.slice(0, user.email.indexOf('@')) : user.name;
+  return { email: user.email, contested: user.signupContested, name };
+}
+
+/** The token pair of an activation, and whether the owner must now choose a password. */
+export type ActivationResponse = TokenResponse & { password_reset_required: boolean };
+
+/**
+ * Activates the account with the emailed code and signs its inbox owner in. A contested signup
+ * comes out with no usable password (`password_reset_required: true`). A phone given at signup is
+ * then sent its verification code (queued, bound to this account).
+ * Round trips: the code's consumption (docs/otp.md) + 2 reads + 1 transaction (+1 SendMessage).
  */
 export async function verifySignup(
   deps: AccountDeps,
   codes: Pick<AccountCodes, 'verify'>,
+  queue: AccountCodeQueue,
   input: { email: string; otp: string },
-): Promise<TokenResponse> {
+  client: SignInClient,
+): Promise<ActivationResponse> {
   await codes.verify('email', input.email, 'signup', input.otp);
-  const user = await deps.users.findByEmail(input.email);
-  if (user === undefined) {
-    throw new ServiceError('invalid_otp', 'The code is not valid for this email');
+  // Twice at most: a signup contesting the account between its read and its activation fails
+  // the activation's condition, and the second pass activates it as contested.
+  for (let pass = 0; pass < 2; pass++) {
+    const user = await deps.users.findByEmail(input.email);
+    if (user === undefined || user.emailVerified) {
+      throw new ServiceError('invalid_otp', 'The code is not valid for this email');
+    }
+    const activation = activationOf(user);
+    try {
+      const signedIn = await startSession(deps, user, client, { activation });
+      if (!activation.contested && user.pendingPhone !== null) {
+        await queue.request({ kind: 'resend_mobile', target: user.pendingPhone, subject: user.id });
+      }
+      return { ...signedIn, password_reset_required: activation.contested };
+    } catch (error) {
+      if (!(error instanceof ServiceError && error.code === 'conflict') || pass > 0) throw error;
+    }
   }
-  return startSession(deps, user, { verifiedEmail: user.email, clearFailures: true });
+  throw new ServiceError('conflict', 'The account changed during activation; try again');
 }

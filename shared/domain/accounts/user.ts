@@ -1,32 +1,50 @@
 import { randomBytes } from 'node:crypto';
 
-/** An account as the domain sees it. Emails are lower-cased, phones E.164. */
+/**
+ * An account as the domain sees it. Emails are lower-cased, phones E.164.
+ *
+ * `email` and `phone` are the account's proven identifiers: the email its inbox owner verified
+ * (or, while `emailVerified` is false, the email of a signup awaiting its code), and the phone
+ * verified by an SMS code. A new email or phone waits in `pendingEmail` / `pendingPhone` until
+ * its code is verified; a pending value reserves nothing and grants nothing (docs/accounts.md,
+ * "Identity lifecycle").
+ */
 export interface User {
   id: string;
   name: string;
   email: string;
+  /** The verified phone, or null. */
   phone: string | null;
+  pendingEmail: string | null;
+  pendingPhone: string | null;
   /** One of the documented values (docs/accounts.md), or null when not given. */
   gender: string | null;
   onlineStatus: boolean;
   emailVerified: boolean;
-  phoneVerified: boolean;
-  /** PHC string (password-hashing.ts); never leaves the service. */
+  /** PHC string (password-hashing.ts); never leaves the service. Empty when there is none. */
   passwordHash: string;
+  /**
+   * The account has no usable password: its activation met signups with different credentials,
+   * so neither signer's password was kept. The owner sets one (changePassword without the
+   * current password) or resets it.
+   */
+  passwordResetRequired: boolean;
+  /** A pending signup that another signup for the same email met (signup.ts). */
+  signupContested: boolean;
+  /** The names the signups of a pending account gave (one while it is uncontested). */
+  signupNames: string[];
   /** ISO 8601. */
   createdAt: string;
-  /** Consecutive failed password checks since the last success. */
-  failedLogins: number;
-  /** Epoch ms until which password checks are refused (0 when not locked). */
-  lockedUntil: number;
 }
 
-/** The `user` object of API responses (contract.md): no hash, no counters. */
+/** The `user` object of API responses (contract.md): no hash, no internal state. */
 export interface PublicUser {
   id: string;
   name: string;
   email: string;
   phone: string | null;
+  pending_email: string | null;
+  pending_phone: string | null;
   gender: string | null;
   online_status: boolean;
   email_verified: boolean;
@@ -39,10 +57,12 @@ export const publicUser = (user: User): PublicUser => ({
   name: user.name,
   email: user.email,
   phone: user.phone,
+  pending_email: user.pendingEmail,
+  pending_phone: user.pendingPhone,
   gender: user.gender,
   online_status: user.onlineStatus,
   email_verified: user.emailVerified,
-  phone_verified: user.phoneVerified,
+  phone_verified: user.phone !== null,
   created_at: user.createdAt,
 });
 

@@ -13,8 +13,16 @@ export class OtpChecks {
     return this.engine.lifetimeSeconds(channel);
   }
 
-  /** Consumes the code; throws invalid_otp, otp_expired or too_many_attempts. */
-  verify(channel: OtpChannel, target: string, purpose: OtpPurpose, code: string): Promise<void> {
+  /**
+   * Consumes the code; answers whom it was issued for, if its issuer named someone. Throws
+   * invalid_otp, otp_expired or too_many_attempts.
+   */
+  verify(
+    channel: OtpChannel,
+    target: string,
+    purpose: OtpPurpose,
+    code: string,
+  ): Promise<{ subject?: string }> {
     return this.engine.verify({ channel, target, purpose }, code);
   }
 }

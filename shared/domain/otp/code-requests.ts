@@ -1,3 +1,4 @@
+import { sendNotice } from '../accounts/notices.js';
 import { sendForgotPasswordCode } from '../accounts/passwords.js';
 import type { AccountCodeRequest } from '../accounts/ports.js';
 import { followUpSignup, type SignupFollowUpDeps } from '../accounts/signup.js';
@@ -11,12 +12,12 @@ import {
 export type CodeRequestDeps = OtpOperationDeps & SignupFollowUpDeps;
 
 /**
- * The account-code worker's use-case: does the code work that signup, forgotPassword,
- * resendEmailOtp and resendMobileOtp queued (look the account up, pick the purpose, issue, send;
- * or a signup's notice to a verified owner). A message for an unknown target sends nothing;
- * limits are absorbed and the notice is sent once per window, so a redelivered message is
- * harmless. Throws only what a retry may fix (storage, SES, SNS) or a ServiceError for a refusal
- * that a retry would meet again (a number SNS will not text).
+ * The account-code worker's use-case: does the work that signup, forgotPassword, the resends,
+ * profile changes and activations queued (look the account up, pick the purpose, issue, send; or
+ * a signup's notice to a verified owner; or a security notice). A message for an unknown target
+ * sends nothing; limits are absorbed and the signup notice is sent once per window, so a
+ * redelivered message is harmless. Throws only what a retry may fix (storage, SES, SNS) or a
+ * ServiceError for a refusal that a retry would meet again (a number SNS will not text).
  */
 export async function fulfilCodeRequest(
   deps: CodeRequestDeps,
@@ -28,8 +29,10 @@ export async function fulfilCodeRequest(
     case 'forgot_password':
       return sendForgotPasswordCode(deps.accounts, deps.codes, work.target);
     case 'resend_email':
-      return sendPendingEmailCode(deps, work.target);
+      return sendPendingEmailCode(deps, work.target, work.subject);
     case 'resend_mobile':
-      return sendPendingMobileCode(deps, work.target);
+      return sendPendingMobileCode(deps, work.target, work.subject);
+    case 'notice':
+      return sendNotice(deps.mailer, work);
   }
 }

@@ -20,13 +20,19 @@ export class OtpCodes extends OtpChecks {
   }
 
   /**
-   * Issues a new code for channel + target + purpose and sends it with the purpose's template.
+   * Issues a new code for channel + target + purpose and sends it with the purpose's template;
+   * `subject` (a user id) is whom the code proves the target for.
    * Throws rate_limited (cooldown, hourly cap) or too_many_attempts, with retryAfterSeconds, and
    * invalid_request (field phone_number) for an SMS to a country off the allow-list.
    */
-  async send(channel: OtpChannel, target: string, purpose: OtpPurpose): Promise<void> {
+  async send(
+    channel: OtpChannel,
+    target: string,
+    purpose: OtpPurpose,
+    subject?: string,
+  ): Promise<void> {
     if (channel === 'sms') refuseUnlistedSmsCountry(target, this.smsCountries, 'phone_number');
-    const issued = await this.engine.issue({ channel, target, purpose });
+    const issued = await this.engine.issue({ channel, target, purpose }, subject);
     const minutes = Math.round(issued.lifetimeSeconds / 60);
     if (channel === 'email') {
       await this.mailer.send({ to: target, ...codeEmail(purpose, issued.code, minutes) });

@@ -35,6 +35,12 @@ export interface OtpPolicy {
   maxAttempts: number;
   /** How long a spent attempt counts, from the first attempt of the window. @default 3600 */
   attemptWindowSeconds: number;
+  /**
+   * The window of the purposes that recover an account, shorter: a stranger who spends the
+   * budget of the owner's reset code must not keep the owner from resetting for longer than this
+   * (contract.md, "Identity lifecycle"). @default 900 for password_reset
+   */
+  recoveryAttemptWindowSeconds: number;
   /** Seconds between two codes for one key. @default 60 */
   cooldownSeconds: number;
   /** Codes per channel + target in one clock hour, all purposes together. @default 5 */
@@ -45,6 +51,7 @@ export const defaultOtpPolicy: OtpPolicy = {
   lifetimeSeconds: { email: 600, sms: 300 },
   maxAttempts: 5,
   attemptWindowSeconds: 3600,
+  recoveryAttemptWindowSeconds: 900,
   cooldownSeconds: 60,
   sendsPerHour: 5,
 };
@@ -54,6 +61,8 @@ export interface StoredOtp {
   codeHash: string;
   issuedAt: number;
   expiresAt: number;
+  /** Whom the code proves the target for (a user id), when the issuer named one. */
+  subject?: string;
 }
 
 export type IssueOutcome =
@@ -109,6 +118,8 @@ export interface OtpStore {
   burn(key: OtpKey, codeHash: string): Promise<void>;
   /** Forgets the attempt budget of the key (after a success). */
   clearAttempts(key: OtpKey): Promise<void>;
+  /** The subject of the key's stored code (even expired or consumed), if it named one. */
+  lastSubject(key: OtpKey): Promise<string | undefined>;
   /** Of the given purposes, the one whose stored code (even expired) was issued last. */
   latestPurpose(
     channel: OtpChannel,
@@ -146,11 +157,12 @@ export class OtpEngine {
   }
 
   /**
-   * A new code for the key, superseding the previous one. Throws rate_limited (with
-   * retryAfterSeconds) during the cooldown or over the hourly cap, and too_many_attempts while
-   * the attempt budget is spent. Round trips: 1 transaction (+1 read to time a cooldown refusal).
+   * A new code for the key, superseding the previous one; `subject` (a user id) is whom it proves
+   * the target for, answered by `verify`. Throws rate_limited (with retryAfterSeconds) during the
+   * cooldown or over the hourly cap, and too_many_attempts while the attempt budget is spent.
+   * Round trips: 1 transaction (+1 read to time a cooldown refusal).
    */
-  async issue(key: OtpKey): Promise<IssuedCode> {
+  async issue(key: OtpKey, subject?: string): Promise<IssuedCode> {
     const now = this.clock.now();
     // randomInt draws without modulo bias from the CSPRNG.
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
@@ -160,7 +172,7 @@ export class OtpEngine {
     const hourStart = nowSeconds - (nowSeconds % 3600);
     const outcome = await this.store.issue(
       key,
-      { codeHash: this.digest(key, code), issuedAt: now, expiresAt },
+      { codeHash: this.digest(key, code), issuedAt: now, expiresAt, subject },
       {
         cooldownEdge: now - this.policy.cooldownSeconds * 1000,
         hourStart,
@@ -193,7 +205,7 @@ export class OtpEngine {
       case 'attempts':
         throw new ServiceError('too_many_attempts', 'Too many wrong codes; try again later', [], {
           retryAfterSeconds: secondsUntil(
-            outcome.windowEndsAt ?? now + this.policy.attemptWindowSeconds * 1000,
+            outcome.windowEndsAt ?? now + this.attemptWindowSeconds(key.purpose) * 1000,
             now,
           ),
         });
@@ -204,14 +216,15 @@ export class OtpEngine {
    * Consumes the key's code if `code` is it. Every call first spends one attempt of the budget,
    * so no more than `maxAttempts` guesses are ever compared per window, however many arrive at
    * once; the fifth wrong one burns the code. Throws invalid_otp, otp_expired or
-   * too_many_attempts (429). Round trips: success 3 (reserve, consume, clear budget); wrong 2.
+   * too_many_attempts (429). Answers the code's subject, if its issuer named one.
+   * Round trips: success 3 (reserve, consume, clear budget); wrong 2.
    */
-  async verify(key: OtpKey, code: string): Promise<void> {
+  async verify(key: OtpKey, code: string): Promise<{ subject?: string }> {
     const now = this.clock.now();
     const reservation = await this.store.reserveAttempt(key, {
       maxAttempts: this.policy.maxAttempts,
       now,
-      windowEndsAt: now + this.policy.attemptWindowSeconds * 1000,
+      windowEndsAt: now + this.attemptWindowSeconds(key.purpose) * 1000,
     });
     if (!reservation.allowed) throw this.tooManyAttempts(reservation.windowEndsAt, now);
     const lastAttempt = reservation.used >= this.policy.maxAttempts;
@@ -229,7 +242,7 @@ export class OtpEngine {
         // window, which is no reason to fail the verification.
         log.warn('otp attempt budget not cleared', { error });
       }
-      return;
+      return { subject: result.otp.subject };
     }
     if (result.outcome === 'mismatch') {
       if (result.otp.expiresAt <= now) throw expired();
@@ -242,6 +255,11 @@ export class OtpEngine {
     // One answer for a wrong code and for no code: telling them apart would reveal that a code
     // is pending, and so that an account exists for the address.
     throw new ServiceError('invalid_otp', 'The code is incorrect or no longer valid');
+  }
+
+  /** Whom the key's last code was issued for, if its issuer named someone (1 read). */
+  lastSubject(key: OtpKey): Promise<string | undefined> {
+    return this.store.lastSubject(key);
   }
 
   /** Of `purposes`, the one whose code for this target was sent last (1 read). */
@@ -258,6 +276,12 @@ export class OtpEngine {
     return createHmac('sha256', this.pepper)
       .update(`${key.channel}|${key.target}|${key.purpose}|${code}`)
       .digest('base64url');
+  }
+
+  private attemptWindowSeconds(purpose: OtpPurpose): number {
+    return purpose === 'password_reset'
+      ? this.policy.recoveryAttemptWindowSeconds
+      : this.policy.attemptWindowSeconds;
   }
 
   private tooManyAttempts(windowEndsAt: number, now: number): ServiceError {

@@ -1,5 +1,5 @@
 import type { AccountDirectory } from '../accounts/directory.js';
-import type { AccountCodeQueue } from '../accounts/ports.js';
+import type { AccountCodeQueue, SignInClient } from '../accounts/ports.js';
 import { sendWithoutTelling } from '../accounts/send-without-telling.js';
 import type { TokenResponse } from '../accounts/sessions.js';
 import { ServiceError } from '../errors.js';
@@ -79,6 +79,7 @@ export interface GenericVerification {
 export async function verifyOtp(
   deps: OtpCheckDeps,
   input: { phone: string; code: string; purpose: SmsPurpose },
+  client: SignInClient,
 ): Promise<TokenResponse | GenericVerification> {
   await deps.codes.verify('sms', input.phone, input.purpose, input.code);
   if (input.purpose === 'generic') {
@@ -89,7 +90,7 @@ export async function verifyOtp(
   if (user === undefined || !user.email_verified) {
     throw new ServiceError('invalid_otp', 'The code is not valid for this phone number');
   }
-  return deps.accounts.signInWithPhone(user.id, input.phone);
+  return deps.accounts.signInWithPhone(user.id, input.phone, client);
 }
 
 /** `expiresIn`: the lifetime of the code the worker will issue (its engine runs the default policy). */
@@ -121,30 +122,62 @@ export async function resendMobileOtp(
 
 /**
  * resendEmailOtp's work, in the account-code worker: a new code for an email waiting for
- * verification — the sign-up code of an account not yet activated, or the verification code of
- * an email changed in the profile (whichever was sent last; sign-up when no code is on record).
- * Unknown and verified emails get nothing. Limits are absorbed (a redelivered message within the
- * cooldown sends nothing more).
+ * verification — the sign-up code of the pending signup that holds it, or else the verification
+ * code of an account whose profile change waits for it: the account `subject` names (a profile
+ * change queues it) or the one its last code was for (a resend). Unknown and verified emails get
+ * nothing. Limits are absorbed (a redelivered message within the cooldown sends nothing more).
  */
-export async function sendPendingEmailCode(deps: OtpOperationDeps, email: string): Promise<void> {
-  const user = await deps.accounts.findByEmail(email);
-  if (user === undefined || user.email_verified) return;
-  const purpose =
-    (await deps.codes.engine.latestPurpose('email', email, ['signup', 'verification'])) ?? 'signup';
-  await sendWithoutTelling(() => deps.codes.send('email', email, purpose));
-}
-
-/** resendMobileOtp's work, in the account-code worker: the same for a phone. */
-export async function sendPendingMobileCode(deps: OtpOperationDeps, phone: string): Promise<void> {
-  const user = await deps.accounts.findByPhone(phone);
-  if (user === undefined || user.phone_verified) return;
-  await sendWithoutTelling(() => deps.codes.send('sms', phone, 'verification'));
+export async function sendPendingEmailCode(
+  deps: OtpOperationDeps,
+  email: string,
+  subject?: string,
+): Promise<void> {
+  if (subject === undefined) {
+    const holder = await deps.accounts.findByEmail(email);
+    if (holder !== undefined && !holder.email_verified) {
+      await sendWithoutTelling(() => deps.codes.send('email', email, 'signup'));
+      return;
+    }
+  }
+  const key = { channel: 'email', target: email, purpose: 'verification' } as const;
+  const owner = subject ?? (await deps.codes.engine.lastSubject(key));
+  const account = owner === undefined ? undefined : await deps.accounts.findById(owner);
+  if (account?.pending_email !== email) return;
+  await sendWithoutTelling(() => deps.codes.send('email', email, 'verification', account.id));
 }
 
 /**
- * Confirms ownership of an email with the code sent for its verification (a profile change) or
- * its sign-up; marks it verified on the account that holds it. A sign-up code used here
- * activates the account without signing in (verifySignupOtp does both).
+ * resendMobileOtp's work, in the account-code worker: the verification code of the account whose
+ * pending phone this is — the account `subject` names (a profile change, or a signup's phone once
+ * the account is activated) or the one its last code was for (a resend). A phone that no
+ * activated account waits for is never texted, so signup cannot be used to text strangers.
+ */
+export async function sendPendingMobileCode(
+  deps: OtpOperationDeps,
+  phone: string,
+  subject?: string,
+): Promise<void> {
+  const key = { channel: 'sms', target: phone, purpose: 'verification' } as const;
+  const owner = subject ?? (await deps.codes.engine.lastSubject(key));
+  const account = owner === undefined ? undefined : await deps.accounts.findById(owner);
+  if (account?.pending_phone !== phone || !account.email_verified) return;
+  await sendWithoutTelling(() => deps.codes.send('sms', phone, 'verification', account.id));
+}
+
+const invalidOtp = (what: string) =>
+  new ServiceError('invalid_otp', `The code is not valid for this ${what}`);
+
+/** The answer to a pending value whose code was right but which another account proved first. */
+const takenMeanwhile = (field: string, what: string) =>
+  new ServiceError('conflict', `This ${what} was registered to another account meanwhile`, [
+    { field, message: 'is already in use by another account' },
+  ]);
+
+/**
+ * Confirms ownership of an email with its code: a sign-up code activates the pending signup that
+ * holds the email without signing in (verifySignupOtp does both; a contested signup comes out
+ * with no password, to be reset); a verification code makes the pending email of the account it
+ * was issued for that account's email (409 if another account proved it first).
  */
 export async function verifyEmailOtp(
   deps: OtpCheckDeps,
@@ -153,23 +186,36 @@ export async function verifyEmailOtp(
   const purpose =
     (await deps.codes.engine.latestPurpose('email', input.email, ['verification', 'signup'])) ??
     'verification';
-  await deps.codes.verify('email', input.email, purpose, input.otp);
-  const user = await deps.accounts.findByEmail(input.email);
-  if (user === undefined || !(await deps.accounts.markEmailVerified(user.id, input.email))) {
-    throw new ServiceError('invalid_otp', 'The code is not valid for this email');
+  const { subject } = await deps.codes.verify('email', input.email, purpose, input.otp);
+  if (purpose === 'signup') {
+    if (!(await deps.accounts.activatePendingSignup(input.email))) throw invalidOtp('email');
+    return { verified: true, email: input.email };
   }
+  const outcome =
+    subject === undefined ? 'stale' : await deps.accounts.confirmPendingEmail(subject, input.email);
+  if (outcome === 'taken') throw takenMeanwhile('email', 'email');
+  if (outcome === 'stale') throw invalidOtp('email');
   return { verified: true, email: input.email };
 }
 
-/** Confirms ownership of a phone number and marks it verified on the account that holds it. */
+/**
+ * Confirms ownership of a phone with its code: the pending phone of the account the code was
+ * issued for becomes its verified phone (409 if another account proved it first), and the
+ * account's email is told.
+ */
 export async function verifyMobileOtp(
   deps: OtpCheckDeps,
+  queue: AccountCodeQueue,
   input: { phone: string; otp: string },
 ): Promise<{ verified: true; mobile_number: string }> {
-  await deps.codes.verify('sms', input.phone, 'verification', input.otp);
-  const user = await deps.accounts.findByPhone(input.phone);
-  if (user === undefined || !(await deps.accounts.markPhoneVerified(user.id, input.phone))) {
-    throw new ServiceError('invalid_otp', 'The code is not valid for this phone number');
+  const { subject } = await deps.codes.verify('sms', input.phone, 'verification', input.otp);
+  const outcome =
+    subject === undefined ? 'stale' : await deps.accounts.confirmPendingPhone(subject, input.phone);
+  if (outcome === 'taken') throw takenMeanwhile('mobile_number', 'phone number');
+  if (outcome === 'stale' || subject === undefined) throw invalidOtp('phone number');
+  const account = await deps.accounts.findById(subject);
+  if (account !== undefined) {
+    await queue.request({ kind: 'notice', notice: 'phone_changed', target: account.email });
   }
   return { verified: true, mobile_number: input.phone };
 }

@@ -92,3 +92,10 @@ export const pointInTime = v.pipe(
   v.check((text) => pointInTimeOf(text) !== undefined, pointInTimeMessage),
   v.transform((text) => new Date(pointInTimeOf(text) ?? 0).toISOString()),
 );
+
+/** A password being checked: any length up to the cap, so the check never reveals the rules. */
+export const currentPassword = v.pipe(
+  v.string('must be a string'),
+  v.nonEmpty('is required'),
+  v.maxLength(128, 'must be at most 128 characters'),
+);

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { email, gender, name, otpCode, password } from './fields.js';
+import { currentPassword, email, gender, name, otpCode, password } from './fields.js';
 import { phone } from './phone.js';
 
 /**
@@ -23,9 +23,12 @@ export const ProfileUpdateRequest = v.pipe(
     phone_number: v.optional(phone),
     gender: v.optional(gender),
     online_status: v.optional(v.boolean('must be a boolean')),
+    /** Required with a new email or phone_number. */
+    current_password: v.optional(currentPassword),
   }),
   v.check(
-    (body) => Object.values(body).some((value) => value !== undefined),
+    ({ current_password: _password, ...changes }) =>
+      Object.values(changes).some((value) => value !== undefined),
     'at least one of name, email, phone_number, gender, online_status is required',
   ),
 );

@@ -35,8 +35,14 @@ const message = v.strictObject({ message: sentence });
 export const User = v.strictObject({
   id,
   name: text(100),
+  /** The sign-in email: verified, or the one a pending signup awaits its code for. */
   email,
+  /** The verified phone (SMS sign-in), or null. */
   phone: nullable(phone),
+  /** A new email waiting for its code; the old one stays the sign-in email until then. */
+  pending_email: nullable(email),
+  /** A new phone waiting for its code; it grants nothing until then. */
+  pending_phone: nullable(phone),
   gender: nullable(v.picklist(genders)),
   online_status: v.boolean(),
   email_verified: v.boolean(),
@@ -51,6 +57,28 @@ export const TokenPair = v.strictObject({
   refresh_token: text(512),
   user: User,
 });
+
+export const Activation = v.strictObject({
+  ...TokenPair.entries,
+  /**
+   * True when other signups met this one on the pending email: no password was kept, and the
+   * signed-in owner sets one (changePassword without current_password).
+   */
+  password_reset_required: v.boolean(),
+});
+
+export const Session = v.strictObject({
+  id,
+  created_at: timestamp,
+  /** The last refresh of the session's tokens. */
+  last_used_at: timestamp,
+  user_agent: nullable(text(256)),
+  ip_address: nullable(text(45)),
+  /** The session of the access token that asked. */
+  current: v.boolean(),
+});
+
+export const SessionRevoked = v.strictObject({ id, revoked: v.literal(true) });
 
 export const SignupAccepted = v.strictObject({
   email,

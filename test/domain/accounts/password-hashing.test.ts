@@ -10,7 +10,13 @@ import {
   verifyPassword,
 } from '../../../shared/domain/accounts/password-hashing.js';
 import { useFreshTable } from '../../support/table.js';
-import { signedUpUser, type TestAccounts, testAccounts, uniqueEmail } from './support.js';
+import {
+  signedUpUser,
+  type TestAccounts,
+  testAccounts,
+  testClient,
+  uniqueEmail,
+} from './support.js';
 
 let accounts: TestAccounts;
 
@@ -56,7 +62,7 @@ describe('password hashing', () => {
       }),
     );
 
-    await login(accounts.deps, { email, password: 'old and weak' });
+    await login(accounts.deps, { email, password: 'old and weak' }, testClient);
 
     const { Item } = await documentClient().send(
       new GetCommand({ TableName: tableName(), Key: keys.user(user.id) }),

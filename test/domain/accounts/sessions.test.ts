@@ -7,7 +7,13 @@ import { changePassword } from '../../../shared/domain/accounts/passwords.js';
 import { logout, refreshSession } from '../../../shared/domain/accounts/sessions.js';
 import { signup } from '../../../shared/domain/accounts/signup.js';
 import { useFreshTable } from '../../support/table.js';
-import { signedUpUser, type TestAccounts, testAccounts, uniqueEmail } from './support.js';
+import {
+  signedUpUser,
+  type TestAccounts,
+  testAccounts,
+  testClient,
+  uniqueEmail,
+} from './support.js';
 
 let accounts: TestAccounts;
 
@@ -92,19 +98,24 @@ describe('logout and password change', () => {
   it('revokes every other session on password change', async () => {
     const email = uniqueEmail();
     const mine = await signedUpUser(accounts, email, 'first password');
-    const other = await login(accounts.deps, { email, password: 'first password' });
+    const other = await login(accounts.deps, { email, password: 'first password' }, testClient);
     const claims = await (await accounts.deps.tokenKeys()).accessTokens.verify(mine.access_token);
 
-    await changePassword(accounts.deps, claims, {
-      currentPassword: 'first password',
-      newPassword: 'second password',
-    });
+    await changePassword(
+      accounts.deps,
+      accounts.queue,
+      { ...claims, source: testClient.ipAddress },
+      {
+        currentPassword: 'first password',
+        newPassword: 'second password',
+      },
+    );
 
     expect(await isLive(mine.access_token)).toBe(true);
     expect(await isLive(other.access_token)).toBe(false);
-    await expect(login(accounts.deps, { email, password: 'first password' })).rejects.toMatchObject(
-      { code: 'invalid_credentials' },
-    );
+    await expect(
+      login(accounts.deps, { email, password: 'first password' }, testClient),
+    ).rejects.toMatchObject({ code: 'invalid_credentials' });
   });
 
   it('starts no session for a login whose password was changed while it was being checked', async () => {
@@ -118,16 +129,23 @@ describe('logout and password change', () => {
         ...accounts.deps.users,
         findByEmail: async (address: string) => {
           const before = await accounts.deps.users.findByEmail(address);
-          await changePassword(accounts.deps, claims, {
-            currentPassword: 'first password',
-            newPassword: 'second password',
-          });
+          await changePassword(
+            accounts.deps,
+            accounts.queue,
+            { ...claims, source: testClient.ipAddress },
+            {
+              currentPassword: 'first password',
+              newPassword: 'second password',
+            },
+          );
           return before;
         },
       },
     };
 
-    await expect(login(racing, { email, password: 'first password' })).rejects.toMatchObject({
+    await expect(
+      login(racing, { email, password: 'first password' }, testClient),
+    ).rejects.toMatchObject({
       code: 'conflict',
     });
 
@@ -149,15 +167,17 @@ describe('login', () => {
     await signedUpUser(accounts, email, 'the right one');
     for (let attempt = 0; attempt < 5; attempt++) {
       await expect(
-        login(accounts.deps, { email, password: 'wrong password' }),
+        login(accounts.deps, { email, password: 'wrong password' }, testClient),
       ).rejects.toMatchObject({ code: 'invalid_credentials' });
     }
-    await expect(login(accounts.deps, { email, password: 'the right one' })).rejects.toMatchObject({
+    await expect(
+      login(accounts.deps, { email, password: 'the right one' }, testClient),
+    ).rejects.toMatchObject({
       code: 'too_many_attempts',
       retryAfterSeconds: 30,
     });
     accounts.clock.advance(31_000);
-    const pair = await login(accounts.deps, { email, password: 'the right one' });
+    const pair = await login(accounts.deps, { email, password: 'the right one' }, testClient);
     expect(pair.token_type).toBe('Bearer');
   });
 
@@ -166,11 +186,15 @@ describe('login', () => {
     await signedUpUser(accounts, email, 'the right one');
 
     const guesses = await Promise.allSettled(
-      Array.from({ length: 8 }, () => login(accounts.deps, { email, password: 'wrong guess' })),
+      Array.from({ length: 8 }, () =>
+        login(accounts.deps, { email, password: 'wrong guess' }, testClient),
+      ),
     );
 
     expect(guesses.every((guess) => guess.status === 'rejected')).toBe(true);
-    await expect(login(accounts.deps, { email, password: 'the right one' })).rejects.toMatchObject({
+    await expect(
+      login(accounts.deps, { email, password: 'the right one' }, testClient),
+    ).rejects.toMatchObject({
       code: 'too_many_attempts',
     });
   });

@@ -3,7 +3,13 @@ import { login } from '../../../shared/domain/accounts/login.js';
 import { updateProfile } from '../../../shared/domain/accounts/profile.js';
 import { signup, verifySignup } from '../../../shared/domain/accounts/signup.js';
 import { useFreshTable } from '../../support/table.js';
-import { signedUpUser, type TestAccounts, testAccounts, uniqueEmail } from './support.js';
+import {
+  signedUpUser,
+  type TestAccounts,
+  testAccounts,
+  testClient,
+  uniqueEmail,
+} from './support.js';
 
 let accounts: TestAccounts;
 
@@ -12,8 +18,20 @@ beforeAll(async () => {
   accounts = await testAccounts();
 });
 
+const activate = (email: string) =>
+  verifySignup(
+    accounts.deps,
+    accounts.codes,
+    accounts.queue,
+    { email, otp: accounts.codes.lastCode(email, 'signup') },
+    testClient,
+  );
+
+const loginWith = (email: string, password: string) =>
+  login(accounts.deps, { email, password }, testClient);
+
 describe('signup with a taken email', () => {
-  it('lets the latest signup of a pending account set its name and password', async () => {
+  it('keeps no password of two signups that met on one pending email', async () => {
     const email = uniqueEmail();
     await signup(accounts.deps, accounts.queue, { name: 'Ada', email, password: 'first password' });
     await signup(accounts.deps, accounts.queue, {
@@ -22,38 +40,84 @@ describe('signup with a taken email', () => {
       password: 'second password',
     });
 
-    const pair = await verifySignup(accounts.deps, accounts.codes, {
-      email,
-      otp: accounts.codes.lastCode(email, 'signup'),
-    });
+    const pair = await activate(email);
 
-    expect(pair.user.name).toBe('Eve');
-    await expect(login(accounts.deps, { email, password: 'first password' })).rejects.toMatchObject(
-      { code: 'invalid_credentials' },
-    );
-    expect((await login(accounts.deps, { email, password: 'second password' })).user.id).toBe(
-      pair.user.id,
-    );
+    expect(pair.password_reset_required).toBe(true);
+    expect(pair.user.name).toBe(email.slice(0, email.indexOf('@')));
+    for (const password of ['first password', 'second password']) {
+      await expect(loginWith(email, password)).rejects.toMatchObject({
+        code: 'invalid_credentials',
+      });
+    }
   });
 
-  it('never sets the password of an account whose new email awaits its code', async () => {
+  it('keeps the name when every signup gave the same one', async () => {
+    const email = uniqueEmail();
+    for (const password of ['first password', 'second password']) {
+      await signup(accounts.deps, accounts.queue, { name: 'Ada', email, password });
+    }
+
+    const pair = await activate(email);
+
+    expect(pair).toMatchObject({ password_reset_required: true, user: { name: 'Ada' } });
+  });
+
+  it('activates a signup contested after its read as contested', async () => {
+    const email = uniqueEmail();
+    await signup(accounts.deps, accounts.queue, { name: 'Ada', email, password: 'first password' });
+    // A second signup lands between the activation's read and its write.
+    const racing = {
+      ...accounts.deps,
+      users: {
+        ...accounts.deps.users,
+        findByEmail: async (address: string) => {
+          const before = await accounts.deps.users.findByEmail(address);
+          if (before?.signupContested === false) {
+            await signup(accounts.deps, accounts.queue, {
+              name: 'Eve',
+              email,
+              password: 'second password',
+            });
+          }
+          return before;
+        },
+      },
+    };
+
+    const pair = await verifySignup(
+      racing,
+      accounts.codes,
+      accounts.queue,
+      { email, otp: accounts.codes.lastCode(email, 'signup') },
+      testClient,
+    );
+
+    expect(pair.password_reset_required).toBe(true);
+    await expect(loginWith(email, 'first password')).rejects.toMatchObject({
+      code: 'invalid_credentials',
+    });
+  });
+
+  it('never touches an account whose owner changes its email to the signup email', async () => {
     const owner = await signedUpUser(accounts, uniqueEmail(), 'owner password');
     const newEmail = uniqueEmail();
-    await updateProfile(accounts.deps, owner.user.id, { email: newEmail }, async () => undefined);
+    await updateProfile(
+      accounts.deps,
+      accounts.queue,
+      { userId: owner.user.id, source: testClient.ipAddress },
+      { email: newEmail, currentPassword: 'owner password' },
+    );
 
     await signup(accounts.deps, accounts.queue, {
       name: 'Mallory',
       email: newEmail,
       password: 'mallory password',
     });
+    const mallory = await activate(newEmail);
 
-    // The owner's password is still the one that works: 403 (verify the email first), not 401.
-    await expect(
-      login(accounts.deps, { email: newEmail, password: 'owner password' }),
-    ).rejects.toMatchObject({ code: 'email_not_verified' });
-    await expect(
-      login(accounts.deps, { email: newEmail, password: 'mallory password' }),
-    ).rejects.toMatchObject({ code: 'invalid_credentials' });
-    expect((await accounts.deps.users.get(owner.user.id))?.name).toBe('Ada');
+    expect(mallory.user.id).not.toBe(owner.user.id);
+    const account = await accounts.deps.users.get(owner.user.id);
+    expect(account).toMatchObject({ name: 'Ada', email: owner.user.email, pendingEmail: newEmail });
+    expect((await loginWith(owner.user.email, 'owner password')).user.id).toBe(owner.user.id);
   });
 });

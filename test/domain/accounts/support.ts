@@ -1,3 +1,4 @@
+import { dynamoLoginThrottle } from '../../../shared/adapters/login-throttle.js';
 import { dynamoSessionRepository } from '../../../shared/adapters/session-repository.js';
 import { dynamoSignupNotices } from '../../../shared/adapters/signup-notices.js';
 import { dynamoUserRepository } from '../../../shared/adapters/user-repository.js';
@@ -8,9 +9,14 @@ import type {
   AccountCodeQueue,
   AccountCodes,
   CodePurpose,
+  SignInClient,
 } from '../../../shared/domain/accounts/ports.js';
-import type { TokenResponse } from '../../../shared/domain/accounts/sessions.js';
-import { followUpSignup, signup, verifySignup } from '../../../shared/domain/accounts/signup.js';
+import {
+  type ActivationResponse,
+  followUpSignup,
+  signup,
+  verifySignup,
+} from '../../../shared/domain/accounts/signup.js';
 import { ManualClock } from '../../../shared/domain/clock.js';
 import { ServiceError } from '../../../shared/domain/errors.js';
 import type { EmailMessage } from '../../../shared/domain/messages.js';
@@ -20,11 +26,17 @@ import type { EmailMessage } from '../../../shared/domain/messages.js';
  * the account rules against the real DynamoDB Local.
  */
 export class MemoryCodes implements AccountCodes {
-  readonly sent: { channel: string; target: string; purpose: CodePurpose; code: string }[] = [];
+  readonly sent: {
+    channel: string;
+    target: string;
+    purpose: CodePurpose;
+    code: string;
+    subject?: string;
+  }[] = [];
 
-  async send(channel: 'email' | 'sms', target: string, purpose: CodePurpose) {
+  async send(channel: 'email' | 'sms', target: string, purpose: CodePurpose, subject?: string) {
     const code = String(100000 + this.sent.length);
-    this.sent.push({ channel, target, purpose, code });
+    this.sent.push({ channel, target, purpose, code, subject });
   }
 
   async verify(channel: 'email' | 'sms', target: string, purpose: CodePurpose, code: string) {
@@ -36,7 +48,8 @@ export class MemoryCodes implements AccountCodes {
         sent.code === code,
     );
     if (index < 0) throw new ServiceError('invalid_otp', 'wrong code');
-    this.sent.splice(index, 1);
+    const [consumed] = this.sent.splice(index, 1);
+    return { subject: consumed?.subject };
   }
 
   lastCode(target: string, purpose: CodePurpose): string {
@@ -70,9 +83,9 @@ export function inlineSignupQueue(
     signupNotices: dynamoSignupNotices,
   };
   return {
+    // Other work (notices, a signup phone's code) is the worker's, tested on its own.
     async request(work) {
-      if (work.kind !== 'signup') throw new Error(`unexpected ${work.kind} work in this test`);
-      await followUpSignup(followUp, work.target);
+      if (work.kind === 'signup') await followUpSignup(followUp, work.target);
     },
   };
 }
@@ -94,6 +107,7 @@ export async function testAccounts(): Promise<TestAccounts> {
   const deps: AccountDeps = {
     users: dynamoUserRepository,
     sessions: dynamoSessionRepository,
+    throttle: dynamoLoginThrottle,
     tokenKeys: async () => tokens,
     clock,
   };
@@ -103,15 +117,21 @@ export async function testAccounts(): Promise<TestAccounts> {
 let counter = 0;
 export const uniqueEmail = () => `user${Date.now()}${counter++}@example.com`;
 
+/** Where the tests' sign-ins come from. */
+export const testClient: SignInClient = { ipAddress: '192.0.2.10', userAgent: 'vitest' };
+
 /** A verified account, signed in: its token pair. */
 export async function signedUpUser(
   accounts: TestAccounts,
   email = uniqueEmail(),
   password = 'correct horse battery',
-): Promise<TokenResponse> {
+): Promise<ActivationResponse> {
   await signup(accounts.deps, accounts.queue, { name: 'Ada', email, password });
-  return verifySignup(accounts.deps, accounts.codes, {
-    email,
-    otp: accounts.codes.lastCode(email, 'signup'),
-  });
+  return verifySignup(
+    accounts.deps,
+    accounts.codes,
+    accounts.queue,
+    { email, otp: accounts.codes.lastCode(email, 'signup') },
+    testClient,
+  );
 }

@@ -1,0 +1,21 @@
+import { accountDeps } from '../../shared/adapters/accounts.js';
+import { authenticate } from '../../shared/adapters/authenticate.js';
+import { endSession } from '../../shared/domain/accounts/sessions.js';
+import { ServiceError } from '../../shared/domain/errors.js';
+import { authenticatedHandler } from '../../shared/http/api-handler.js';
+import { SessionPath } from '../../shared/http/schemas/auth.js';
+
+/** DELETE /v1/auth/sessions/{id}: ends one of the caller's sessions (its tokens stop at once). */
+export const handler = authenticatedHandler(
+  { authenticate, params: SessionPath },
+  async ({ principal, params }) => {
+    if (
+      !(await endSession(await accountDeps(), { userId: principal.userId, sessionId: params.id }))
+    ) {
+      throw new ServiceError('not_found', 'No such session', [
+        { field: 'id', message: 'is not a session of this account' },
+      ]);
+    }
+    return { id: params.id, revoked: true };
+  },
+);

@@ -1,0 +1,72 @@
+import type { EmailMessage, Mailer } from '../messages.js';
+import type { SecurityNotice } from './ports.js';
+
+/**
+ * The security notices of contract.md ("Identity lifecycle"): what changed, when nothing else
+ * would tell the owner, and what to do if it was not them. Sent by the account-code worker.
+ */
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+
+const ifNotYou =
+  'If this was not you, reset your password at once (forgot password) and sign out every session.';
+
+function wordingOf(notice: SecurityNotice, detail: string | undefined) {
+  switch (notice) {
+    case 'password_changed':
+      return {
+        subject: 'Your password was changed',
+        lines: [
+          'The password of your account was changed, and every other session was signed out.',
+          ifNotYou,
+        ],
+      };
+    case 'password_reset':
+      return {
+        subject: 'Your password was reset',
+        lines: [
+          'The password of your account was reset with a code sent to this address, and every session was signed out.',
+          ifNotYou,
+        ],
+      };
+    case 'email_change_requested':
+      return {
+        subject: 'An email change was requested for your account',
+        lines: [
+          `Someone signed in to your account asked to change its email to ${detail ?? 'another address'}. This address stays the account's email until the new one is confirmed with the code sent to it.`,
+          ifNotYou,
+        ],
+      };
+    case 'phone_changed':
+      return {
+        subject: 'A phone number was added to your account',
+        lines: [
+          'A new phone number was confirmed for your account; it can now receive sign-in codes.',
+          ifNotYou,
+        ],
+      };
+  }
+}
+
+export function noticeEmail(
+  to: string,
+  notice: SecurityNotice,
+  detail: string | undefined,
+): EmailMessage {
+  const { subject, lines } = wordingOf(notice, detail);
+  return {
+    to,
+    subject,
+    text: lines.join('\n\n'),
+    html: lines.map((line) => `<p>${escapeHtml(line)}</p>`).join(''),
+  };
+}
+
+/** Sends one notice; a failure is thrown, so the queue retries it. */
+export function sendNotice(
+  mailer: Mailer,
+  work: { target: string; notice: SecurityNotice; detail?: string },
+): Promise<void> {
+  return mailer.send(noticeEmail(work.target, work.notice, work.detail));
+}
