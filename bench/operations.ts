@@ -88,8 +88,11 @@ class OperationDriver {
     return this.client.send(call);
   }
 
-  /** A measured request; throws (after recording why) when the answer is not a success. */
-  async measure<T>(name: string, call: HttpCall): Promise<T> {
+  /**
+   * A measured request; throws (after recording why) when the answer is not a success, or not
+   * `refusedWith` when the request is meant to be refused (a wrong password).
+   */
+  async measure<T>(name: string, call: HttpCall, refusedWith?: number): Promise<T> {
     const recorder = this.recorder(name);
     try {
       await this.counter.settle();
@@ -99,7 +102,10 @@ class OperationDriver {
       const cpu = process.cpuUsage(cpuBefore);
       const atResponse = this.counter.snapshot();
       await this.counter.settle();
-      const data = dataOf<T>(answer);
+      if (refusedWith !== undefined && answer.status !== refusedWith) {
+        throw new Error(`${answer.status} where ${refusedWith} was expected`);
+      }
+      const data = refusedWith === undefined ? dataOf<T>(answer) : (undefined as T);
       if (!this.recording) return data;
       recorder.latencies.push(answer.ms);
       recorder.cpuMs.push((cpu.user + cpu.system) / 1000);
@@ -235,6 +241,57 @@ async function accountOperations(
     });
   });
   return { userId: account.tokens.user.id, accessToken: tokens.access_token };
+}
+
+/** The two rows whose medians must not tell a known email from an unknown one. */
+export const wrongPasswordRows = {
+  known: 'login, wrong password (known email)',
+  unknown: 'login, wrong password (unknown email)',
+} as const;
+
+/**
+ * Wrong-password logins for known and unknown emails, interleaved one for one, so machine noise
+ * lands on both alike. Each known email is a fresh account tried once: the throttle counts per
+ * email and source, and a lock (after 5) would answer both without a hash.
+ */
+async function wrongPasswordLogins(
+  driver: OperationDriver,
+  runtime: LocalRuntime,
+  samples: number,
+): Promise<void> {
+  let known: string[];
+  try {
+    known = [];
+    for (let i = 0; i <= samples; i++) known.push((await createAccount(driver, runtime)).email);
+  } catch (error) {
+    for (const name of Object.values(wrongPasswordRows)) {
+      driver.recorder(name).failure = `setup: ${reasonOf(error)}`;
+    }
+    return;
+  }
+  const attempt = (name: string, email: string) =>
+    driver.measure(
+      name,
+      {
+        method: 'POST',
+        url: driver.url('/auth/login'),
+        body: json({ email, password: 'not the password at all' }),
+      },
+      401,
+    );
+  await driver.repeat(samples, async (i) => {
+    await attempt(wrongPasswordRows.known, known[i]!);
+    await attempt(wrongPasswordRows.unknown, `nobody-${randomUUID().slice(0, 12)}@example.com`);
+  });
+}
+
+/** The ratio of the two medians, as the closing note of the security issue reports it. */
+function wrongPasswordNote(recorders: Map<string, Recorder>): string | undefined {
+  const known = recorders.get(wrongPasswordRows.known)?.latencies ?? [];
+  const unknown = recorders.get(wrongPasswordRows.unknown)?.latencies ?? [];
+  if (known.length === 0 || unknown.length === 0) return undefined;
+  const ratio = median(unknown) / median(known);
+  return `Wrong-password login, unknown vs known email: median ${round(median(unknown))} vs ${round(median(known))} ms (${round((ratio - 1) * 100, 1)} %, n = ${unknown.length} each, interleaved); the DynamoDB calls are the same by construction (test/security/login-throttle.test.ts).`;
 }
 
 async function otpOperations(driver: OperationDriver, runtime: LocalRuntime, iterations: number) {
@@ -373,6 +430,7 @@ export async function operationsSection(
   try {
     await driver.measureBaseline(Math.max(20, iterations));
     const account = await accountOperations(driver, runtime, iterations);
+    await wrongPasswordLogins(driver, runtime, Math.min(iterations, 40));
     await otpOperations(driver, runtime, iterations);
     await gatewayBEvents(driver, iterations);
     await publishEvents(driver, account, iterations);
@@ -394,6 +452,7 @@ export async function operationsSection(
       `Left out: ${counter.ignored} sweeper polls (Query on gsi2, every 5 s in the local runtime) made during the section.`,
       '× bare http = p50 ÷ the p50 of a bare node:http request in this process (ceiling section).',
       'Anchor (Keycloak sizing guide): 15 password logins/s and 120 refreshes/s per vCPU.',
+      ...[wrongPasswordNote(driver.recorders)].filter((note) => note !== undefined),
     ],
   };
 }
