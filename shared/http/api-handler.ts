@@ -38,7 +38,10 @@ export interface ApiRequest<TBody, TQuery, TParams> {
   headers: Record<string, string>;
   requestId: string;
   sourceIp: string;
-  /** Who the per-client rate limit counts: a digest of the API key, else the source IP. */
+  /**
+   * Who the per-client rate limit counts: the API key API Gateway accepted (its id) with the
+   * source IP, or the source IP alone (`clientOf`).
+   */
   client: string;
 }
 
@@ -163,6 +166,19 @@ function answerHeaders(requestId: string, origin: string | undefined): Record<st
 }
 
 /**
+ * Who the rate limiter counts (contract.md, "Who the rate limiter counts"): only what API Gateway
+ * validated — the id of the API key it accepted (`identity.apiKeyId`, set only on a method that
+ * requires a key, for a key of a usage plan) together with the connection's address
+ * (`identity.sourceIp`); the address alone when no key was accepted. Never the `x-api-key`
+ * header: a client that sent a fresh value with every request got a fresh window every time,
+ * which made phone-number enumeration through GET /v1/verify/phone unlimited. Key and address
+ * together, because a client app's key ships inside the app: counted by key alone, one abuser
+ * would spend the window of every user of that app.
+ */
+const clientOf = (apiKeyId: string | null, sourceIp: string): string =>
+  apiKeyId === null || apiKeyId === '' ? `ip:${sourceIp}` : `key:${apiKeyId}|ip:${sourceIp}`;
+
+/**
  * Normalises headers, remembers the request id, puts the headers of every answer on the response
  * and logs one line per request.
  */
@@ -194,11 +210,13 @@ function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
         headers['content-type'] = normalisedMediaType(headers['content-type']);
       }
       event.headers = headers;
+      const identity = event.requestContext?.identity;
+      const sourceIp = identity?.sourceIp ?? 'unknown';
       states.set(event, {
         headers,
         requestId: event.requestContext?.requestId ?? 'local',
-        sourceIp: event.requestContext?.identity?.sourceIp ?? 'unknown',
-        client: '',
+        sourceIp,
+        client: clientOf(identity?.apiKeyId ?? null, sourceIp),
         startedAt: Date.now(),
       });
     },
@@ -208,8 +226,8 @@ function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
 }
 
 /**
- * The per-client fixed window of contract.md: by API key when one is sent (the usage-plan key on
- * AWS), else by source IP. Every response carries the X-RateLimit-* headers.
+ * The per-client fixed window of contract.md, counted for `clientOf`. Every response carries the
+ * X-RateLimit-* headers.
  */
 function rateLimit(): MiddlewareObj<ApiEvent, HttpResponse> {
   const addHeaders = (event: ApiEvent, response: HttpResponse | null | undefined) => {
@@ -222,9 +240,6 @@ function rateLimit(): MiddlewareObj<ApiEvent, HttpResponse> {
   return {
     before: async ({ event }) => {
       const state = stateOf(event);
-      const apiKey = state.headers['x-api-key'];
-      // Keys are credentials: count under a digest, never the key itself.
-      state.client = apiKey ? `key:${digest(apiKey)}` : `ip:${state.sourceIp}`;
       const window = { scope: 'api', limit: rateLimitPerMinute(), windowSeconds: 60 };
       try {
         state.rateLimit = await consume(

@@ -164,6 +164,10 @@ function singleValueHeaders(request: IncomingMessage): Record<string, string> {
   return headers;
 }
 
+/** The caller's address as API Gateway and Function URLs report it: the socket's peer, never a header. */
+const sourceAddress = (request: IncomingMessage): string =>
+  request.socket.remoteAddress ?? '127.0.0.1';
+
 /** The API Gateway REST proxy event API Gateway would send for this request (stage v1). */
 function restEvent(
   request: IncomingMessage,
@@ -191,10 +195,27 @@ function restEvent(
       authorizer: undefined,
       protocol: 'HTTP/1.1',
       httpMethod: request.method ?? 'GET',
+      // What API Gateway puts here for a caller that is not signed with IAM. The runtime
+      // requires and accepts no API key (like a method deployed with apiKeyRequired=false), so
+      // apiKey and apiKeyId stay null whatever x-api-key says, and the rate limiter counts the
+      // socket's address alone.
       identity: {
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: sourceAddress(request),
+        user: null,
         userAgent: request.headers['user-agent'] ?? null,
-      } as APIGatewayProxyEvent['requestContext']['identity'],
+        userArn: null,
+      },
       path: url.pathname,
       stage: 'v1',
       requestId,
@@ -234,7 +255,7 @@ function functionUrlEvent(
         method: request.method ?? 'GET',
         path: url.pathname,
         protocol: 'HTTP/1.1',
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        sourceIp: sourceAddress(request),
         userAgent: request.headers['user-agent'] ?? '',
       },
       requestId,

@@ -127,11 +127,12 @@ describe('the per-client rate limit', () => {
   it('counts per client, reports the window on every response and answers 429 with Retry-After', async () => {
     process.env.RATE_LIMIT_PER_MINUTE = '3';
     const ping = apiHandler({}, async () => ({ pong: true }));
-    const event = () =>
-      restEvent({
-        httpMethod: 'GET',
-        headers: { 'x-api-key': 'key-under-test' },
-      });
+    const fromClient = (sourceIp: string) => {
+      const event = restEvent({ httpMethod: 'GET' });
+      event.requestContext.identity.sourceIp = sourceIp;
+      return event;
+    };
+    const event = () => fromClient('192.0.2.30');
     const responses = [];
     startOfNextMinute();
     for (let i = 0; i < 4; i++) responses.push(await ping(event(), lambdaContext));
@@ -152,10 +153,7 @@ describe('the per-client rate limit', () => {
     expect(JSON.parse(limited.body).error.code).toBe('rate_limited');
 
     // Another client has its own window.
-    const other = await ping(
-      restEvent({ httpMethod: 'GET', headers: { 'x-api-key': 'other-key' } }),
-      lambdaContext,
-    );
+    const other = await ping(fromClient('192.0.2.31'), lambdaContext);
     expect(other.statusCode).toBe(200);
   });
 });
