@@ -313,6 +313,7 @@ interface AttemptItem {
   outcome: AttemptOutcome;
   status_code: number;
   event_id?: string;
+  sender_event_id?: string;
   event_type?: string;
   error_code?: string;
   request_id: string;
@@ -329,6 +330,7 @@ const attemptOf = (item: AttemptItem): InboundAttempt => ({
   requestId: item.request_id,
   sourceIp: item.source_ip,
   ...(item.event_id === undefined ? {} : { eventId: item.event_id }),
+  ...(item.sender_event_id === undefined ? {} : { senderEventId: item.sender_event_id }),
   ...(item.event_type === undefined ? {} : { eventType: item.event_type }),
   ...(item.error_code === undefined ? {} : { errorCode: item.error_code }),
 });
@@ -367,6 +369,7 @@ export const dynamoInboundAttemptLog: InboundAttemptLog = {
           outcome: attempt.outcome,
           status_code: attempt.statusCode,
           event_id: attempt.eventId,
+          sender_event_id: attempt.senderEventId,
           event_type: attempt.eventType,
           error_code: attempt.errorCode,
           request_id: attempt.requestId,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   dynamoInboundAttemptLog,
@@ -358,7 +358,7 @@ describe('gateway A', () => {
 
     expect(ack).toEqual({
       received: true,
-      event_id: 'evt_a_1',
+      event_id: `sha256:${createHash('sha256').update(body).digest('hex')}`,
       duplicate: false,
       route: 'general',
     });
@@ -378,10 +378,10 @@ describe('gateway A', () => {
     ]);
   });
 
-  it('dedupes by the body hash when no event id header is sent', async () => {
+  it('dedupes by the body hash, whatever event id header comes with it', async () => {
     const body = JSON.stringify(gatewayAPaymentEvent('order.paid', { id: 'pay_x' }));
     const first = await receiveA(signedA(body));
-    const second = await receiveA(signedA(body));
+    const second = await receiveA(signedA(body, { 'x-gateway-a-event-id': 'evt_claimed' }));
     expect(first.event_id).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(second).toEqual({ ...first, duplicate: true });
   });

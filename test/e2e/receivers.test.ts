@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   dynamoInboundAttemptLog,
@@ -228,8 +228,10 @@ describe('gateway A', () => {
       'x-razorpay-event-id': eventId,
     });
 
-    expect(withNew.json()).toEqual(ack(eventId, false, 'general'));
-    expect(withOld.json()).toEqual(ack(eventId, true, 'general'));
+    // The dedupe key is the signed body's SHA-256; the claimed id is kept for audit only.
+    const bodyKey = `sha256:${createHash('sha256').update(body).digest('hex')}`;
+    expect(withNew.json()).toEqual(ack(bodyKey, false, 'general'));
+    expect(withOld.json()).toEqual(ack(bodyKey, true, 'general'));
   });
 
   it('publishes a captured payment for the account in its notes', async () => {

@@ -42,8 +42,10 @@ export interface InboundAttempt {
   receivedAt: number;
   outcome: AttemptOutcome;
   statusCode: number;
-  /** The source's event id (or the body's SHA-256), once the body was understood. */
+  /** The dedupe key (the source's event id, or the body's SHA-256), once the body was understood. */
   eventId?: string;
+  /** The id the call's header claimed when the signature does not cover it (gateway A). */
+  senderEventId?: string;
   eventType?: string;
   /** The error code of a refused call. */
   errorCode?: string;

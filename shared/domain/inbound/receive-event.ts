@@ -21,7 +21,7 @@ export async function receiveEvent(
   const check = rules.verify(call, secrets);
   if (!check.valid) throw new ServiceError('invalid_signature', check.reason);
   const body = parseObject(call.rawBody);
-  const { eventId, type, route } = rules.identify(call, body);
+  const { eventId, type, route, senderEventId } = rules.identify(call, body);
   const now = deps.clock.now();
   const stored = await deps.events.record(
     {
@@ -38,6 +38,7 @@ export async function receiveEvent(
     ...attemptOf(deps, rules.source, call, outcome, statusCode),
     eventId,
     eventType: type,
+    ...(senderEventId === undefined ? {} : { senderEventId }),
   });
   // A duplicate whose original never got processed (the hand-off failed, or its worker died) is
   // handed over again: the sender's retry is what repairs the gap between the write and the

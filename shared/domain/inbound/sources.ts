@@ -26,7 +26,15 @@ export interface EventIdentity {
   eventId: string;
   type: string;
   route: InboundRoute;
+  /**
+   * The id a header of the call claims for the event, when the signature does not cover it
+   * (gateway A): kept on the call's audit record, never used to tell what is new.
+   */
+  senderEventId?: string;
 }
+
+/** The longest claimed event id kept for audit (the header is the sender's free text). */
+const maxSenderEventIdLength = 200;
 
 /** How one sender signs and names its events (contract.md, "Inbound webhooks"). */
 export interface SourceRules {
@@ -71,10 +79,16 @@ export const gatewayA: SourceRules = {
     ),
   identify(call, body) {
     const type = requiredString(body, 'event');
-    // The sender's event id header when present; otherwise identical bytes are the same event.
-    const eventId =
-      header(call, 'x-gateway-a-event-id', 'x-razorpay-event-id')?.trim() || bodyHash(call.rawBody);
-    return { eventId, type, route: gatewayARoute(type) };
+    // The dedupe key is the signed body itself. The event-id header is outside the signature:
+    // keyed on it, one signed body posted under four ids was four events (four
+    // payment.successful for one payment). It is kept for audit only.
+    const claimed = header(call, 'x-gateway-a-event-id', 'x-razorpay-event-id')?.trim();
+    return {
+      eventId: bodyHash(call.rawBody),
+      type,
+      route: gatewayARoute(type),
+      ...(claimed ? { senderEventId: claimed.slice(0, maxSenderEventIdLength) } : {}),
+    };
   },
 };
 
