@@ -9,6 +9,8 @@ describe('the SSRF address rule', () => {
     '2606:4700:4700::1111',
     '::ffff:8.8.8.8',
     '::ffff:0:808:808',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
   ])('admits the public address %s', (address) => {
     expect(classifyAddress(address)).toBe('public');
   });
@@ -31,7 +33,11 @@ describe('the SSRF address rule', () => {
     '::ffff:0:7f00:1',
     '::ffff:0:127.0.0.1',
     '64:ff9b::a00:1',
+    '64:ff9b::127.0.0.1',
+    '::7f00:1',
+    '::10.1.2.3',
     '2002:c0a8:0101::1',
+    '2002:7f00:1:0:808:808:808:808',
   ])('treats %s as private (admitted only when private networks are allowed)', (address) => {
     expect(classifyAddress(address)).toBe('private');
   });
@@ -52,6 +58,13 @@ describe('the SSRF address rule', () => {
     '::',
     '2001:db8::1',
     '2001:0:4136:e378::1',
+    '2001:0:4136:e378:8000:63bf:80ff:fffe',
+    '::a9fe:a9fe',
+    '64:ff9b::a9fe:a9fe',
+    '2002:a9fe:a9fe::',
+    '64:ff9b:1::a00:1',
+    '64:ff9b:1::808:808',
+    '64:ff9b:1:7f00:0:100:808:808',
     '0177.0.0.1',
     '2130706433',
     '0x7f.0.0.1',

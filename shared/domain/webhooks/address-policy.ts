@@ -99,7 +99,13 @@ const v6Forbidden = [
   'ff00::/8', // multicast
   '2001:db8::/32', // documentation
   '100::/64', // discard
-  '2001::/32', // Teredo: hides an IPv4 address we cannot check
+  // Teredo: the client's IPv4 address (XOR-obfuscated) and the server's are both inside; no
+  // webhook receiver is reached through Teredo, so none is worth judging them.
+  '2001::/32',
+  // Local-use NAT64 (RFC 8215): the operator picks the prefix length (/48 to /96), and RFC 6052
+  // puts the IPv4 address in different bits for each — 64:ff9b:1:7f00:0:100:808:808 is 8.8.8.8
+  // read as /96 but 127.0.0.1 through a /48 translator. No single reading is safe.
+  '64:ff9b:1::/48',
   'fec0::/10', // deprecated site-local
 ].map(v6);
 
@@ -109,14 +115,16 @@ const v6Private = [
   'fe80::/10', // link-local
 ].map(v6);
 
-/** IPv6 forms that carry an IPv4 address, which is what gets reached: judge that one. */
+/**
+ * IPv6 forms that carry an IPv4 address, which is what gets reached (through the host's own
+ * stack, a translator or a relay): judge that one, as if it had been written as IPv4.
+ */
 const v6Embedding = [
   { range: v6('::ffff:0:0/96'), shift: 0n }, // IPv4-mapped
   { range: v6('::ffff:0:0:0/96'), shift: 0n }, // IPv4-translated (SIIT, RFC 2765)
   { range: v6('::/96'), shift: 0n }, // IPv4-compatible (deprecated)
-  { range: v6('64:ff9b::/96'), shift: 0n }, // NAT64
-  { range: v6('64:ff9b:1::/48'), shift: 0n }, // local-use NAT64
-  { range: v6('2002::/16'), shift: 80n }, // 6to4
+  { range: v6('64:ff9b::/96'), shift: 0n }, // NAT64 well-known prefix: /96 only (RFC 6052)
+  { range: v6('2002::/16'), shift: 80n }, // 6to4: bits 16–47
 ];
 
 function classifyIPv4(value: bigint): AddressClass {
