@@ -294,7 +294,19 @@ function wrongPasswordNote(recorders: Map<string, Recorder>): string | undefined
   return `Wrong-password login, unknown vs known email: median ${round(median(unknown))} vs ${round(median(known))} ms (${round((ratio - 1) * 100, 1)} %, n = ${unknown.length} each, interleaved); the DynamoDB calls are the same by construction (test/security/login-throttle.test.ts).`;
 }
 
-async function otpOperations(driver: OperationDriver, runtime: LocalRuntime, iterations: number) {
+/** Generic codes, which are a signed-in user's: sent and verified with the account's token. */
+async function otpOperations(
+  driver: OperationDriver,
+  runtime: LocalRuntime,
+  account: BenchAccount | undefined,
+  iterations: number,
+) {
+  if (account === undefined) {
+    driver.recorder('sendOtp').failure = 'needs the account of the account operations';
+    driver.recorder('verifyOtp').failure = 'needs the account of the account operations';
+    return;
+  }
+  const headers = { authorization: `Bearer ${account.accessToken}` };
   // A fresh number per pair: the per-target cooldown (60 s) and hourly cap must not throttle us.
   const offset = Math.floor(Math.random() * 10_000);
   await driver.repeat(iterations, async (i) => {
@@ -302,11 +314,13 @@ async function otpOperations(driver: OperationDriver, runtime: LocalRuntime, ite
     await driver.measure('sendOtp', {
       method: 'POST',
       url: driver.url('/otp/send'),
+      headers,
       body: json({ phone_number: phone, purpose: 'generic' }),
     });
     await driver.measure('verifyOtp', {
       method: 'POST',
       url: driver.url('/otp/verify'),
+      headers,
       body: json({ phone_number: phone, code: await codeFor(runtime, phone), purpose: 'generic' }),
     });
   });
@@ -431,7 +445,7 @@ export async function operationsSection(
     await driver.measureBaseline(Math.max(20, iterations));
     const account = await accountOperations(driver, runtime, iterations);
     await wrongPasswordLogins(driver, runtime, Math.min(iterations, 40));
-    await otpOperations(driver, runtime, iterations);
+    await otpOperations(driver, runtime, account, iterations);
     await gatewayBEvents(driver, iterations);
     await publishEvents(driver, account, iterations);
   } finally {

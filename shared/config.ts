@@ -105,10 +105,17 @@ export function webhookAllowPrivateNetwork(): boolean {
 
 /**
  * SMS_ALLOWED_COUNTRIES: ISO 3166 alpha-2 codes (e.g. `US,GB,IN`) that codes may be texted to, the
- * defence against SMS pumping (bots requesting codes to premium-rate numbers). Empty allows all.
+ * defence against SMS pumping (bots requesting codes to premium-rate numbers). Empty allows all —
+ * but only off AWS: a function running on Lambda (AWS_LAMBDA_FUNCTION_NAME, set by the Lambda
+ * runtime) refuses to read an empty list, so a deployed stack must name its countries.
  */
 export function smsAllowedCountries(): string[] {
   const countries = list('SMS_ALLOWED_COUNTRIES').map((country) => country.toUpperCase());
+  if (countries.length === 0 && optional('AWS_LAMBDA_FUNCTION_NAME') !== undefined) {
+    throw new Error(
+      'Missing configuration: SMS_ALLOWED_COUNTRIES must name the countries texts may go to (e.g. US,GB) on a deployed function; an empty list would allow every country',
+    );
+  }
   const invalid = countries.filter((country) => !/^[A-Z]{2}$/.test(country));
   if (invalid.length > 0) {
     throw new Error(
@@ -116,6 +123,15 @@ export function smsAllowedCountries(): string[] {
     );
   }
   return countries;
+}
+
+/**
+ * SMS_MAX_PER_HOUR: texts the whole service may send in one clock hour, all numbers and purposes
+ * together — the bound on SMS spend that per-number and per-client limits cannot give (a pumper
+ * spreads over many numbers and addresses). A log line warns at 80 % (`smsCapNearMessage`).
+ */
+export function smsMaxPerHour(): number {
+  return positiveInteger('SMS_MAX_PER_HOUR', 1000);
 }
 
 /**

@@ -11,11 +11,12 @@ import { transactWrite } from './transactions.js';
  * Codes, attempt budgets and send counters as items of the single table. Every rule of the engine
  * is a condition of one write, never a read followed by a write.
  *
- * - `OTP#channel#target#purpose`: the live code's digest, issuedAt, expiresAt (epoch ms) and the
- *   subject it proves the target for, if any. Kept a week past expiry (TTL) so resend can tell
+ * - `OTP#channel#target#purpose[#subject]`: the live code's digest, issuedAt, expiresAt (epoch ms)
+ *   and the subject it proves the target for, if any; `#subject` ends the key of a purpose whose
+ *   codes are their subject's alone (generic). Kept a week past expiry (TTL) so resend can tell
  *   which purpose was pending and for whom; an expired code never verifies, as expiry is checked
  *   in code.
- * - `OTP_ATTEMPTS#channel#target#purpose`: attempts spent and the end of their window.
+ * - `OTP_ATTEMPTS#channel#target#purpose[#subject]`: attempts spent and the end of their window.
  * - `OTP_SENDS#channel#target` / hour start: codes sent to the target in that clock hour.
  */
 
@@ -23,8 +24,9 @@ const otpRetentionSeconds = 7 * 24 * 3600;
 
 const seconds = (epochMs: number) => Math.floor(epochMs / 1000);
 
-const otpKey = (key: OtpKey) => keys.otp(key.channel, key.target, key.purpose);
-const attemptsKey = (key: OtpKey) => keys.otpAttempts(key.channel, key.target, key.purpose);
+const otpKey = (key: OtpKey) => keys.otp(key.channel, key.target, key.purpose, key.subject);
+const attemptsKey = (key: OtpKey) =>
+  keys.otpAttempts(key.channel, key.target, key.purpose, key.subject);
 
 /** A raw (marshalled) item, as ConditionalCheckFailedException returns it. */
 type RawItem = Record<string, AttributeValue> | undefined;

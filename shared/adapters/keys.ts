@@ -34,15 +34,22 @@ export const keys = {
   userSessions: (userId: string) => ({ pk: `USER#${userId}`, skPrefix: 'SESSION#' }),
   /** A refresh token, by the SHA-256 of its value. */
   refreshToken: (tokenHash: string) => item(`REFRESH#${tokenHash}`),
-  /** The live OTP for one channel + target + purpose. */
-  otp: (channel: string, target: string, purpose: string) =>
-    item(`OTP#${channel}#${target}#${purpose}`),
-  /** Wrong-code budget per target and purpose; survives new codes being issued. */
-  otpAttempts: (channel: string, target: string, purpose: string) =>
-    item(`OTP_ATTEMPTS#${channel}#${target}#${purpose}`),
+  /**
+   * The live OTP for one channel + target + purpose, and the user it is bound to when it is
+   * (generic codes: each user's code for a number is its own).
+   */
+  otp: (channel: string, target: string, purpose: string, subject?: string) =>
+    item(`OTP#${channel}#${target}#${purpose}${subject === undefined ? '' : `#${subject}`}`),
+  /** Wrong-code budget per target and purpose (and bound user); survives new codes being issued. */
+  otpAttempts: (channel: string, target: string, purpose: string, subject?: string) =>
+    item(
+      `OTP_ATTEMPTS#${channel}#${target}#${purpose}${subject === undefined ? '' : `#${subject}`}`,
+    ),
   /** Sends to one target in one hour window (at most 5). */
   otpSends: (channel: string, target: string, hourWindow: number) =>
     item(`OTP_SENDS#${channel}#${target}`, `${hourWindow}`),
+  /** Texts sent by the whole service in one clock hour (SMS_MAX_PER_HOUR caps it). */
+  smsSends: (hourStart: number) => item(`SMS_SENDS#${hourStart}`),
   /** The last "someone tried to sign up with your email" notice to one email (one per window). */
   signupNotice: (email: string) => item(`SIGNUP_NOTICE#${email}`),
   /** A fixed-window request counter for one client (or one limit scope) and one window. */

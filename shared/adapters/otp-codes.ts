@@ -1,9 +1,11 @@
-import { secret, smsAllowedCountries } from '../config.js';
+import { secret, smsAllowedCountries, smsMaxPerHour } from '../config.js';
 import { systemClock } from '../domain/clock.js';
 import { OtpChecks } from '../domain/otp/checks.js';
 import { OtpCodes } from '../domain/otp/codes.js';
 import { OtpEngine } from '../domain/otp/engine.js';
+import { SmsCap } from '../domain/otp/sms-cap.js';
 import { dynamoOtpStore } from './dynamo-otp-store.js';
+import { dynamoSmsCounter } from './dynamo-sms-counter.js';
 import { mailer } from './ses-mailer.js';
 import { smsSender } from './sns-sms-sender.js';
 
@@ -23,13 +25,16 @@ function otpEngine(): Promise<OtpEngine> {
   return engine;
 }
 
+/** The service-wide SMS cap (SMS_MAX_PER_HOUR) on DynamoDB. */
+export const smsCap = (): SmsCap => new SmsCap(dynamoSmsCounter, systemClock, smsMaxPerHour());
+
 /**
- * Issuing and checking codes over SES and SNS (or the local stand-ins), with the message templates
- * and the SMS country allow-list. It satisfies the account use-cases' `AccountCodes` as is
- * (docs/otp.md).
+ * Issuing and checking codes over SES and SNS (or the local stand-ins), with the message templates,
+ * the SMS country allow-list and the service-wide SMS cap. It satisfies the account use-cases'
+ * `AccountCodes` as is (docs/otp.md).
  */
 export async function otpCodes(): Promise<OtpCodes> {
-  return new OtpCodes(await otpEngine(), mailer(), smsSender(), smsAllowedCountries());
+  return new OtpCodes(await otpEngine(), mailer(), smsSender(), smsAllowedCountries(), smsCap());
 }
 
 /**

@@ -52,7 +52,7 @@ export const answers: Record<string, Answer> = {
   jwks: { document: 'json' },
   openapi: { document: 'json' },
 
-  sendOtp: { data: r.SmsCodeSent, errors: ['not_found'] },
+  sendOtp: { data: r.SmsCodeSent, errors: ['too_many_attempts'] },
   verifyOtp: { data: r.OtpVerified, errors: codeChecks },
   resendEmailOtp: { data: r.CodeSent },
   resendMobileOtp: { data: r.CodeSent },
@@ -101,7 +101,9 @@ export function errorsOf(route: HttpRouteEntry): ErrorCode[] {
     codes.add('invalid_request');
   }
   if (route.surface === 'api' && route.body !== undefined) codes.add('payload_too_large');
-  if (route.auth === 'user') codes.add('unauthorized').add('invalid_token');
+  if (route.auth === 'user' || route.auth === 'user-if-generic') {
+    codes.add('unauthorized').add('invalid_token');
+  }
   for (const code of answerOf(route).errors ?? []) codes.add(code);
   if (route.surface === 'api') codes.add('rate_limited');
   codes.add('internal_error');

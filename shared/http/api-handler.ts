@@ -43,12 +43,17 @@ export interface ApiRequest<TBody, TQuery, TParams> {
    * source IP, or the source IP alone (`clientOf`).
    */
   client: string;
+  /** The caller, when the operation asked for a Bearer token for this request (`bearerWhen`). */
+  principal?: Principal;
 }
 
 export interface AuthenticatedRequest<TBody, TQuery, TParams>
   extends ApiRequest<TBody, TQuery, TParams> {
   principal: Principal;
 }
+
+/** Resolves the Authorization header to a principal or throws unauthorized/invalid_token. */
+type Authenticate = (authorization: string | undefined) => Promise<Principal>;
 
 /** A page of a list, answered as `data` plus `meta`. */
 export class Page<TItem> {
@@ -90,11 +95,19 @@ interface Options<TBody, TQuery, TParams> {
   successStatus?: 200 | 201 | 202;
   /** Route-specific limits; a refusal is a 429 with the headers of the limit that refused. */
   limits?: RouteLimit<ApiRequest<Output<TBody>, Output<TQuery>, Output<TParams>>>[];
+  /**
+   * For an operation public for some requests only (sendOtp and verifyOtp: purpose generic needs
+   * a signed-in user, login does not): after validation, before the route limits, a request
+   * `needed` for is authenticated as authenticatedHandler's are, and its `principal` set.
+   */
+  bearerWhen?: {
+    needed: (request: ApiRequest<Output<TBody>, Output<TQuery>, Output<TParams>>) => boolean;
+    authenticate: Authenticate;
+  };
 }
 
 interface AuthenticatedOptions<TBody, TQuery, TParams> extends Options<TBody, TQuery, TParams> {
-  /** Resolves the Authorization header to a principal or throws unauthorized/invalid_token. */
-  authenticate: (authorization: string | undefined) => Promise<Principal>;
+  authenticate: Authenticate;
 }
 
 type ApiEvent = APIGatewayProxyEvent;
@@ -331,7 +344,7 @@ function buildHandler<
   TParams extends Schema | undefined,
 >(
   options: Options<TBody, TQuery, TParams>,
-  authenticate: ((authorization: string | undefined) => Promise<Principal>) | undefined,
+  authenticate: Authenticate | undefined,
   run: (
     request: AuthenticatedRequest<Output<TBody>, Output<TQuery>, Output<TParams>>,
   ) => Promise<unknown>,
@@ -355,6 +368,10 @@ function buildHandler<
       client: state.client,
       principal: state.principal as Principal,
     } as AuthenticatedRequest<Output<TBody>, Output<TQuery>, Output<TParams>>;
+    // Before the route limits: an anonymous request that needs a token spends no one's budget.
+    if (options.bearerWhen?.needed(request)) {
+      request.principal = await options.bearerWhen.authenticate(state.headers.authorization);
+    }
     for (const routeLimit of options.limits ?? []) {
       await enforceRouteLimit(routeLimit, request, state);
     }

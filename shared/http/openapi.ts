@@ -279,7 +279,8 @@ function operation(route: HttpRouteEntry): JsonObject {
           : [{ [answer.signedWith]: [] }]
         : route.auth === 'user'
           ? [{ apiKey: [], bearerAuth: [] }]
-          : answer.optionalBearer
+          : // Alternatives: with the key alone, or with a Bearer token too (its summary says when).
+            answer.optionalBearer || route.auth === 'user-if-generic'
             ? [{ apiKey: [] }, { apiKey: [], bearerAuth: [] }]
             : [{ apiKey: [] }];
   return {

@@ -22,9 +22,11 @@ type RouteMethod = HttpMethod | 'ANY';
 /**
  * - none: public (signature-authenticated receivers are `none` too);
  * - user: a Bearer access token whose session is live;
+ * - user-if-generic: public for purpose `login`, a Bearer token for purpose `generic` (sendOtp,
+ *   verifyOtp: a generic code confirms a number for the signed-in user);
  * - iam: SigV4 on AWS (other services of the platform); open in the local runtime.
  */
-export type Auth = 'none' | 'user' | 'iam';
+export type Auth = 'none' | 'user' | 'user-if-generic' | 'iam';
 
 /**
  * What an operation's function uses beyond the table (which every function reads and writes:
@@ -285,10 +287,11 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/otp/send',
     entry: 'functions/otp/send-otp.ts',
-    auth: 'none',
+    auth: 'user-if-generic',
     tag: 'otp',
-    summary: 'Send an SMS code for login or a generic check',
-    needs: { sms: true, secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
+    summary:
+      'Send an SMS code: purpose login (public; texted only to the verified phone of an account, the same answer for every number) or generic (Bearer token; the code is bound to the caller)',
+    needs: { sms: true, accountCodeQueue: true, secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
     body: withPhone.SendOtpInput,
   }),
   api({
@@ -296,9 +299,10 @@ export const routes: Route[] = [
     method: 'POST',
     path: '/otp/verify',
     entry: 'functions/otp/verify-otp.ts',
-    auth: 'none',
+    auth: 'user-if-generic',
     tag: 'otp',
-    summary: 'Verify an SMS code; purpose login returns a token pair',
+    summary:
+      'Verify an SMS code: purpose login (public) returns a token pair; generic (Bearer token) confirms the number for the caller',
     needs: { secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
     body: withPhone.VerifyOtpInput,
   }),

@@ -1,28 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamoOtpStore } from '../../shared/adapters/dynamo-otp-store.js';
+import { dynamoSmsCounter } from '../../shared/adapters/dynamo-sms-counter.js';
 import type { AccountCodes } from '../../shared/domain/accounts/ports.js';
 import { ManualClock } from '../../shared/domain/clock.js';
 import { ServiceError } from '../../shared/domain/errors.js';
 import type { EmailMessage, SmsMessage } from '../../shared/domain/messages.js';
 import { OtpCodes } from '../../shared/domain/otp/codes.js';
 import { OtpEngine } from '../../shared/domain/otp/engine.js';
+import { SmsCap } from '../../shared/domain/otp/sms-cap.js';
 import { useFreshTable } from '../support/table.js';
 
 beforeAll(async () => {
   await useFreshTable();
 });
 
-function setup(smsCountries: string[] = []) {
+let days = 0;
+
+function setup(smsCountries: string[] = [], smsPerHour = 1000) {
   const emails: EmailMessage[] = [];
   const texts: SmsMessage[] = [];
   // In the future: codes carry their TTL from this clock, and DynamoDB Local deletes expired items.
-  const clock = new ManualClock(Date.UTC(2099, 0, 1, 10, 0, 0));
+  // Each setup a day of its own, so the service-wide SMS count starts at zero in every test.
+  const clock = new ManualClock(Date.UTC(2099, 0, 1, 10, 0, 0) + days++ * 86_400_000);
   const codes = new OtpCodes(
     new OtpEngine(dynamoOtpStore, clock, 'test-pepper'),
     { send: async (message) => void emails.push(message) },
     { send: async (message) => void texts.push(message) },
     smsCountries,
+    new SmsCap(dynamoSmsCounter, clock, smsPerHour),
   );
   return { codes, emails, texts, clock };
 }
@@ -98,6 +104,53 @@ describe('sending codes', () => {
 
     expect(refused.code).toBe('rate_limited');
     expect(emails.filter((sent) => sent.to === to)).toHaveLength(1);
+  });
+
+  it('binds a code to the user it is for: it verifies for that user only', async () => {
+    const { codes, texts } = setup();
+    const phone = '+14155550177';
+    await codes.send('sms', phone, 'generic', 'usr_owner');
+    const code = codeIn(texts.at(-1)!.text);
+
+    const byOther = await failure(codes.verify('sms', phone, 'generic', code, 'usr_other'));
+    const unbound = await failure(codes.verify('sms', phone, 'generic', code));
+
+    expect([byOther.code, unbound.code]).toEqual(['invalid_otp', 'invalid_otp']);
+    await codes.verify('sms', phone, 'generic', code, 'usr_owner');
+  });
+
+  it('texts no more than the service-wide cap in a clock hour, then refuses every number alike', async () => {
+    const { codes, texts, clock } = setup([], 3);
+    const phones = ['+14155550181', '+14155550182', '+14155550183', '+14155550184'];
+    for (const phone of phones.slice(0, 3)) await codes.send('sms', phone, 'generic', 'usr_a');
+
+    const refused = await failure(codes.send('sms', phones[3]!, 'generic', 'usr_a'));
+    const again = await failure(codes.send('sms', phones[3]!, 'login'));
+
+    expect(refused).toMatchObject({ code: 'rate_limited', details: [] });
+    expect(again.message).toBe(refused.message);
+    expect(refused.message).not.toContain(phones[3]!);
+    expect(refused.retryAfterSeconds).toBe(3600);
+    expect(texts.map((text) => text.to)).toEqual(phones.slice(0, 3));
+    // Refused by the cap, nothing was stored for the number: its cooldown has not started.
+    clock.advance(3_600_000);
+    await codes.send('sms', phones[3]!, 'generic', 'usr_a');
+    expect(texts.at(-1)!.to).toBe(phones[3]);
+  });
+
+  it('gives the text back when the code itself is refused, so refusals do not spend the cap', async () => {
+    const { codes, texts } = setup([], 2);
+    const phone = '+14155550191';
+    await codes.send('sms', phone, 'generic', 'usr_b');
+    for (let retry = 0; retry < 3; retry++) {
+      expect((await failure(codes.send('sms', phone, 'generic', 'usr_b'))).code).toBe(
+        'rate_limited',
+      );
+    }
+
+    await codes.send('sms', '+14155550192', 'generic', 'usr_b');
+
+    expect(texts).toHaveLength(2);
   });
 
   it('serves the account use-cases as their AccountCodes', async () => {

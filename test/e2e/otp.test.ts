@@ -20,10 +20,9 @@ afterAll(async () => {
  */
 let clients = 0;
 const newClientAddress = () => `127.0.1.${++clients}`;
-const asClient = (method: string, path: string, body?: unknown): Promise<Answer> =>
-  api.call(method, path, { body, from: newClientAddress() });
+const asClient = (method: string, path: string, body?: unknown, token?: string): Promise<Answer> =>
+  api.call(method, path, { body, token, from: newClientAddress() });
 
-/** An active account (email verified) holding a phone that is not verified yet. */
 /** An active account whose phone, given at signup, still waits for its SMS code. */
 async function accountWithPendingPhone() {
   const email = uniqueEmail();
@@ -54,10 +53,13 @@ async function accountWithPhone() {
   return account;
 }
 
+/** The access token of a fresh signed-in user, for generic codes. */
+const signedIn = async () => (await api.verifiedAccount()).tokens.access_token;
+
 const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 
 describe('login by SMS code', () => {
-  it('texts a code to the phone of an active account and signs in with it', async () => {
+  it('texts a code to the verified phone of an active account and signs in with it', async () => {
     const { phone, email } = await accountWithPhone();
 
     const sent = await api.post('/otp/send', { phone_number: phone, purpose: 'login' });
@@ -105,7 +107,7 @@ describe('login by SMS code', () => {
     expect(again.body.error.code).toBe('invalid_otp');
   });
 
-  it('sends no login code to a number without an active account', async () => {
+  it('answers a number without an active account as any other, and texts it no login code', async () => {
     const unknown = uniquePhone();
     const email = uniqueEmail();
     const pending = uniquePhone();
@@ -120,26 +122,28 @@ describe('login by SMS code', () => {
     const toPending = await api.post('/otp/send', { phone_number: pending, purpose: 'login' });
 
     for (const answer of [toUnknown, toPending]) {
-      expect(answer.status).toBe(404);
-      expect(answer.body.error.code).toBe('not_found');
-      expect(answer.body.error.details).toEqual([
-        { field: 'phone_number', message: expect.any(String) },
-      ]);
+      expect(answer.status).toBe(200);
+      expect(answer.body.data).toMatchObject({
+        purpose: 'login',
+        message:
+          'If this number is the verified phone of an account, we sent it a 6-digit code by SMS',
+        expires_in: 300,
+      });
     }
     expect(await api.outbox(unknown)).toEqual([]);
     expect(await api.outbox(pending)).toEqual([]);
   });
 
   it('does not accept a login code as a generic one, nor the reverse', async () => {
-    const { phone } = await accountWithPhone();
+    const { phone, accessToken } = await accountWithPhone();
     await api.post('/otp/send', { phone_number: phone, purpose: 'login' });
     const code = await api.codeFor(phone);
 
-    const asGeneric = await api.post('/otp/verify', {
-      phone_number: phone,
-      code,
-      purpose: 'generic',
-    });
+    const asGeneric = await api.post(
+      '/otp/verify',
+      { phone_number: phone, code, purpose: 'generic' },
+      accessToken,
+    );
 
     expect(asGeneric.status).toBe(400);
     expect(asGeneric.body.error.code).toBe('invalid_otp');
@@ -147,16 +151,17 @@ describe('login by SMS code', () => {
 });
 
 describe('generic SMS codes', () => {
-  it('confirms a code for any number and issues no token', async () => {
+  it('confirms a code for any number for the signed-in user and issues no token', async () => {
+    const token = await signedIn();
     const phone = uniquePhone();
-    const sent = await api.post('/otp/send', { phone_number: phone, purpose: 'generic' });
+    const sent = await api.post('/otp/send', { phone_number: phone, purpose: 'generic' }, token);
     const code = await api.codeFor(phone);
 
-    const verified = await api.post('/otp/verify', {
-      phone_number: phone,
-      code,
-      purpose: 'generic',
-    });
+    const verified = await api.post(
+      '/otp/verify',
+      { phone_number: phone, code, purpose: 'generic' },
+      token,
+    );
 
     expect(sent.status).toBe(200);
     expect(verified.status).toBe(200);
@@ -164,11 +169,12 @@ describe('generic SMS codes', () => {
   });
 
   it('burns the code at the 5th wrong attempt and answers 429 with Retry-After', async () => {
+    const token = await signedIn();
     const phone = uniquePhone();
-    await api.post('/otp/send', { phone_number: phone, purpose: 'generic' });
+    await api.post('/otp/send', { phone_number: phone, purpose: 'generic' }, token);
     const code = await api.codeFor(phone);
     const verify = (guess: string) =>
-      api.post('/otp/verify', { phone_number: phone, code: guess, purpose: 'generic' });
+      api.post('/otp/verify', { phone_number: phone, code: guess, purpose: 'generic' }, token);
 
     const wrong = [];
     for (let attempt = 1; attempt <= 5; attempt++) wrong.push(await verify(wrongCode(code)));
@@ -184,10 +190,11 @@ describe('generic SMS codes', () => {
   });
 
   it('refuses a second code within the cooldown with 429 and Retry-After', async () => {
+    const token = await signedIn();
     const phone = uniquePhone();
-    await api.post('/otp/send', { phone_number: phone, purpose: 'generic' });
+    await api.post('/otp/send', { phone_number: phone, purpose: 'generic' }, token);
 
-    const again = await api.post('/otp/send', { phone_number: phone, purpose: 'generic' });
+    const again = await api.post('/otp/send', { phone_number: phone, purpose: 'generic' }, token);
 
     expect(again.status).toBe(429);
     expect(again.body.error.code).toBe('rate_limited');
@@ -196,12 +203,13 @@ describe('generic SMS codes', () => {
   });
 
   it('limits requests per phone number to 3 a minute, with that limit in the headers', async () => {
+    const token = await signedIn();
     const phone = uniquePhone();
     await api.startOfNextMinute();
     const answers = [];
     for (let request = 1; request <= 4; request++) {
       answers.push(
-        await asClient('POST', '/otp/send', { phone_number: phone, purpose: 'generic' }),
+        await asClient('POST', '/otp/send', { phone_number: phone, purpose: 'generic' }, token),
       );
     }
 
@@ -214,10 +222,11 @@ describe('generic SMS codes', () => {
   });
 
   it('refuses a number in a country off the SMS allow-list', async () => {
-    const answer = await api.post('/otp/send', {
-      phone_number: '+33612345678',
-      purpose: 'generic',
-    });
+    const answer = await api.post(
+      '/otp/send',
+      { phone_number: '+33612345678', purpose: 'generic' },
+      await signedIn(),
+    );
 
     expect(answer.status).toBe(400);
     expect(answer.body.error.details).toEqual([
@@ -351,12 +360,17 @@ describe('email and phone verification codes', () => {
   });
 
   it('expires an SMS code after 5 minutes', async () => {
+    const token = await signedIn();
     const phone = uniquePhone();
-    await api.post('/otp/send', { phone_number: phone, purpose: 'generic' });
+    await api.post('/otp/send', { phone_number: phone, purpose: 'generic' }, token);
     const code = await api.codeFor(phone);
 
     await api.advanceClock(300);
-    const answer = await api.post('/otp/verify', { phone_number: phone, code, purpose: 'generic' });
+    const answer = await api.post(
+      '/otp/verify',
+      { phone_number: phone, code, purpose: 'generic' },
+      token,
+    );
 
     expect(answer.status).toBe(400);
     expect(answer.body.error.code).toBe('otp_expired');

@@ -7,6 +7,7 @@ import { handler as forgotPassword } from '../../functions/auth/forgot-password.
 import { handler as signup } from '../../functions/auth/signup.js';
 import { handler as resendEmailOtp } from '../../functions/otp/resend-email-otp.js';
 import { handler as resendMobileOtp } from '../../functions/otp/resend-mobile-otp.js';
+import { handler as sendOtp } from '../../functions/otp/send-otp.js';
 import { handler as sendAccountCode } from '../../functions/workers/send-account-code.js';
 import { documentClient } from '../../shared/adapters/dynamodb.js';
 import { LocalOutbox } from '../../shared/adapters/local-outbox.js';
@@ -24,7 +25,8 @@ import { invoke, restEvent } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 
 /**
- * signup, forgotPassword, resendEmailOtp and resendMobileOtp must not tell an account from no account,
+ * signup, forgotPassword, resendEmailOtp, resendMobileOtp and sendOtp (login) must not tell an
+ * account from no account (nor a verified phone from an unverified one),
  * by their answer nor by the AWS calls on their request path (whose latency an attacker can
  * measure). These tests record every DynamoDB call (a middleware on the DocumentClient, like the
  * bench's counter) and every SQS call (the real SQS adapter on a mocked client) of a request.
@@ -505,6 +507,61 @@ describe('resendEmailOtp and resendMobileOtp', () => {
       expect(made.sqs).toEqual([]);
     } finally {
       delete process.env.SMS_ALLOWED_COUNTRIES;
+    }
+  });
+});
+
+describe('sendOtp with purpose login', () => {
+  const sendLogin = (phone: string) => request(sendOtp, { phone_number: phone, purpose: 'login' });
+
+  it('makes the same AWS calls and answer for an unknown, an unverified and a verified phone', async () => {
+    const unverifiedPhone = uniquePhone();
+    const verifiedPhone = uniquePhone();
+    await account({ emailVerified: true, phone: unverifiedPhone });
+    await account({ emailVerified: true, phone: verifiedPhone, phoneVerified: true });
+    const phones = [uniquePhone(), unverifiedPhone, verifiedPhone];
+
+    const results = [];
+    for (const phone of phones) results.push(await sendLogin(phone));
+
+    for (const { answer, calls: made } of results) {
+      expect(made).toEqual({
+        dynamo: ['UpdateItem RATE#', 'UpdateItem RATE#', 'GetItem SMS_SENDS# consistent sends'],
+        sqs: ['SendMessage'],
+      });
+      expect(answer.status).toBe(200);
+      expect({ ...answer.body.data, phone_number: 'the number' }).toEqual({
+        ...results[0]!.answer.body.data,
+        phone_number: 'the number',
+      });
+    }
+    expect(queued.map((record) => JSON.parse(record.body))).toEqual(
+      phones.map((target) => ({ kind: 'sms_login', target })),
+    );
+  });
+
+  it('has the worker text a login code to the verified phone only, and once for a redelivery', async () => {
+    const pendingEmailPhone = uniquePhone();
+    const unverifiedPhone = uniquePhone();
+    const verifiedPhone = uniquePhone();
+    await account({ emailVerified: false, phone: pendingEmailPhone, phoneVerified: true });
+    await account({ emailVerified: true, phone: unverifiedPhone });
+    await account({ emailVerified: true, phone: verifiedPhone, phoneVerified: true });
+    const unknownPhone = uniquePhone();
+    for (const phone of [unknownPhone, pendingEmailPhone, unverifiedPhone, verifiedPhone]) {
+      await sendLogin(phone);
+    }
+    const records = queued.splice(0);
+
+    const result = await runWorker(records);
+    const redelivered = await runWorker([sqsRecord(records[3]!.messageId, records[3]!.body, 2)]);
+
+    expect([result.batchItemFailures, redelivered.batchItemFailures]).toEqual([[], []]);
+    expect(outbox.list(verifiedPhone).map((entry) => entry.text)).toEqual([
+      expect.stringMatching(/^\d{6} is your login code\./),
+    ]);
+    for (const nobody of [unknownPhone, pendingEmailPhone, unverifiedPhone]) {
+      expect(outbox.list(nobody), nobody).toEqual([]);
     }
   });
 });

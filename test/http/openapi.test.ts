@@ -7,6 +7,8 @@ import { operations } from '../../shared/http/routes.js';
 
 type Operation = {
   operationId: string;
+  security?: Record<string, string[]>[];
+  responses: Record<string, unknown>;
   requestBody?: {
     content: { 'application/json': { schema: { properties?: Record<string, unknown> } } };
   };
@@ -64,5 +66,13 @@ describe('the OpenAPI document', () => {
     expect(paths['/webhooks/{id}/deliveries']?.get?.parameters?.map((p) => p.name)).toEqual(
       expect.arrayContaining(['id', 'page', 'per_page', 'status', 'created_after']),
     );
+  });
+
+  it('declares the Bearer token of sendOtp and verifyOtp as an alternative, with its 401', () => {
+    for (const path of ['/otp/send', '/otp/verify']) {
+      const operation = paths[path]?.post;
+      expect(operation?.security, path).toEqual([{ apiKey: [] }, { apiKey: [], bearerAuth: [] }]);
+      expect(Object.keys(operation?.responses ?? {}), path).toContain('401');
+    }
   });
 });

@@ -248,6 +248,7 @@ export const accountCodeRequestKinds = [
   'forgot_password',
   'resend_email',
   'resend_mobile',
+  'sms_login',
 ] as const;
 
 /**
@@ -255,8 +256,9 @@ export const accountCodeRequestKinds = [
  * password"): the request only queues it, the same way whatever the target, and the account-code
  * worker looks the account up, issues the code and sends it (or, for a signup with a verified
  * email, the owner's notice). `target` is the lower-cased email, or the E.164 phone for
- * `resend_mobile`. `subject` names the account a pending email or phone is proven for (a profile
- * change, a signup's phone after activation). Never a code: the worker issues it.
+ * `resend_mobile` and `sms_login` (sendOtp's login code, docs/otp.md). `subject` names the account
+ * a pending email or phone is proven for (a profile change, a signup's phone after activation).
+ * Never a code: the worker issues it.
  */
 export type AccountCodeRequest =
   | { kind: (typeof accountCodeRequestKinds)[number]; target: string; subject?: string }

@@ -1,4 +1,4 @@
-import type { OtpChannel, OtpEngine, OtpPurpose } from './engine.js';
+import { type OtpChannel, type OtpEngine, type OtpPurpose, otpKey } from './engine.js';
 
 /**
  * Checking codes, as the verify operations need it: the engine alone. It lives apart from
@@ -14,15 +14,17 @@ export class OtpChecks {
   }
 
   /**
-   * Consumes the code; answers whom it was issued for, if its issuer named someone. Throws
-   * invalid_otp, otp_expired or too_many_attempts.
+   * Consumes the code; answers whom it was issued for, if its issuer named someone. For a
+   * purpose keyed on its subject (generic), `subject` is the user claiming it: only that user's
+   * code is checked. Throws invalid_otp, otp_expired or too_many_attempts.
    */
   verify(
     channel: OtpChannel,
     target: string,
     purpose: OtpPurpose,
     code: string,
+    subject?: string,
   ): Promise<{ subject?: string }> {
-    return this.engine.verify({ channel, target, purpose }, code);
+    return this.engine.verify(otpKey(channel, target, purpose, subject), code);
   }
 }

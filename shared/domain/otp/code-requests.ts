@@ -4,6 +4,7 @@ import type { AccountCodeRequest } from '../accounts/ports.js';
 import { followUpSignup, type SignupFollowUpDeps } from '../accounts/signup.js';
 import {
   type OtpOperationDeps,
+  sendLoginCode,
   sendPendingEmailCode,
   sendPendingMobileCode,
 } from './operations.js';
@@ -13,11 +14,11 @@ export type CodeRequestDeps = OtpOperationDeps & SignupFollowUpDeps;
 
 /**
  * The account-code worker's use-case: does the work that signup, forgotPassword, the resends,
- * profile changes and activations queued (look the account up, pick the purpose, issue, send; or
- * a signup's notice to a verified owner; or a security notice). A message for an unknown target
- * sends nothing; limits are absorbed and the signup notice is sent once per window, so a
- * redelivered message is harmless. Throws only what a retry may fix (storage, SES, SNS) or a
- * ServiceError for a refusal that a retry would meet again (a number SNS will not text).
+ * sendOtp (login), profile changes and activations queued (look the account up, pick the purpose,
+ * issue, send; or a signup's notice to a verified owner; or a security notice). A message for an
+ * unknown target sends nothing; limits are absorbed and the signup notice is sent once per
+ * window, so a redelivered message is harmless. Throws only what a retry may fix (storage, SES,
+ * SNS) or a ServiceError for a refusal that a retry would meet again (a number SNS will not text).
  */
 export async function fulfilCodeRequest(
   deps: CodeRequestDeps,
@@ -32,6 +33,8 @@ export async function fulfilCodeRequest(
       return sendPendingEmailCode(deps, work.target, work.subject);
     case 'resend_mobile':
       return sendPendingMobileCode(deps, work.target, work.subject);
+    case 'sms_login':
+      return sendLoginCode(deps, work.target);
     case 'notice':
       return sendNotice(deps.mailer, work);
   }

@@ -1,6 +1,13 @@
 import type { Mailer, SmsSender } from '../messages.js';
 import { OtpChecks } from './checks.js';
-import type { OtpChannel, OtpEngine, OtpPurpose } from './engine.js';
+import {
+  type IssuedCode,
+  type OtpChannel,
+  type OtpEngine,
+  type OtpPurpose,
+  otpKey,
+} from './engine.js';
+import type { SmsCap } from './sms-cap.js';
 import { refuseUnlistedSmsCountry } from './sms-countries.js';
 import { codeEmail, codeSms } from './templates.js';
 
@@ -13,17 +20,20 @@ export class OtpCodes extends OtpChecks {
     engine: OtpEngine,
     private readonly mailer: Mailer,
     private readonly sms: SmsSender,
-    /** SMS_ALLOWED_COUNTRIES; empty allows all. @default [] */
-    private readonly smsCountries: readonly string[] = [],
+    /** SMS_ALLOWED_COUNTRIES; empty allows all. */
+    private readonly smsCountries: readonly string[],
+    /** SMS_MAX_PER_HOUR, over every text of the service: each one passes through `send`. */
+    readonly smsCap: SmsCap,
   ) {
     super(engine);
   }
 
   /**
    * Issues a new code for channel + target + purpose and sends it with the purpose's template;
-   * `subject` (a user id) is whom the code proves the target for.
-   * Throws rate_limited (cooldown, hourly cap) or too_many_attempts, with retryAfterSeconds, and
-   * invalid_request (field phone_number) for an SMS to a country off the allow-list.
+   * `subject` (a user id) is whom the code proves the target for (for generic, whose code alone
+   * it is). Throws rate_limited (cooldown, hourly cap of the target, or the service's SMS cap) or
+   * too_many_attempts, with retryAfterSeconds, and invalid_request (field phone_number) for an
+   * SMS to a country off the allow-list.
    */
   async send(
     channel: OtpChannel,
@@ -31,13 +41,25 @@ export class OtpCodes extends OtpChecks {
     purpose: OtpPurpose,
     subject?: string,
   ): Promise<void> {
-    if (channel === 'sms') refuseUnlistedSmsCountry(target, this.smsCountries, 'phone_number');
-    const issued = await this.engine.issue({ channel, target, purpose }, subject);
-    const minutes = Math.round(issued.lifetimeSeconds / 60);
+    const key = otpKey(channel, target, purpose, subject);
     if (channel === 'email') {
-      await this.mailer.send({ to: target, ...codeEmail(purpose, issued.code, minutes) });
-    } else {
-      await this.sms.send({ to: target, text: codeSms(purpose, issued.code, minutes) });
+      const issued = await this.engine.issue(key, subject);
+      await this.mailer.send({ to: target, ...codeEmail(purpose, issued.code, minutes(issued)) });
+      return;
     }
+    refuseUnlistedSmsCountry(target, this.smsCountries, 'phone_number');
+    // Counted before the code is issued, so a refusal by the cap changes nothing else; a code
+    // its own limits refuse gives the text back.
+    const hour = await this.smsCap.take();
+    let issued: IssuedCode;
+    try {
+      issued = await this.engine.issue(key, subject);
+    } catch (error) {
+      await this.smsCap.giveBack(hour);
+      throw error;
+    }
+    await this.sms.send({ to: target, text: codeSms(purpose, issued.code, minutes(issued)) });
   }
 }
+
+const minutes = (issued: IssuedCode) => Math.round(issued.lifetimeSeconds / 60);

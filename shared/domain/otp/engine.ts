@@ -21,12 +21,37 @@ export const otpPurposes = [
 ] as const;
 export type OtpPurpose = (typeof otpPurposes)[number];
 
-/** Which code: one live code per channel + target (email or E.164 phone) + purpose. */
+/**
+ * Which code: one live code per channel + target (email or E.164 phone) + purpose, and per
+ * subject for a purpose keyed on it (`otpKey`).
+ */
 export interface OtpKey {
   channel: OtpChannel;
   target: string;
   purpose: OtpPurpose;
+  /** Set only for a purpose keyed on its subject: the user whose code this alone is. */
+  subject?: string;
 }
+
+/**
+ * Purposes whose codes are their subject's alone: a generic code confirms a number for the
+ * signed-in user who asked for it. The subject is part of the key (and of the digest), so another
+ * user holding the code verifies nothing, and users never supersede each other's codes, start
+ * each other's cooldown or spend each other's attempts. The other purposes store their subject
+ * with the code and answer it from `verify` (`StoredOtp.subject`).
+ */
+const keyedOnSubject: readonly OtpPurpose[] = ['generic'];
+
+/** The key of a code sent to `target` for `purpose`, proving it for `subject`. */
+export const otpKey = (
+  channel: OtpChannel,
+  target: string,
+  purpose: OtpPurpose,
+  subject?: string,
+): OtpKey =>
+  keyedOnSubject.includes(purpose)
+    ? { channel, target, purpose, subject }
+    : { channel, target, purpose };
 
 export interface OtpPolicy {
   /** Seconds a code stays valid, per channel. @default email 600, sms 300 */
@@ -271,10 +296,14 @@ export class OtpEngine {
     return this.store.latestPurpose(channel, target, purposes);
   }
 
-  /** HMAC-SHA256 bound to channel, target and purpose: a code never verifies anywhere else. */
+  /**
+   * HMAC-SHA256 bound to channel, target, purpose and (for a purpose keyed on it) subject: a code
+   * never verifies anywhere else. A key without a subject keeps the digest of before subjects.
+   */
   private digest(key: OtpKey, code: string): string {
+    const subject = key.subject === undefined ? '' : `|${key.subject}`;
     return createHmac('sha256', this.pepper)
-      .update(`${key.channel}|${key.target}|${key.purpose}|${code}`)
+      .update(`${key.channel}|${key.target}|${key.purpose}${subject}|${code}`)
       .digest('base64url');
   }
 

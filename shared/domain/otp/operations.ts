@@ -39,31 +39,75 @@ export interface CodeSent {
   expires_in: number;
 }
 
+/** What sendOtp needs besides: the account-code queue, whose worker sends login codes. */
+export interface SendOtpDeps extends OtpOperationDeps {
+  queue: AccountCodeQueue;
+}
+
 /**
- * Texts a code. Purpose login only for the phone of an active account (email verified): anyone
- * can learn whether a number is registered from verifyPhoneAccount, so a plain 404 here hides
- * nothing and tells a user who mistyped their number. Purpose generic texts any number.
+ * The request of sendOtp or verifyOtp. `userId` is the signed-in caller (a Bearer token): purpose
+ * generic needs one, purpose login ignores it.
+ */
+export interface SmsCodeRequest {
+  phone: string;
+  purpose: SmsPurpose;
+  userId?: string;
+}
+
+/** Purpose generic confirms a number for a signed-in user, and only for that user. */
+function signedInUser(request: SmsCodeRequest): string {
+  if (request.userId === undefined) {
+    throw new ServiceError('unauthorized', 'Send an access token as Authorization: Bearer <token>');
+  }
+  return request.userId;
+}
+
+/**
+ * Texts a code.
+ *
+ * - **login**: only to the phone of an active account that its owner verified with an SMS code
+ *   (not a pending one): a number merely written into an account proves nothing, and signing in
+ *   with it would hand the account to whoever holds that number. The answer is the same for every
+ *   number — unknown, unverified or verified — and so is the work on the request path (one read
+ *   of the SMS cap, one SendMessage): the account-code worker looks the account up and texts only
+ *   a verified phone, absorbing the cooldown and hourly cap, whose refusals would otherwise tell a
+ *   verified phone apart.
+ * - **generic**: to any number (allow-list, limits and the SMS cap apply), for the signed-in
+ *   caller only: the code is bound to that user, so it verifies for nobody else.
  */
 export async function sendOtp(
-  deps: OtpOperationDeps,
-  input: { phone: string; purpose: SmsPurpose },
+  deps: SendOtpDeps,
+  request: SmsCodeRequest,
 ): Promise<CodeSent & { phone_number: string; purpose: SmsPurpose }> {
-  refuseUnlistedSmsCountry(input.phone, deps.smsCountries, 'phone_number');
-  if (input.purpose === 'login') {
-    const user = await deps.accounts.findByPhone(input.phone);
-    if (user === undefined || !user.email_verified) {
-      throw new ServiceError('not_found', 'No active account has this phone number', [
-        { field: 'phone_number', message: 'does not belong to an active account' },
-      ]);
-    }
+  refuseUnlistedSmsCountry(request.phone, deps.smsCountries, 'phone_number');
+  const answer = { phone_number: request.phone, purpose: request.purpose };
+  if (request.purpose === 'generic') {
+    await deps.codes.send('sms', request.phone, 'generic', signedInUser(request));
+    return {
+      ...answer,
+      message: 'We sent a 6-digit code by SMS',
+      expires_in: deps.codes.lifetimeSeconds('sms'),
+    };
   }
-  await deps.codes.send('sms', input.phone, input.purpose);
+  // The cap's refusal depends on the service alone, so it may be told to every caller; a text
+  // the worker would be refused is then never queued.
+  await deps.codes.smsCap.refuseWhenSpent();
+  await deps.queue.request({ kind: 'sms_login', target: request.phone });
   return {
-    phone_number: input.phone,
-    purpose: input.purpose,
-    message: 'We sent a 6-digit code by SMS',
+    ...answer,
+    message: 'If this number is the verified phone of an account, we sent it a 6-digit code by SMS',
     expires_in: deps.codes.lifetimeSeconds('sms'),
   };
+}
+
+/**
+ * sendOtp login's work, in the account-code worker: a login code for the verified phone of an
+ * active account only (findByPhone finds no account by a pending phone).
+ */
+export async function sendLoginCode(deps: OtpOperationDeps, phone: string): Promise<void> {
+  const user = await deps.accounts.findByPhone(phone);
+  if (user === undefined || !user.email_verified) return;
+  await sendWithoutTelling(() => deps.codes.send('sms', phone, 'login'));
 }
 
 export interface GenericVerification {
@@ -73,24 +117,27 @@ export interface GenericVerification {
 }
 
 /**
- * Consumes an SMS code. Purpose login signs the phone's active account in (marking the phone
- * verified, in the session's own transaction) and returns the token pair; generic only confirms.
+ * Consumes an SMS code. Purpose login signs in the active account whose verified phone it is and
+ * returns the token pair (the sign-in proves the phone again; it never marks one verified).
+ * Purpose generic only confirms, and only the code sent for the signed-in caller.
  */
 export async function verifyOtp(
   deps: OtpCheckDeps,
-  input: { phone: string; code: string; purpose: SmsPurpose },
+  request: SmsCodeRequest & { code: string },
   client: SignInClient,
 ): Promise<TokenResponse | GenericVerification> {
-  await deps.codes.verify('sms', input.phone, input.purpose, input.code);
-  if (input.purpose === 'generic') {
-    return { verified: true, phone_number: input.phone, purpose: 'generic' };
+  if (request.purpose === 'generic') {
+    await deps.codes.verify('sms', request.phone, 'generic', request.code, signedInUser(request));
+    return { verified: true, phone_number: request.phone, purpose: 'generic' };
   }
-  // The account may have lost the number or been deactivated since the code was sent.
-  const user = await deps.accounts.findByPhone(input.phone);
+  await deps.codes.verify('sms', request.phone, 'login', request.code);
+  // The account may have lost the number since the code was sent (findByPhone finds only the
+  // account whose *verified* phone it is).
+  const user = await deps.accounts.findByPhone(request.phone);
   if (user === undefined || !user.email_verified) {
     throw new ServiceError('invalid_otp', 'The code is not valid for this phone number');
   }
-  return deps.accounts.signInWithPhone(user.id, input.phone, client);
+  return deps.accounts.signInWithPhone(user.id, request.phone, client);
 }
 
 /** `expiresIn`: the lifetime of the code the worker will issue (its engine runs the default policy). */
