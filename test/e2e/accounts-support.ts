@@ -119,6 +119,39 @@ export class AccountClient {
     return { email, password, tokens: verified.body.data as TokenPair };
   }
 
+  /** An active account whose phone, given at signup, still waits for its SMS code. */
+  async accountWithPendingPhone(phone = uniquePhone()): Promise<{
+    email: string;
+    phone: string;
+    accessToken: string;
+  }> {
+    const email = uniqueEmail();
+    const signup = await this.post('/auth/signup', {
+      name: 'Grace Hopper',
+      email,
+      phone,
+      password: 'correct horse battery',
+    });
+    if (signup.status !== 201) throw new Error(`signup: ${JSON.stringify(signup.body)}`);
+    const verified = await this.post('/auth/verify-signup-otp', {
+      email,
+      otp: await this.codeFor(email),
+    });
+    if (verified.status !== 200) throw new Error(`verify: ${JSON.stringify(verified.body)}`);
+    return { email, phone, accessToken: verified.body.data.access_token as string };
+  }
+
+  /** An active account with a verified phone: the activation texted its code, which it entered. */
+  async accountWithPhone(): Promise<{ email: string; phone: string; accessToken: string }> {
+    const account = await this.accountWithPendingPhone();
+    const verified = await this.post('/otp/verify/mobile', {
+      mobile_number: account.phone,
+      otp: await this.codeFor(account.phone),
+    });
+    if (verified.status !== 200) throw new Error(`phone: ${JSON.stringify(verified.body)}`);
+    return account;
+  }
+
   async login(email: string, password: string): Promise<TokenPair> {
     const answer = await this.post('/auth/login', { email, password });
     if (answer.status !== 200) throw new Error(`login: ${JSON.stringify(answer.body)}`);

@@ -23,36 +23,6 @@ const newClientAddress = () => `127.0.1.${++clients}`;
 const asClient = (method: string, path: string, body?: unknown, token?: string): Promise<Answer> =>
   api.call(method, path, { body, token, from: newClientAddress() });
 
-/** An active account whose phone, given at signup, still waits for its SMS code. */
-async function accountWithPendingPhone() {
-  const email = uniqueEmail();
-  const phone = uniquePhone();
-  const signup = await api.post('/auth/signup', {
-    name: 'Grace Hopper',
-    email,
-    phone,
-    password: 'correct horse battery',
-  });
-  expect(signup.status).toBe(201);
-  const verified = await api.post('/auth/verify-signup-otp', {
-    email,
-    otp: await api.codeFor(email),
-  });
-  expect(verified.status).toBe(200);
-  return { email, phone, accessToken: verified.body.data.access_token as string };
-}
-
-/** An active account with a verified phone: the activation texted its code, which it entered. */
-async function accountWithPhone() {
-  const account = await accountWithPendingPhone();
-  const verified = await api.post('/otp/verify/mobile', {
-    mobile_number: account.phone,
-    otp: await api.codeFor(account.phone),
-  });
-  expect(verified.status).toBe(200);
-  return account;
-}
-
 /** The access token of a fresh signed-in user, for generic codes. */
 const signedIn = async () => (await api.verifiedAccount()).tokens.access_token;
 
@@ -60,7 +30,7 @@ const wrongCode = (code: string) => String((Number(code) + 1) % 1_000_000).padSt
 
 describe('login by SMS code', () => {
   it('texts a code to the verified phone of an active account and signs in with it', async () => {
-    const { phone, email } = await accountWithPhone();
+    const { phone, email } = await api.accountWithPhone();
 
     const sent = await api.post('/otp/send', { phone_number: phone, purpose: 'login' });
     const code = await api.codeFor(phone);
@@ -86,7 +56,7 @@ describe('login by SMS code', () => {
   });
 
   it('accepts a phone in national notation with spaces and answers it in E.164', async () => {
-    const { phone } = await accountWithPhone();
+    const { phone } = await api.accountWithPhone();
     const spaced = `+1 (${phone.slice(2, 5)}) ${phone.slice(5, 8)}-${phone.slice(8)}`;
 
     const sent = await api.post('/otp/send', { phone_number: spaced, purpose: 'login' });
@@ -96,7 +66,7 @@ describe('login by SMS code', () => {
   });
 
   it('refuses a reused login code', async () => {
-    const { phone } = await accountWithPhone();
+    const { phone } = await api.accountWithPhone();
     await api.post('/otp/send', { phone_number: phone, purpose: 'login' });
     const code = await api.codeFor(phone);
     await api.post('/otp/verify', { phone_number: phone, code, purpose: 'login' });
@@ -135,7 +105,7 @@ describe('login by SMS code', () => {
   });
 
   it('does not accept a login code as a generic one, nor the reverse', async () => {
-    const { phone, accessToken } = await accountWithPhone();
+    const { phone, accessToken } = await api.accountWithPhone();
     await api.post('/otp/send', { phone_number: phone, purpose: 'login' });
     const code = await api.codeFor(phone);
 
@@ -244,7 +214,7 @@ describe('email and phone verification codes', () => {
       email: pending,
       password: 'correct horse battery',
     });
-    const { email: verified } = await accountWithPendingPhone();
+    const { email: verified } = await api.accountWithPendingPhone();
     await api.advanceClock(61);
 
     const answers = await Promise.all(
@@ -285,7 +255,7 @@ describe('email and phone verification codes', () => {
   });
 
   it('verifies a phone added at sign-up with resendMobileOtp and verifyMobileOtp', async () => {
-    const { phone, accessToken } = await accountWithPendingPhone();
+    const { phone, accessToken } = await api.accountWithPendingPhone();
     const pending = await api.call('GET', '/profile', { token: accessToken });
     expect(pending.body.data).toMatchObject({ phone: null, pending_phone: phone });
     // The activation texted the first code; a resend after its cooldown texts the next one.
@@ -305,7 +275,7 @@ describe('email and phone verification codes', () => {
 
   it('answers resendMobileOtp alike for unknown numbers and sends them nothing', async () => {
     const unknown = uniquePhone();
-    const { phone } = await accountWithPhone();
+    const { phone } = await api.accountWithPhone();
 
     const a = await api.post('/otp/resend/mobile', { mobile_number: unknown });
     const b = await api.post('/otp/resend/mobile', { mobile_number: phone });
@@ -316,7 +286,7 @@ describe('email and phone verification codes', () => {
   });
 
   it('confirms an email changed in the profile with verifyEmailOtp, resend included', async () => {
-    const { accessToken } = await accountWithPhone();
+    const { accessToken } = await api.accountWithPhone();
     const newEmail = uniqueEmail();
     const changed = await api.call('PUT', '/profile/update', {
       body: { email: newEmail, current_password: 'correct horse battery' },
@@ -379,7 +349,7 @@ describe('email and phone verification codes', () => {
 
 describe('phone lookup', () => {
   it('tells whether a number is registered', async () => {
-    const { phone } = await accountWithPhone();
+    const { phone } = await api.accountWithPhone();
     const other = uniquePhone();
 
     const registered = await asClient('GET', `/verify/phone?phone=${encodeURIComponent(phone)}`);

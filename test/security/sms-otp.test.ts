@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountClient, uniqueEmail, uniquePhone } from '../e2e/accounts-support.js';
-import { eventually } from '../support/eventually.js';
 import { type LocalService, startLocalService } from '../support/local-service.js';
 
 /**
@@ -23,31 +22,6 @@ afterAll(async () => {
 });
 
 const password = 'correct horse battery';
-
-/** An active account (email verified) whose phone was given at signup and never verified. */
-async function accountWithUnverifiedPhone(phone = uniquePhone()) {
-  const email = uniqueEmail();
-  expect((await api.post('/auth/signup', { name: 'Owner', email, phone, password })).status).toBe(
-    201,
-  );
-  const verified = await api.post('/auth/verify-signup-otp', {
-    email,
-    otp: await api.codeFor(email),
-  });
-  expect(verified.status).toBe(200);
-  return { email, phone, token: verified.body.data.access_token as string };
-}
-
-/** An active account whose phone its owner verified with the SMS code its activation sent. */
-async function accountWithVerifiedPhone() {
-  const account = await accountWithUnverifiedPhone();
-  const otp = await eventually(async () =>
-    (await api.outbox(account.phone)).length > 0 ? api.codeFor(account.phone) : undefined,
-  );
-  const confirmed = await api.post('/otp/verify/mobile', { mobile_number: account.phone, otp });
-  expect(confirmed.status).toBe(200);
-  return account;
-}
 
 /** The login codes texted to a number (its verification code, if any, aside). */
 const loginCodesTo = async (phone: string) =>
@@ -79,7 +53,7 @@ describe('generic SMS codes: only for a signed-in user, bound to that user', {
   });
 
   it('refuses to check a generic code for a caller without an access token', async () => {
-    const { token } = await accountWithUnverifiedPhone();
+    const { accessToken: token } = await api.accountWithPendingPhone();
     const phone = uniquePhone();
     await api.post('/otp/send', { phone_number: phone, purpose: 'generic' }, token);
 
@@ -94,21 +68,21 @@ describe('generic SMS codes: only for a signed-in user, bound to that user', {
   });
 
   it('does not let another signed-in user confirm a number with a code sent for someone else', async () => {
-    const owner = await accountWithUnverifiedPhone();
-    const other = await accountWithUnverifiedPhone();
+    const owner = await api.accountWithPendingPhone();
+    const other = await api.accountWithPendingPhone();
     const phone = uniquePhone();
     const sent = await api.post(
       '/otp/send',
       { phone_number: phone, purpose: 'generic' },
-      owner.token,
+      owner.accessToken,
     );
     expect(sent.status).toBe(200);
     const code = await api.codeFor(phone);
     const verify = (token: string) =>
       api.post('/otp/verify', { phone_number: phone, code, purpose: 'generic' }, token);
 
-    const byOther = await verify(other.token);
-    const byOwner = await verify(owner.token);
+    const byOther = await verify(other.accessToken);
+    const byOwner = await verify(owner.accessToken);
 
     expect(byOther.status).toBe(400);
     expect(byOther.body.error.code).toBe('invalid_otp');
@@ -119,7 +93,7 @@ describe('generic SMS codes: only for a signed-in user, bound to that user', {
 
 describe('SMS sign-in needs a phone its account verified', { timeout: 60_000 }, () => {
   it("texts no login code to an active account's unverified phone, and signs nobody in with it", async () => {
-    const { phone } = await accountWithUnverifiedPhone();
+    const { phone } = await api.accountWithPendingPhone();
 
     const sent = await api.post('/otp/send', { phone_number: phone, purpose: 'login' });
 
@@ -163,8 +137,8 @@ describe('SMS sign-in needs a phone its account verified', { timeout: 60_000 }, 
 
   it('answers sendOtp login alike for unknown, unverified and verified phones, texting only the verified one', async () => {
     const unknown = uniquePhone();
-    const { phone: unverified } = await accountWithUnverifiedPhone();
-    const { phone: verified } = await accountWithVerifiedPhone();
+    const { phone: unverified } = await api.accountWithPendingPhone();
+    const { phone: verified } = await api.accountWithPhone();
 
     const answers = [];
     for (const phone of [unknown, unverified, verified]) {

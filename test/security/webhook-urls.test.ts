@@ -78,24 +78,9 @@ describe('webhook URLs an attacker shapes', { timeout: 60_000 }, () => {
     expect(stored.body.data.url).toBe('https://8.8.8.8/@127.0.0.1/');
   });
 
-  it('refuses IPv4-translated and IPv4-mapped IPv6 forms of loopback and metadata at registration', async () => {
+  it('refuses every IPv6 form embedding a loopback, private, link-local or metadata address at registration', async () => {
     const { tokens } = await client.verifiedAccount();
-    for (const url of embeddedForms) {
-      const answer = await client.post(
-        '/webhooks',
-        { url, events: ['order.created'] },
-        tokens.access_token,
-      );
-      expect(answer.status, url).toBe(400);
-      expect(answer.body.error.details, url).toEqual([
-        { field: 'url', message: expect.stringMatching(/public address/) },
-      ]);
-    }
-  });
-
-  it('refuses every other IPv6 form embedding a loopback, private, link-local or metadata address at registration', async () => {
-    const { tokens } = await client.verifiedAccount();
-    for (const url of otherEmbeddings) {
+    for (const url of [...embeddedForms, ...otherEmbeddings]) {
       const answer = await client.post(
         '/webhooks',
         { url, events: ['order.created'] },
