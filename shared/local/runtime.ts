@@ -164,7 +164,10 @@ function singleValueHeaders(request: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-/** The caller's address as API Gateway and Function URLs report it: the socket's peer, never a header. */
+/**
+ * The caller's address as API Gateway and Function URLs report it: the socket's peer, never a
+ * header the client writes.
+ */
 const sourceAddress = (request: IncomingMessage): string =>
   request.socket.remoteAddress ?? '127.0.0.1';
 
