@@ -2,10 +2,7 @@ import { publishEvent } from '../../shared/adapters/event-publisher.js';
 import { ServiceError } from '../../shared/domain/errors.js';
 import { eventView } from '../../shared/domain/webhooks/views.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { PublishEventRequest } from '../../shared/http/schemas/webhooks.js';
-
-/** Stripe's rule for Idempotency-Key: up to 255 visible ASCII characters. */
-const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
+import { idempotencyKeyPattern, PublishEventRequest } from '../../shared/http/schemas/webhooks.js';
 
 /** IAM-authorised on AWS (API Gateway checks SigV4 before this runs); open locally. */
 export const handler = apiHandler(

@@ -20,6 +20,8 @@ export interface Answer {
   errors?: ErrorCode[];
   /** A public operation that also reads a Bearer token when one is sent (logout). */
   optionalBearer?: true;
+  /** Reads an optional Idempotency-Key header: a repeat answers the first request's result. */
+  idempotencyKey?: true;
   /** A receiver's signature scheme (components.securitySchemes). */
   signedWith?: 'gatewayASignature' | 'gatewayBSignature' | 'messagingSignature';
 }
@@ -72,7 +74,7 @@ export const answers: Record<string, Answer> = {
   recoverWebhook: { data: r.Recovery, errors: ['not_found', 'conflict'] },
   sendWebhookTestEvent: { data: r.TestEventSent, errors: ['not_found', 'conflict'] },
   listEventTypes: { data: r.EventType, paged: true },
-  publishEvent: { data: r.EventPublished, errors: ['conflict'] },
+  publishEvent: { data: r.EventPublished, errors: ['conflict'], idempotencyKey: true },
 
   handleGatewayAWebhook: { data: r.InboundReceived, signedWith: 'gatewayASignature' },
   handleGatewayAWebhookEnhanced: { data: r.InboundReceived, signedWith: 'gatewayASignature' },

@@ -7,9 +7,20 @@ import { type Answer, answerOf, errorsOf } from './answers.js';
 import { eventTypeDocument } from './event-types.js';
 import { statusOfCode } from './responses.js';
 import { type HttpRouteEntry, operations } from './routes.js';
+import { page, perPage } from './schemas/fields.js';
 import * as responseSchemas from './schemas/responses.js';
+import { idempotencyKeyPattern } from './schemas/webhooks.js';
 
 type JsonObject = Record<string, unknown>;
+
+/**
+ * page and per_page arrive as query strings of digits (which is how their schemas read them);
+ * the document states them as the integers a client writes, with the bounds those digits allow.
+ */
+const queryIntegers = new Map<unknown, JsonObject>([
+  [page, { type: 'integer', minimum: 1, maximum: 999_999, default: 1 }],
+  [perPage, { type: 'integer', minimum: 1, maximum: 100, default: 20 }],
+]);
 
 /** JSON Schema of a request part as the client sends it (typeMode input: before transforms). */
 const jsonSchema = (schema: v.GenericSchema): JsonObject =>
@@ -225,11 +236,24 @@ function operation(route: HttpRouteEntry): JsonObject {
     const schema = jsonSchema(route.query);
     const properties = (schema.properties ?? {}) as Record<string, JsonObject>;
     const required = new Set((schema.required ?? []) as string[]);
+    // A query schema is an object schema: its entries are the fields' own schemas.
+    const fields = ('entries' in route.query ? route.query.entries : {}) as Record<string, unknown>;
     for (const [name, property] of Object.entries(properties)) {
-      parameters.push({ name, in: 'query', required: required.has(name), schema: property });
+      const schema = queryIntegers.get(fields[name]) ?? property;
+      parameters.push({ name, in: 'query', required: required.has(name), schema });
     }
   }
   const answer = answerOf(route);
+  if (answer.idempotencyKey) {
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'Makes a retry safe: the same key within 24 hours answers the first request’s result (409 `conflict` with another body).',
+      schema: { type: 'string', maxLength: 255, pattern: idempotencyKeyPattern.source },
+    });
+  }
   const headers = {
     'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
     ...(route.surface === 'api'

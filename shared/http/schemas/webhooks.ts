@@ -91,6 +91,9 @@ export const RecoverWebhookRequest = v.strictObject({
   until: v.optional(pointInTime),
 });
 
+/** Stripe's rule for the Idempotency-Key header of a publication: 1 to 255 visible ASCII characters. */
+export const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
+
 export const PublishEventRequest = v.strictObject({
   type: eventType,
   account_id: v.pipe(v.string('must be a string'), v.nonEmpty('is required'), v.maxLength(64)),
