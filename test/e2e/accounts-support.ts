@@ -1,9 +1,11 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { request } from 'node:http';
-import { checkContract } from '../support/contract.js';
+import { type ApiClient, successOf } from '../../shared/http/client/api-client.js';
+import type { TokenPair } from '../../shared/http/client/api-types.js';
+import { checkContract, checkedApiClient } from '../support/contract.js';
 import type { LocalService } from '../support/local-service.js';
 
-/** Small HTTP helpers for the black-box account tests. */
+/** Small HTTP helpers for the black-box tests. */
 
 export interface Answer {
   status: number;
@@ -12,17 +14,21 @@ export interface Answer {
   headers: Headers;
 }
 
-export interface TokenPair {
-  access_token: string;
-  refresh_token: string;
-  token_type: string;
-  expires_in: number;
-  user: Record<string, unknown> & { id: string; email: string };
-}
-
 export class AccountClient {
-  constructor(readonly service: LocalService) {}
+  /**
+   * The typed client (shared/http/client): paths, bodies and answers typed from the OpenAPI
+   * document, every answer checked against it (test/support/contract.ts).
+   */
+  readonly api: ApiClient;
 
+  constructor(readonly service: LocalService) {
+    this.api = checkedApiClient(service.baseUrl);
+  }
+
+  /**
+   * A request as written, for what the typed client cannot send — malformed JSON, unknown
+   * fields, wrong types, another content type; its answer is held to the document too.
+   */
   async call(
     method: string,
     path: string,
@@ -109,14 +115,13 @@ export class AccountClient {
     tokens: TokenPair;
   }> {
     const email = uniqueEmail();
-    const signup = await this.post('/auth/signup', { name: 'Ada Lovelace', email, password });
-    if (signup.status !== 201) throw new Error(`signup: ${JSON.stringify(signup.body)}`);
-    const verified = await this.post('/auth/verify-signup-otp', {
-      email,
-      otp: await this.codeFor(email),
-    });
-    if (verified.status !== 200) throw new Error(`verify: ${JSON.stringify(verified.body)}`);
-    return { email, password, tokens: verified.body.data as TokenPair };
+    await successOf(
+      this.api.POST('/auth/signup', { body: { name: 'Ada Lovelace', email, password } }),
+    );
+    const verified = await successOf(
+      this.api.POST('/auth/verify-signup-otp', { body: { email, otp: await this.codeFor(email) } }),
+    );
+    return { email, password, tokens: verified.data };
   }
 
   /** An active account whose phone, given at signup, still waits for its SMS code. */
@@ -126,36 +131,30 @@ export class AccountClient {
     accessToken: string;
   }> {
     const email = uniqueEmail();
-    const signup = await this.post('/auth/signup', {
-      name: 'Grace Hopper',
-      email,
-      phone,
-      password: 'correct horse battery',
-    });
-    if (signup.status !== 201) throw new Error(`signup: ${JSON.stringify(signup.body)}`);
-    const verified = await this.post('/auth/verify-signup-otp', {
-      email,
-      otp: await this.codeFor(email),
-    });
-    if (verified.status !== 200) throw new Error(`verify: ${JSON.stringify(verified.body)}`);
-    return { email, phone, accessToken: verified.body.data.access_token as string };
+    await successOf(
+      this.api.POST('/auth/signup', {
+        body: { name: 'Grace Hopper', email, phone, password: 'correct horse battery' },
+      }),
+    );
+    const verified = await successOf(
+      this.api.POST('/auth/verify-signup-otp', { body: { email, otp: await this.codeFor(email) } }),
+    );
+    return { email, phone, accessToken: verified.data.access_token };
   }
 
   /** An active account with a verified phone: the activation texted its code, which it entered. */
   async accountWithPhone(): Promise<{ email: string; phone: string; accessToken: string }> {
     const account = await this.accountWithPendingPhone();
-    const verified = await this.post('/otp/verify/mobile', {
-      mobile_number: account.phone,
-      otp: await this.codeFor(account.phone),
-    });
-    if (verified.status !== 200) throw new Error(`phone: ${JSON.stringify(verified.body)}`);
+    await successOf(
+      this.api.POST('/otp/verify/mobile', {
+        body: { mobile_number: account.phone, otp: await this.codeFor(account.phone) },
+      }),
+    );
     return account;
   }
 
   async login(email: string, password: string): Promise<TokenPair> {
-    const answer = await this.post('/auth/login', { email, password });
-    if (answer.status !== 200) throw new Error(`login: ${JSON.stringify(answer.body)}`);
-    return answer.body.data as TokenPair;
+    return (await successOf(this.api.POST('/auth/login', { body: { email, password } }))).data;
   }
 }
 

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiClient, bearer, successOf } from '../../shared/http/client/api-client.js';
+import type { operations } from '../../shared/http/client/api-types.js';
 import { eventually } from '../support/eventually.js';
 import type { AccountClient } from './accounts-support.js';
 import type { TestReceiver } from './webhooks-receiver.js';
@@ -12,6 +14,7 @@ import { order, startWebhookService, type WebhookOwner, webhookOwner } from './w
  */
 
 let client: AccountClient;
+let api: ApiClient;
 let receiver: TestReceiver;
 let stop: () => Promise<void>;
 
@@ -19,6 +22,7 @@ beforeAll(async () => {
   ({ client, receiver, stop } = await startWebhookService({
     WEBHOOK_RETRY_DELAYS: '0,600,600,600,600',
   }));
+  ({ api } = client);
 }, 120_000);
 
 afterAll(async () => {
@@ -28,32 +32,45 @@ afterAll(async () => {
 const dayS = 24 * 60 * 60;
 
 async function register(owner: WebhookOwner, path: string) {
-  const answer = await client.call('POST', '/webhooks', {
-    token: owner.token,
+  const answer = await api.POST('/webhooks', {
+    headers: bearer(owner.token),
     body: { url: `${receiver.origin}${path}`, events: ['order.created', 'order.updated'] },
   });
-  expect(answer.status).toBe(201);
-  return answer.body.data as { id: string; url: string };
+  expect(answer.response.status).toBe(201);
+  return answer.data!.data;
 }
 
-const publish = (owner: WebhookOwner) =>
-  client.post('/events', { type: 'order.created', account_id: owner.userId, data: order });
+const publish = async (owner: WebhookOwner) =>
+  (
+    await successOf(
+      api.POST('/events', {
+        body: { type: 'order.created', account_id: owner.userId, data: order },
+      }),
+    )
+  ).data;
 
-const patch = (owner: WebhookOwner, id: string, body: unknown) =>
-  client.call('PATCH', `/webhooks/${id}`, { token: owner.token, body });
+type EndpointChange = operations['updateWebhook']['requestBody']['content']['application/json'];
 
-async function deliveries(owner: WebhookOwner, endpointId: string) {
-  const answer = await client.call('GET', `/webhooks/${endpointId}/deliveries`, {
-    token: owner.token,
-  });
-  return answer.body.data as {
-    id: string;
-    status: string;
-    paused: boolean;
-    attempts_made: number;
-    attempts: { attempt: number; outcome: string; response_status: number | null }[];
-  }[];
-}
+const patch = (owner: WebhookOwner, id: string, body: EndpointChange) =>
+  api.PATCH('/webhooks/{id}', { params: { path: { id } }, headers: bearer(owner.token), body });
+
+/** What the service holds now: refusals fail the test. */
+const read = async (owner: WebhookOwner, id: string) =>
+  (
+    await successOf(
+      api.GET('/webhooks/{id}', { params: { path: { id } }, headers: bearer(owner.token) }),
+    )
+  ).data;
+
+const deliveries = async (owner: WebhookOwner, id: string) =>
+  (
+    await successOf(
+      api.GET('/webhooks/{id}/deliveries', {
+        params: { path: { id } },
+        headers: bearer(owner.token),
+      }),
+    )
+  ).data;
 
 /** Access tokens last 15 minutes: after moving the clock by days, the owner signs in again. */
 async function signInAgain(owner: WebhookOwner): Promise<void> {
@@ -71,8 +88,8 @@ describe('changing an endpoint (PATCH /v1/webhooks/{id})', { timeout: 60_000 }, 
       description: 'Refunds to the ledger',
     });
 
-    expect(answer.status).toBe(200);
-    expect(answer.body.data).toMatchObject({
+    expect(answer.response.status).toBe(200);
+    expect(answer.data?.data).toMatchObject({
       id: endpoint.id,
       url: `${receiver.origin}/ok-patched/`,
       events: ['payment.refunded'],
@@ -80,9 +97,8 @@ describe('changing an endpoint (PATCH /v1/webhooks/{id})', { timeout: 60_000 }, 
       status: 'enabled',
       disabled_reason: null,
     });
-    expect(answer.body.data.secret).toBeUndefined();
-    const read = await client.call('GET', `/webhooks/${endpoint.id}`, { token: owner.token });
-    expect(read.body.data).toEqual(answer.body.data);
+    expect(answer.data?.data).not.toHaveProperty('secret');
+    expect(await read(owner, endpoint.id)).toEqual(answer.data?.data);
   });
 
   it('refuses bad input with one detail per field, a refused URL, and another account’s endpoint', async () => {
@@ -90,10 +106,10 @@ describe('changing an endpoint (PATCH /v1/webhooks/{id})', { timeout: 60_000 }, 
     const stranger = await webhookOwner(client);
     const endpoint = await register(owner, '/ok-bad-patch');
 
-    const bad = await patch(owner, endpoint.id, {
-      status: 'paused',
-      events: ['order.shipped'],
-      secret: 'mine',
+    // What the types refuse to write, sent as written.
+    const bad = await client.call('PATCH', `/webhooks/${endpoint.id}`, {
+      token: owner.token,
+      body: { status: 'paused', events: ['order.shipped'], secret: 'mine' },
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details).toEqual([
@@ -105,7 +121,7 @@ describe('changing an endpoint (PATCH /v1/webhooks/{id})', { timeout: 60_000 }, 
       { field: 'secret', message: 'secret is not a known field' },
     ]);
     const empty = await patch(owner, endpoint.id, {});
-    expect(empty.body.error.details).toEqual([
+    expect(empty.error?.error.details).toEqual([
       {
         field: 'body',
         message: 'body must change at least one of: url, events, description, status',
@@ -113,14 +129,13 @@ describe('changing an endpoint (PATCH /v1/webhooks/{id})', { timeout: 60_000 }, 
     ]);
     for (const url of ['http://127.0.0.1/hook', 'https://[::ffff:0:a9fe:a9fe]/latest/meta-data/']) {
       const refused = await patch(owner, endpoint.id, { url });
-      expect(refused.status, url).toBe(400);
-      expect(refused.body.error.details[0].field, url).toBe('url');
+      expect(refused.response.status, url).toBe(400);
+      expect(refused.error?.error.details[0]?.field, url).toBe('url');
     }
     const foreign = await patch(stranger, endpoint.id, { status: 'disabled' });
-    expect(foreign.status).toBe(404);
-    expect(foreign.body.error.code).toBe('not_found');
-    const unchanged = await client.call('GET', `/webhooks/${endpoint.id}`, { token: owner.token });
-    expect(unchanged.body.data).toMatchObject({ url: endpoint.url, status: 'enabled' });
+    expect(foreign.response.status).toBe(404);
+    expect(foreign.error?.error.code).toBe('not_found');
+    expect(await read(owner, endpoint.id)).toMatchObject({ url: endpoint.url, status: 'enabled' });
   });
 });
 
@@ -135,8 +150,8 @@ describe('disabling and enabling an endpoint', { timeout: 90_000 }, () => {
     });
 
     const disabled = await patch(owner, endpoint.id, { status: 'disabled' });
-    expect(disabled.body.data).toMatchObject({ status: 'disabled', disabled_reason: 'manual' });
-    expect((await publish(owner)).body.data.delivery_count).toBe(0);
+    expect(disabled.data?.data).toMatchObject({ status: 'disabled', disabled_reason: 'manual' });
+    expect((await publish(owner)).delivery_count).toBe(0);
     // Past the retry's time: the sweeper sends it on, and it waits for the endpoint.
     await client.advanceClock(700);
     await eventually(async () =>
@@ -150,7 +165,7 @@ describe('disabling and enabling an endpoint', { timeout: 90_000 }, () => {
       status: 'enabled',
       url: `${receiver.origin}/ok-hold`,
     });
-    expect(enabled.body.data).toMatchObject({ status: 'enabled', disabled_reason: null });
+    expect(enabled.data?.data).toMatchObject({ status: 'enabled', disabled_reason: null });
 
     const [delivered] = await eventually(async () => {
       const list = await deliveries(owner, endpoint.id);
@@ -171,13 +186,19 @@ describe('disabling and enabling an endpoint', { timeout: 90_000 }, () => {
     const endpoint = await register(owner, '/ok-refuse');
     await patch(owner, endpoint.id, { status: 'disabled' });
 
-    for (const path of [`/webhooks/${endpoint.id}/test`, `/webhooks/${endpoint.id}/recover`]) {
-      const answer = await client.call('POST', path, {
-        token: owner.token,
-        body: path.endsWith('recover') ? { since: '2026-01-01' } : undefined,
-      });
-      expect(answer.status, path).toBe(409);
-      expect(answer.body.error.message, path).toMatch(/disabled; enable it/);
+    const params = { path: { id: endpoint.id } };
+    const headers = bearer(owner.token);
+    const answers = {
+      test: await api.POST('/webhooks/{id}/test', { params, headers }),
+      recover: await api.POST('/webhooks/{id}/recover', {
+        params,
+        headers,
+        body: { since: '2026-01-01' },
+      }),
+    };
+    for (const [name, answer] of Object.entries(answers)) {
+      expect(answer.response.status, name).toBe(409);
+      expect(answer.error?.error.message, name).toMatch(/disabled; enable it/);
     }
   });
 });
@@ -188,8 +209,8 @@ describe('disabling a failing endpoint automatically', { timeout: 90_000 }, () =
     const endpoint = await register(owner, '/fail-auto');
     await publish(owner);
     const failing = await eventually(async () => {
-      const read = await client.call('GET', `/webhooks/${endpoint.id}`, { token: owner.token });
-      return read.body.data.failing_since === null ? undefined : read.body.data;
+      const current = await read(owner, endpoint.id);
+      return current.failing_since === null ? undefined : current;
     });
     expect(failing.status).toBe('enabled');
 
@@ -197,8 +218,8 @@ describe('disabling a failing endpoint automatically', { timeout: 90_000 }, () =
     await signInAgain(owner);
     await publish(owner);
     const disabled = await eventually(async () => {
-      const read = await client.call('GET', `/webhooks/${endpoint.id}`, { token: owner.token });
-      return read.body.data.status === 'disabled' ? read.body.data : undefined;
+      const current = await read(owner, endpoint.id);
+      return current.status === 'disabled' ? current : undefined;
     });
     expect(disabled).toMatchObject({
       disabled_reason: 'failing',
@@ -219,14 +240,14 @@ describe('disabling a failing endpoint automatically', { timeout: 90_000 }, () =
     );
     expect(notices).toHaveLength(1);
     expect(notices[0]?.text).toContain(endpoint.url);
-    expect((await publish(owner)).body.data.delivery_count).toBe(0);
+    expect((await publish(owner)).delivery_count).toBe(0);
 
     // Enabled again, fixed: what waited goes out, and the failure streak starts afresh.
     const enabled = await patch(owner, endpoint.id, {
       status: 'enabled',
       url: `${receiver.origin}/ok-auto`,
     });
-    expect(enabled.body.data).toMatchObject({ status: 'enabled', failing_since: null });
+    expect(enabled.data?.data).toMatchObject({ status: 'enabled', failing_since: null });
     await eventually(async () =>
       (await deliveries(owner, endpoint.id)).some((delivery) => delivery.status === 'delivered')
         ? true

@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { type ApiClient, createApiClient } from '../../shared/http/client/api-client.js';
 import { openApiDocument } from '../../shared/http/openapi.js';
 
 /**
@@ -129,4 +130,31 @@ export function checkContract(method: string, path: string, answer: ContractAnsw
     }
   }
   appendFileSync(coverageFile, `${id} ${answer.status}\n`);
+}
+
+/** The body of an answer as checkContract takes it: JSON parsed, anything else as text. */
+async function bodyOf(response: Response): Promise<unknown> {
+  const text = await response.text();
+  const json = /^application\/json\b/i.test(response.headers.get('content-type') ?? '');
+  return json && text !== '' ? JSON.parse(text) : text;
+}
+
+/**
+ * The typed client (shared/http/client) of the service at `baseUrl` (ending in /v1), every
+ * answer of which is held to the document before the test sees it.
+ */
+export function checkedApiClient(baseUrl: string): ApiClient {
+  const api = createApiClient(baseUrl);
+  const basePath = new URL(baseUrl).pathname;
+  api.use({
+    async onResponse({ request, response }) {
+      const url = new URL(request.url);
+      checkContract(request.method, `${url.pathname.slice(basePath.length)}${url.search}`, {
+        status: response.status,
+        headers: response.headers,
+        body: await bodyOf(response.clone()),
+      });
+    },
+  });
+  return api;
 }

@@ -1,0 +1,83 @@
+import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
+import type { ErrorEnvelope, paths } from './api-types.js';
+
+/**
+ * A typed client of the API, on openapi-fetch over the types generated from the OpenAPI document
+ * (api-types.ts, `npm run client:generate`): paths, parameters, bodies and every documented
+ * answer are checked by the compiler. The dashboard and the end-to-end tests call the API
+ * through it; client apps can copy these two files.
+ *
+ *   const api = createApiClient('http://localhost:3000/v1');
+ *   const { data, error, response } = await api.POST('/auth/login', { body: { email, password } });
+ *   // data: the success envelope of login; error: one of its documented error envelopes
+ */
+
+export type ApiClient = Client<paths, 'application/json'>;
+
+/** A client of the API at `baseUrl`, which ends in `/v1` (relative in a page of the same origin). */
+export function createApiClient(
+  baseUrl: string,
+  options: Omit<ClientOptions, 'baseUrl'> = {},
+): ApiClient {
+  return createClient<paths, 'application/json'>({ ...options, baseUrl });
+}
+
+/** The headers of a call authenticated with an access token. */
+export const bearer = (accessToken: string) => ({ authorization: `Bearer ${accessToken}` });
+
+type FieldError = ErrorEnvelope['error']['details'][number];
+
+/** An answer the API refused (its error envelope), or no usable answer at all (`status` 0). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: FieldError[] = [],
+    /** A 429's Retry-After, in seconds. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+
+  /** The message of the detail naming `field`, if any. */
+  detailOf(field: string): string | undefined {
+    return this.details.find((detail) => detail.field === field)?.message;
+  }
+}
+
+const isErrorEnvelope = (body: unknown): body is ErrorEnvelope =>
+  typeof body === 'object' && body !== null && (body as ErrorEnvelope).success === false;
+
+type Sent<Success> = Promise<
+  | { data: Success; error?: never; response: Response }
+  | { data?: never; error: unknown; response: Response }
+>;
+
+/**
+ * The success envelope of a call, `{success, data, meta?}`; an ApiError for a refusal (with the
+ * envelope's code, message and details), for an answer that is no envelope, or for no answer.
+ */
+export async function successOf<Success>(sent: Sent<Success>): Promise<NonNullable<Success>> {
+  let answer: Awaited<Sent<Success>>;
+  try {
+    answer = await sent;
+  } catch {
+    // fetch failed (network, CORS), or a success answer was not JSON.
+    throw new ApiError(0, 'network', 'The service could not be reached. Check your connection.');
+  }
+  if (answer.error === undefined) return answer.data as NonNullable<Success>;
+  const { status, headers } = answer.response;
+  if (!isErrorEnvelope(answer.error)) {
+    throw new ApiError(status, 'unexpected', `The service answered ${status}.`);
+  }
+  const retryAfter = Number(headers.get('retry-after') ?? Number.NaN);
+  const { code, message, details } = answer.error.error;
+  throw new ApiError(
+    status,
+    code,
+    message,
+    details,
+    status === 429 && Number.isFinite(retryAfter) ? retryAfter : undefined,
+  );
+}
