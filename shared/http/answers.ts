@@ -10,7 +10,10 @@ import * as r from './schemas/responses.js';
  * answer of the end-to-end suite to it. Handlers never import it.
  */
 export interface Answer {
-  /** The success envelope's `data`; for a list, one item (the answer is a page of them). */
+  /**
+   * The success envelope's `data`; for a list, one item (the answer is a page of them); for a
+   * `json` document, the document itself.
+   */
   data?: GenericSchema;
   /** A page of `data` items, with `meta` (page, per_page, total). */
   paged?: true;
@@ -51,7 +54,7 @@ export const answers: Record<string, Answer> = {
     data: r.ProfileUpdated,
     errors: ['invalid_credentials', 'too_many_attempts', 'conflict'],
   },
-  jwks: { document: 'json' },
+  jwks: { document: 'json', data: r.Jwks },
   openapi: { document: 'json' },
 
   sendOtp: { data: r.SmsCodeSent, errors: ['too_many_attempts'] },

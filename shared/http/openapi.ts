@@ -202,10 +202,9 @@ function successContent(answer: Answer): JsonObject {
   if (answer.document === 'text') {
     return { 'text/plain': { schema: { type: 'string', maxLength: maxChallengeLength } } };
   }
-  if (answer.document === 'json' || answer.data === undefined) {
-    return { 'application/json': { schema: { type: 'object' } } };
-  }
+  if (answer.data === undefined) return { 'application/json': { schema: { type: 'object' } } };
   const data = responseJsonSchema(answer.data);
+  if (answer.document === 'json') return { 'application/json': { schema: data } };
   return {
     'application/json': {
       schema: {

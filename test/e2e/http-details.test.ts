@@ -107,8 +107,9 @@ describe('HTTP details through the local runtime', () => {
   });
 
   it('lets public documents be cached', async () => {
-    const jwks = await fetch(`${service.baseUrl}/.well-known/jwks.json`);
-    expect(jwks.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+    const jwks = await client.api.GET('/.well-known/jwks.json');
+    expect(jwks.response.headers.get('cache-control')).toMatch(/^public, max-age=\d+$/);
+    expect(jwks.data?.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA' });
   });
 
   describe('CORS', () => {

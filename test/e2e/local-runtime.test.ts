@@ -1,11 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalService, startLocalService } from '../support/local-service.js';
+import { AccountClient } from './accounts-support.js';
 
 let service: LocalService;
+let client: AccountClient;
 
 beforeAll(async () => {
   service = await startLocalService();
+  client = new AccountClient(service);
 });
 
 afterAll(async () => {
@@ -29,24 +32,22 @@ function javaOf(own: LocalService): () => string {
 
 describe('the local runtime (npm start)', () => {
   it('serves the OpenAPI document at /v1/openapi.json', async () => {
-    const response = await fetch(`${service.baseUrl}/openapi.json`);
+    const { data, response } = await client.api.GET('/openapi.json');
     expect(response.status).toBe(200);
-    const document = (await response.json()) as { openapi: string; servers: { url: string }[] };
-    expect(document.openapi).toBe('3.1.0');
-    expect(document.servers[0]?.url).toBe(service.baseUrl);
+    expect(data).toMatchObject({ openapi: '3.1.0', servers: [{ url: service.baseUrl }] });
   });
 
   it('puts the rate-limit headers on every API response', async () => {
-    const response = await fetch(`${service.baseUrl}/openapi.json`);
+    const { response } = await client.api.GET('/openapi.json');
     expect(response.headers.get('x-ratelimit-limit')).toBe('100000');
     expect(Number(response.headers.get('x-ratelimit-remaining'))).toBeGreaterThan(0);
     expect(Number(response.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
   });
 
   it('answers an unknown route with a 404 envelope', async () => {
-    const response = await fetch(`${service.baseUrl}/no/such/route`);
-    expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({
+    const answer = await client.call('GET', '/no/such/route');
+    expect(answer.status).toBe(404);
+    expect(answer.body).toEqual({
       success: false,
       error: { code: 'not_found', message: expect.any(String), details: [] },
     });

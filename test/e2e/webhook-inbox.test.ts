@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, dataOf } from '../../shared/http/client/api-client.js';
 import type { ArrivalView } from '../../shared/local/webhook-inbox.js';
 import { eventually } from '../support/eventually.js';
 import { type LocalService, startLocalService } from '../support/local-service.js';
@@ -41,23 +42,25 @@ describe('the local webhook inbox', () => {
   it('receives a verified test event at an endpoint registered with no setting at all', async () => {
     const owner = await webhookOwner(client);
     const url = `${service.inboxOrigin}/inbox/demo`;
-    const registered = await client.call('POST', '/webhooks', {
-      token: owner.token,
+    const registered = await client.api.POST('/webhooks', {
+      headers: bearer(owner.token),
       body: { url, events: ['order.created'] },
     });
-    expect(registered.status).toBe(201);
+    expect(registered.response.status).toBe(201);
+    const endpointId = registered.data!.data.id;
 
-    const sent = await client.call('POST', `/webhooks/${registered.body.data.id}/test`, {
-      token: owner.token,
+    const sent = await client.api.POST('/webhooks/{id}/test', {
+      params: { path: { id: endpointId } },
+      headers: bearer(owner.token),
     });
-    expect(sent.status).toBe(200);
+    expect(sent.response.status).toBe(200);
 
     const [arrival] = await arrived('demo', 1);
     expect(arrival).toMatchObject({
       event_type: 'webhook.test',
       answered_status: 200,
       signatures: {
-        endpoint_ids: [registered.body.data.id],
+        endpoint_ids: [endpointId],
         x_service_signature: 'verified',
         webhook_signature: 'verified',
       },
@@ -67,26 +70,25 @@ describe('the local webhook inbox', () => {
 
   it('answers with a chosen status, so a failing receiver can be watched', async () => {
     const owner = await webhookOwner(client);
-    const registered = await client.call('POST', '/webhooks', {
-      token: owner.token,
-      body: { url: `${service.inboxOrigin}/inbox/team+failing`, events: ['order.created'] },
-    });
-    const endpointId = registered.body.data.id as string;
+    const { id: endpointId } = await dataOf(
+      client.api.POST('/webhooks', {
+        headers: bearer(owner.token),
+        body: { url: `${service.inboxOrigin}/inbox/team+failing`, events: ['order.created'] },
+      }),
+    );
+    const ofEndpoint = { params: { path: { id: endpointId } }, headers: bearer(owner.token) };
     const failing = await fetch(`${service.origin}/_local/inbox/team+failing`, {
       method: 'PUT',
       body: JSON.stringify({ status: 503 }),
     });
     expect(failing.status).toBe(200);
 
-    await client.call('POST', `/webhooks/${endpointId}/test`, { token: owner.token });
+    await dataOf(client.api.POST('/webhooks/{id}/test', ofEndpoint));
     const [arrival] = await arrived('team+failing', 1);
     expect(arrival?.answered_status).toBe(503);
     const deliveries = await eventually(async () => {
-      const listed = await client.call('GET', `/webhooks/${endpointId}/deliveries`, {
-        token: owner.token,
-      });
-      const [delivery] = listed.body.data as { attempts: unknown[] }[];
-      return delivery?.attempts.length === 1 ? listed.body.data : undefined;
+      const listed = await dataOf(client.api.GET('/webhooks/{id}/deliveries', ofEndpoint));
+      return listed[0]?.attempts.length === 1 ? listed : undefined;
     });
     expect(deliveries[0]).toMatchObject({
       status: 'pending',
@@ -104,12 +106,12 @@ describe('the local webhook inbox', () => {
 
   it('lets only the inbox past the SSRF guard: other private URLs stay refused', async () => {
     const owner = await webhookOwner(client);
-    const refused = await client.call('POST', '/webhooks', {
-      token: owner.token,
+    const refused = await client.api.POST('/webhooks', {
+      headers: bearer(owner.token),
       body: { url: 'https://localhost:1/inbox/demo', events: ['order.created'] },
     });
-    expect(refused.status).toBe(400);
-    expect(refused.body.error.details).toEqual([
+    expect(refused.response.status).toBe(400);
+    expect(refused.error?.error.details).toEqual([
       { field: 'url', message: expect.stringMatching(/^url must resolve to a public address/) },
     ]);
   });

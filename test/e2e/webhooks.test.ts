@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { validate } from '@readme/openapi-parser';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiClient, bearer, dataOf, successOf } from '../../shared/http/client/api-client.js';
+import type { operations } from '../../shared/http/client/api-types.js';
 import { eventually } from '../support/eventually.js';
 import type { AccountClient } from './accounts-support.js';
 import type { TestReceiver } from './webhooks-receiver.js';
@@ -10,10 +12,12 @@ import {
   standardHeaders,
   startWebhookService,
   verifiesByDocumentRule,
+  type WebhookOwner,
   webhookOwner,
 } from './webhooks-support.js';
 
 let client: AccountClient;
+let api: ApiClient;
 let receiver: TestReceiver;
 let stop: () => Promise<void>;
 
@@ -22,15 +26,38 @@ beforeAll(async () => {
     WEBHOOK_RETRY_DELAYS: '0,1,1,1,1',
     WEBHOOK_ENDPOINTS_PER_ACCOUNT: '3',
   }));
+  ({ api } = client);
 }, 120_000);
 
 afterAll(async () => {
   await stop?.();
 });
 
-const call = (...args: Parameters<AccountClient['call']>) => client.call(...args);
 const outbox = (to: string) => client.outbox(to);
 const signUp = () => webhookOwner(client);
+
+type Publication = operations['publishEvent']['requestBody']['content']['application/json'];
+type DeliveryFilters = operations['listWebhookDeliveries']['parameters']['query'];
+
+const publish = (body: Publication, headers: Record<string, string> = {}) =>
+  api.POST('/events', { body, headers });
+
+/** Registers an endpoint of `owner` at `path` of the test receiver; answers it with its secret. */
+const register = (owner: WebhookOwner, path: string, events: Publication['type'][]) =>
+  dataOf(
+    api.POST('/webhooks', {
+      headers: bearer(owner.token),
+      body: { url: `${receiver.origin}${path}`, events },
+    }),
+  );
+
+const deliveries = (owner: WebhookOwner, id: string, query: DeliveryFilters = {}) =>
+  successOf(
+    api.GET('/webhooks/{id}/deliveries', {
+      params: { path: { id }, query },
+      headers: bearer(owner.token),
+    }),
+  );
 
 const payment = {
   payment_id: 'pay_1',
@@ -44,11 +71,13 @@ const inTransit = { delivery_id: 'dlv_1', order_id: 'ord_42', status: 'in_transi
 // Generous limits: the 2-core machine is shared with DynamoDB Local and other test files.
 describe('publishing events (POST /v1/events, open locally)', { timeout: 60_000 }, () => {
   it('stores an event for an account without endpoints and answers 201 with the event object', async () => {
-    const published = await call('POST', '/events', {
-      body: { type: 'order.created', account_id: `usr_${randomUUID().slice(0, 8)}`, data: order },
+    const published = await publish({
+      type: 'order.created',
+      account_id: `usr_${randomUUID().slice(0, 8)}`,
+      data: order,
     });
-    expect(published.status).toBe(201);
-    expect(published.body.data).toEqual({
+    expect(published.response.status).toBe(201);
+    expect(published.data?.data).toEqual({
       id: expect.stringMatching(/^evt_/),
       type: 'order.created',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
@@ -60,20 +89,17 @@ describe('publishing events (POST /v1/events, open locally)', { timeout: 60_000 
   it('answers a repeated Idempotency-Key with the same event, and a changed body with 409', async () => {
     const account = `usr_${randomUUID().slice(0, 8)}`;
     const headers = { 'idempotency-key': `order-${randomUUID()}` };
-    const body = { type: 'order.updated', account_id: account, data: order };
-    const first = await call('POST', '/events', { body, headers });
-    const second = await call('POST', '/events', { body, headers });
-    const changed = await call('POST', '/events', {
-      body: { ...body, data: { ...order, status: 'shipped' } },
-      headers,
-    });
-    expect(second.body.data.id).toBe(first.body.data.id);
-    expect(changed.status).toBe(409);
-    expect(changed.body.error.code).toBe('conflict');
+    const body: Publication = { type: 'order.updated', account_id: account, data: order };
+    const first = await publish(body, headers);
+    const second = await publish(body, headers);
+    const changed = await publish({ ...body, data: { ...order, status: 'shipped' } }, headers);
+    expect(second.data?.data.id).toBe(first.data?.data.id);
+    expect(changed.response.status).toBe(409);
+    expect(changed.error?.error.code).toBe('conflict');
   });
 
   it('refuses an unknown event type and unknown fields with 400', async () => {
-    const answer = await call('POST', '/events', {
+    const answer = await client.call('POST', '/events', {
       body: { type: 'order.shipped', account_id: 'usr_1', data: {}, extra: 1 },
     });
     expect(answer.status).toBe(400);
@@ -86,12 +112,12 @@ describe('publishing events (POST /v1/events, open locally)', { timeout: 60_000 
 describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
   it('delivers a published event to the HTTPS receiver, verifiable with standardwebhooks and by hand', async () => {
     const owner = await signUp();
-    const registered = await call('POST', '/webhooks', {
-      token: owner.token,
+    const registered = await api.POST('/webhooks', {
+      headers: bearer(owner.token),
       body: { url: `${receiver.origin}/ok-verify`, events: ['order.created', 'payment.failed'] },
     });
-    expect(registered.status).toBe(201);
-    const endpoint = registered.body.data;
+    expect(registered.response.status).toBe(201);
+    const endpoint = registered.data!.data;
     expect(endpoint).toEqual({
       id: expect.stringMatching(/^whk_/),
       url: `${receiver.origin}/ok-verify`,
@@ -106,10 +132,10 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
 
-    const published = await call('POST', '/events', {
-      body: { type: 'order.created', account_id: owner.userId, data: order },
-    });
-    expect(published.body.data.delivery_count).toBe(1);
+    const published = await dataOf(
+      publish({ type: 'order.created', account_id: owner.userId, data: order }),
+    );
+    expect(published.delivery_count).toBe(1);
 
     const [request] = await eventually(async () =>
       receiver.to('/ok-verify').length > 0 ? receiver.to('/ok-verify') : undefined,
@@ -121,25 +147,25 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
       request?.body ?? '',
       standardHeaders(request ?? { headers: {} }),
     );
-    expect(verified).toEqual({ ...published.body.data, delivery_count: undefined, data: order });
+    expect(verified).toEqual({ ...published, delivery_count: undefined, data: order });
     expect(request?.body).toBe(
       JSON.stringify({
-        id: published.body.data.id,
+        id: published.id,
         type: 'order.created',
-        created_at: published.body.data.created_at,
+        created_at: published.created_at,
         data: order,
       }),
     );
-    expect(request?.headers['webhook-id']).toBe(published.body.data.id);
+    expect(request?.headers['webhook-id']).toBe(published.id);
     expect(request?.headers['content-type']).toBe('application/json');
 
-    const deliveries = await eventually(async () => {
-      const list = await call('GET', `/webhooks/${endpoint.id}/deliveries`, { token: owner.token });
-      return list.body.data[0]?.status === 'delivered' ? list : undefined;
+    const delivered = await eventually(async () => {
+      const list = await deliveries(owner, endpoint.id);
+      return list.data[0]?.status === 'delivered' ? list : undefined;
     });
-    expect(deliveries.body.meta).toEqual({ page: 1, per_page: 20, total: 1 });
-    expect(deliveries.body.data[0]).toMatchObject({
-      event_id: published.body.data.id,
+    expect(delivered.meta).toEqual({ page: 1, per_page: 20, total: 1 });
+    expect(delivered.data[0]).toMatchObject({
+      event_id: published.id,
       event_type: 'order.created',
       status: 'delivered',
       attempts_made: 1,
@@ -158,14 +184,8 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
 
   it('tries a failing receiver exactly 5 times, then marks the delivery failed and emails the owner', async () => {
     const owner = await signUp();
-    const registered = await call('POST', '/webhooks', {
-      token: owner.token,
-      body: { url: `${receiver.origin}/fail-ladder`, events: ['payment.failed'] },
-    });
-    const endpoint = registered.body.data;
-    await call('POST', '/events', {
-      body: { type: 'payment.failed', account_id: owner.userId, data: payment },
-    });
+    const endpoint = await register(owner, '/fail-ladder', ['payment.failed']);
+    await dataOf(publish({ type: 'payment.failed', account_id: owner.userId, data: payment }));
 
     const notice = await eventually(async () => {
       const mails = await outbox(owner.email);
@@ -173,12 +193,10 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
     }, 45);
     expect(notice.text).toContain(`${receiver.origin}/fail-ladder`);
 
-    const list = await call('GET', `/webhooks/${endpoint.id}/deliveries?status=failed`, {
-      token: owner.token,
-    });
-    expect(list.body.data).toHaveLength(1);
-    expect(list.body.data[0].attempts_made).toBe(5);
-    expect(list.body.data[0].attempts[4]).toMatchObject({
+    const [failed, ...others] = (await deliveries(owner, endpoint.id, { status: 'failed' })).data;
+    expect(others).toHaveLength(0);
+    expect(failed?.attempts_made).toBe(5);
+    expect(failed?.attempts[4]).toMatchObject({
       attempt: 5,
       outcome: 'failed',
       response_status: 500,
@@ -189,30 +207,21 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
     expect(receiver.to('/fail-ladder')).toHaveLength(5);
 
     // A manual retry is one more attempt, and no second notice.
-    const retried = await call(
-      'POST',
-      `/webhooks/${endpoint.id}/deliveries/${list.body.data[0].id}/retry`,
-      { token: owner.token },
-    );
-    expect(retried.status).toBe(200);
+    const retried = await api.POST('/webhooks/{id}/deliveries/{delivery_id}/retry', {
+      params: { path: { id: endpoint.id, delivery_id: failed!.id } },
+      headers: bearer(owner.token),
+    });
+    expect(retried.response.status).toBe(200);
     await eventually(async () => (receiver.to('/fail-ladder').length === 6 ? true : undefined));
   });
 
   it('counts a redirect as a failed attempt and does not follow it', async () => {
     const owner = await signUp();
-    const endpoint = (
-      await call('POST', '/webhooks', {
-        token: owner.token,
-        body: { url: `${receiver.origin}/redirect-me`, events: ['order.cancelled'] },
-      })
-    ).body.data;
-    await call('POST', '/events', {
-      body: { type: 'order.cancelled', account_id: owner.userId, data: order },
-    });
-    const first = await eventually(async () => {
-      const list = await call('GET', `/webhooks/${endpoint.id}/deliveries`, { token: owner.token });
-      return list.body.data[0]?.attempts[0];
-    });
+    const endpoint = await register(owner, '/redirect-me', ['order.cancelled']);
+    await dataOf(publish({ type: 'order.cancelled', account_id: owner.userId, data: order }));
+    const first = await eventually(
+      async () => (await deliveries(owner, endpoint.id)).data[0]?.attempts[0],
+    );
     expect(first).toMatchObject({ response_status: 302, outcome: 'failed' });
     expect(first.error).toMatch(/redirect not followed/);
     expect(receiver.to('/ok')).toHaveLength(0);
@@ -220,25 +229,25 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
 
   it('gives up on a receiver that does not answer within 10 seconds', async () => {
     const owner = await signUp();
-    const endpoint = (
-      await call('POST', '/webhooks', {
-        token: owner.token,
-        body: { url: `${receiver.origin}/hang`, events: ['delivery.in_transit'] },
-      })
-    ).body.data;
-    await call('POST', '/events', {
-      body: { type: 'delivery.in_transit', account_id: owner.userId, data: inTransit },
-    });
-    const first = await eventually(async () => {
-      const list = await call('GET', `/webhooks/${endpoint.id}/deliveries`, { token: owner.token });
-      return list.body.data[0]?.attempts[0];
-    }, 25);
+    const endpoint = await register(owner, '/hang', ['delivery.in_transit']);
+    await dataOf(
+      publish({ type: 'delivery.in_transit', account_id: owner.userId, data: inTransit }),
+    );
+    const first = await eventually(
+      async () => (await deliveries(owner, endpoint.id)).data[0]?.attempts[0],
+      25,
+    );
     expect(first).toMatchObject({ outcome: 'failed', response_status: null });
     expect(first.error).toMatch(/within 10 s/);
     expect(first.latency_ms).toBeGreaterThanOrEqual(10_000);
     expect(first.latency_ms).toBeLessThan(12_000);
     // The endpoint goes away so the rest of the ladder does not keep hanging connections open.
-    await call('DELETE', `/webhooks/${endpoint.id}`, { token: owner.token });
+    await dataOf(
+      api.DELETE('/webhooks/{id}', {
+        params: { path: { id: endpoint.id } },
+        headers: bearer(owner.token),
+      }),
+    );
   }, 40_000);
 
   it('refuses http, metadata and unresolvable URLs at registration', async () => {
@@ -249,105 +258,103 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
       'https://[::ffff:169.254.169.254]/',
       'https://no-such-host.invalid/hook',
     ]) {
-      const answer = await call('POST', '/webhooks', {
-        token: owner.token,
+      const answer = await api.POST('/webhooks', {
+        headers: bearer(owner.token),
         body: { url, events: ['order.created'] },
       });
-      expect(answer.status, url).toBe(400);
-      expect(answer.body.error.details[0].field, url).toBe('url');
+      expect(answer.response.status, url).toBe(400);
+      expect(answer.error?.error.details[0]?.field, url).toBe('url');
     }
   });
 
   it('manages endpoints: list, get, rotate (the document’s signature with the new secret, Standard Webhooks with both), test event, delete', async () => {
     const owner = await signUp();
     const stranger = await signUp();
-    const created = [];
-    for (const path of ['/ok-a', '/ok-b']) {
-      created.push(
-        (
-          await call('POST', '/webhooks', {
-            token: owner.token,
-            body: { url: `${receiver.origin}${path}`, events: ['delivery.assigned'] },
-          })
-        ).body.data,
-      );
-    }
-    const [first, second] = created;
+    const first = await register(owner, '/ok-a', ['delivery.assigned']);
+    const second = await register(owner, '/ok-b', ['delivery.assigned']);
+    const ofOwner = (id: string) => ({ params: { path: { id } }, headers: bearer(owner.token) });
 
-    const page = await call('GET', '/webhooks?per_page=1&page=2', { token: owner.token });
-    expect(page.body.meta).toEqual({ page: 2, per_page: 1, total: 2 });
-    expect(page.body.data).toHaveLength(1);
-    expect(page.body.data[0].secret).toBeUndefined();
-
-    const got = await call('GET', `/webhooks/${first.id}`, { token: owner.token });
-    expect(got.body.data).toEqual({ ...first, secret: undefined });
-    expect((await call('GET', `/webhooks/${first.id}`, { token: stranger.token })).status).toBe(
-      404,
+    const page = await successOf(
+      api.GET('/webhooks', {
+        params: { query: { per_page: 1, page: 2 } },
+        headers: bearer(owner.token),
+      }),
     );
-    expect((await call('GET', `/webhooks/${first.id}`)).status).toBe(401);
+    expect(page.meta).toEqual({ page: 2, per_page: 1, total: 2 });
+    expect(page.data).toHaveLength(1);
+    expect(page.data[0]).not.toHaveProperty('secret');
 
-    const rotated = await call('POST', `/webhooks/${first.id}/rotate-secret`, {
-      token: owner.token,
+    const got = await dataOf(api.GET('/webhooks/{id}', ofOwner(first.id)));
+    expect(got).toEqual({ ...first, secret: undefined });
+    const foreign = await api.GET('/webhooks/{id}', {
+      params: { path: { id: first.id } },
+      headers: bearer(stranger.token),
     });
-    expect(rotated.body.data.secret).not.toBe(first.secret);
-    const tested = await call('POST', `/webhooks/${first.id}/test`, { token: owner.token });
-    expect(tested.body.data.event.type).toBe('webhook.test');
+    expect(foreign.response.status).toBe(404);
+    const anonymous = await api.GET('/webhooks/{id}', { params: { path: { id: first.id } } });
+    expect(anonymous.response.status).toBe(401);
+
+    const rotated = await dataOf(api.POST('/webhooks/{id}/rotate-secret', ofOwner(first.id)));
+    expect(rotated.secret).not.toBe(first.secret);
+    const tested = await dataOf(api.POST('/webhooks/{id}/test', ofOwner(first.id)));
+    expect(tested.event.type).toBe('webhook.test');
     const [testRequest] = await eventually(async () =>
       receiver.to('/ok-a').length > 0 ? receiver.to('/ok-a') : undefined,
     );
     // During the overlap: a receiver written to the interface document (one hex HMAC, compared
     // whole) verifies with the new secret; Standard Webhooks receivers with either.
     if (testRequest === undefined) throw new Error('no test event received');
-    expect(verifiesByDocumentRule(rotated.body.data.secret, testRequest)).toBe(true);
+    expect(verifiesByDocumentRule(rotated.secret, testRequest)).toBe(true);
     const headers = standardHeaders(testRequest);
-    expect(new Webhook(rotated.body.data.secret).verify(testRequest.body, headers)).toBeTruthy();
+    expect(new Webhook(rotated.secret).verify(testRequest.body, headers)).toBeTruthy();
     expect(new Webhook(first.secret).verify(testRequest.body, headers)).toBeTruthy();
     expect(testRequest.headers['webhook-signature']?.split(' ')).toHaveLength(2);
     expect(receiver.to('/ok-b')).toHaveLength(0);
 
-    expect((await call('DELETE', `/webhooks/${second.id}`, { token: owner.token })).status).toBe(
-      200,
-    );
-    expect((await call('GET', `/webhooks/${second.id}`, { token: owner.token })).status).toBe(404);
-    expect((await call('DELETE', `/webhooks/${second.id}`, { token: owner.token })).status).toBe(
-      404,
-    );
-    const remaining = await call('GET', '/webhooks', { token: owner.token });
-    expect(remaining.body.data.map((endpoint: { id: string }) => endpoint.id)).toEqual([first.id]);
+    const deleted = await api.DELETE('/webhooks/{id}', ofOwner(second.id));
+    expect(deleted.response.status).toBe(200);
+    expect((await api.GET('/webhooks/{id}', ofOwner(second.id))).response.status).toBe(404);
+    const again = await api.DELETE('/webhooks/{id}', ofOwner(second.id));
+    expect(again.response.status).toBe(404);
+    const remaining = await dataOf(api.GET('/webhooks', { headers: bearer(owner.token) }));
+    expect(remaining.map((endpoint) => endpoint.id)).toEqual([first.id]);
   });
 
   it('refuses a fourth endpoint with 409 while the account has the 3 allowed, until one is deleted', async () => {
     const owner = await signUp();
-    const register = (index: number) =>
-      call('POST', '/webhooks', {
-        token: owner.token,
+    const registerNext = (index: number) =>
+      api.POST('/webhooks', {
+        headers: bearer(owner.token),
         body: { url: `${receiver.origin}/ok-cap-${index}`, events: ['order.created'] },
       });
     const created = [];
-    for (const index of [0, 1, 2]) created.push((await register(index)).body.data);
+    for (const index of [0, 1, 2]) created.push(await dataOf(registerNext(index)));
 
-    const refused = await register(3);
-    expect(refused.status).toBe(409);
-    expect(refused.body.error).toMatchObject({
+    const refused = await registerNext(3);
+    expect(refused.response.status).toBe(409);
+    expect(refused.error?.error).toMatchObject({
       code: 'conflict',
       message: 'An account can have at most 3 webhook endpoints; delete one to register another',
     });
 
-    await call('DELETE', `/webhooks/${created[0].id}`, { token: owner.token });
-    expect((await register(4)).status).toBe(201);
-    expect((await call('GET', '/webhooks', { token: owner.token })).body.meta.total).toBe(3);
+    await dataOf(
+      api.DELETE('/webhooks/{id}', {
+        params: { path: { id: created[0]!.id } },
+        headers: bearer(owner.token),
+      }),
+    );
+    expect((await registerNext(4)).response.status).toBe(201);
+    const listed = await successOf(api.GET('/webhooks', { headers: bearer(owner.token) }));
+    expect(listed.meta.total).toBe(3);
   });
 
   it('refuses registration without a token and with bad input', async () => {
-    expect(
-      (
-        await call('POST', '/webhooks', {
-          body: { url: 'https://a.example', events: ['order.created'] },
-        })
-      ).status,
-    ).toBe(401);
+    const anonymous = await api.POST('/webhooks', {
+      body: { url: 'https://a.example', events: ['order.created'] },
+    });
+    expect(anonymous.response.status).toBe(401);
     const owner = await signUp();
-    const answer = await call('POST', '/webhooks', {
+    const answer = await client.call('POST', '/webhooks', {
       token: owner.token,
       body: { url: 'https://a.example/h', events: ['order.created', 'order.created', 'nope'] },
     });
@@ -359,12 +366,7 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
 describe('the event catalogue over HTTP', { timeout: 60_000 }, () => {
   it('refuses a publication with each malformed order field, one detail per field, and stores nothing', async () => {
     const owner = await signUp();
-    const endpoint = (
-      await call('POST', '/webhooks', {
-        token: owner.token,
-        body: { url: `${receiver.origin}/ok-malformed`, events: ['order.created'] },
-      })
-    ).body.data;
+    const endpoint = await register(owner, '/ok-malformed', ['order.created']);
     const malformed = {
       order_id: 42,
       status: '',
@@ -372,55 +374,53 @@ describe('the event catalogue over HTTP', { timeout: 60_000 }, () => {
       currency: 'eur',
     };
     const answers = [
-      await call('POST', '/events', {
-        body: { type: 'order.created', account_id: owner.userId, data: malformed },
-      }),
-      await call('POST', '/events', {
-        body: { type: 'order.created', account_id: owner.userId, data: { note: 'no order' } },
+      await publish({ type: 'order.created', account_id: owner.userId, data: malformed }),
+      await publish({
+        type: 'order.created',
+        account_id: owner.userId,
+        data: { note: 'no order' },
       }),
     ];
 
-    expect(answers.map((answer) => answer.status)).toEqual([400, 400]);
+    expect(answers.map((answer) => answer.response.status)).toEqual([400, 400]);
     const sentences = [
       'data.order_id must be a string',
       'data.status must not be empty',
       'data.total must be a number: a decimal amount such as 19.99',
       'data.currency must be an ISO 4217 currency code: three upper-case letters, e.g. EUR',
     ];
-    expect(answers[0]?.body.error).toEqual({
+    expect(answers[0]?.error?.error).toEqual({
       code: 'invalid_request',
       message: `The event data does not fit order.created (GET /v1/event-types): ${sentences.join('; ')}`,
       details: sentences.map((message) => ({ field: message.split(' ')[0], message })),
     });
-    expect(answers[1]?.body.error.details).toEqual(
+    expect(answers[1]?.error?.error.details).toEqual(
       ['order_id', 'status', 'total', 'currency'].map((field) => ({
         field: `data.${field}`,
         message: `data.${field} is required`,
       })),
     );
-    const deliveries = await call('GET', `/webhooks/${endpoint.id}/deliveries`, {
-      token: owner.token,
-    });
-    expect(deliveries.body.meta.total).toBe(0);
+    expect((await deliveries(owner, endpoint.id)).meta.total).toBe(0);
   });
 
   it('lists every event type publicly, and each example is a publication the service accepts', async () => {
-    const listed = await call('GET', '/event-types');
-    expect(listed.status).toBe(200);
-    expect(listed.body.meta).toEqual({ page: 1, per_page: 20, total: 11 });
+    const listed = await successOf(api.GET('/event-types'));
+    expect(listed.meta).toEqual({ page: 1, per_page: 20, total: 11 });
     const account = `usr_${randomUUID().slice(0, 8)}`;
-    for (const entry of listed.body.data) {
+    for (const entry of listed.data) {
       expect(Object.keys(entry).sort()).toEqual(['description', 'example', 'schema', 'type']);
-      expect(entry.schema.properties.type).toEqual({ const: entry.type });
-      const published = await call('POST', '/events', {
-        body: { type: entry.type, account_id: account, data: entry.example.data },
+      expect(entry.schema.properties).toMatchObject({ type: { const: entry.type } });
+      const published = await publish({
+        type: entry.type,
+        account_id: account,
+        data: entry.example.data,
       });
-      expect(published.status, entry.type).toBe(201);
+      expect(published.response.status, entry.type).toBe(201);
     }
   });
 
   it('serves an OpenAPI document that validates, webhooks section included', async () => {
-    const document = (await call('GET', '/openapi.json')).body as {
+    const document = (await successOf(api.GET('/openapi.json'))) as {
       webhooks: Record<string, unknown>;
     };
     expect(Object.keys(document.webhooks)).toContain('payment.refunded');
@@ -433,58 +433,58 @@ describe('recovering and reading deliveries', { timeout: 90_000 }, () => {
   it('recovers the failed deliveries of a window once, each with a fresh ladder, after the receiver is fixed', async () => {
     const owner = await signUp();
     const stranger = await signUp();
-    const endpoint = (
-      await call('POST', '/webhooks', {
-        token: owner.token,
-        body: { url: `${receiver.origin}/fail-recover`, events: ['order.created'] },
-      })
-    ).body.data;
+    const endpoint = await register(owner, '/fail-recover', ['order.created']);
     for (const orderId of ['ord_r1', 'ord_r2']) {
-      await call('POST', '/events', {
-        body: {
+      await dataOf(
+        publish({
           type: 'order.created',
           account_id: owner.userId,
           data: { ...order, order_id: orderId },
-        },
-      });
+        }),
+      );
     }
     const failed = await eventually(async () => {
-      const list = await call('GET', `/webhooks/${endpoint.id}/deliveries?status=failed`, {
-        token: owner.token,
-      });
-      return list.body.meta.total === 2 ? list.body.data : undefined;
+      const list = await deliveries(owner, endpoint.id, { status: 'failed' });
+      return list.meta.total === 2 ? list.data : undefined;
     }, 60);
-    const day = failed[0].created_at.slice(0, 10);
-    await call('PATCH', `/webhooks/${endpoint.id}`, {
-      token: owner.token,
-      body: { url: `${receiver.origin}/ok-recover` },
-    });
+    const day = failed[0]!.created_at.slice(0, 10);
+    await dataOf(
+      api.PATCH('/webhooks/{id}', {
+        params: { path: { id: endpoint.id } },
+        headers: bearer(owner.token),
+        body: { url: `${receiver.origin}/ok-recover` },
+      }),
+    );
 
-    const recover = (body: unknown, token = owner.token, id = endpoint.id) =>
-      call('POST', `/webhooks/${id}/recover`, { token, body });
+    type Window = operations['recoverWebhook']['requestBody']['content']['application/json'];
+    const recover = (body: Window, token = owner.token) =>
+      api.POST('/webhooks/{id}/recover', {
+        params: { path: { id: endpoint.id } },
+        headers: bearer(token),
+        body,
+      });
     const first = await recover({ since: day });
     const second = await recover({ since: day });
 
-    expect(first.status).toBe(202);
-    expect(first.body.data).toEqual({ recovered: 2, has_more: false });
-    expect(second.body.data).toEqual({ recovered: 0, has_more: false });
+    expect(first.response.status).toBe(202);
+    expect(first.data?.data).toEqual({ recovered: 2, has_more: false });
+    expect(second.data?.data).toEqual({ recovered: 0, has_more: false });
     const delivered = await eventually(async () => {
-      const list = await call('GET', `/webhooks/${endpoint.id}/deliveries?status=delivered`, {
-        token: owner.token,
-      });
-      return list.body.meta.total === 2 ? list.body.data : undefined;
+      const list = await deliveries(owner, endpoint.id, { status: 'delivered' });
+      return list.meta.total === 2 ? list.data : undefined;
     });
-    expect(delivered.map((delivery: { attempts_made: number }) => delivery.attempts_made)).toEqual([
-      6, 6,
-    ]);
+    expect(delivered.map((delivery) => delivery.attempts_made)).toEqual([6, 6]);
     expect(receiver.to('/ok-recover')).toHaveLength(2);
-    expect((await recover({ since: day }, stranger.token)).status).toBe(404);
+    expect((await recover({ since: day }, stranger.token)).response.status).toBe(404);
     const backwards = await recover({ since: `${day}T12:00:00Z`, until: `${day}T06:00:00+00:00` });
-    expect(backwards.status).toBe(400);
-    expect(backwards.body.error.details).toEqual([
+    expect(backwards.response.status).toBe(400);
+    expect(backwards.error?.error.details).toEqual([
       { field: 'since', message: `since must be before until (${day}T06:00:00.000Z)` },
     ]);
-    const bad = await recover({ since: 'yesterday', extra: true });
+    const bad = await client.call('POST', `/webhooks/${endpoint.id}/recover`, {
+      token: owner.token,
+      body: { since: 'yesterday', extra: true },
+    });
     expect(bad.body.error.details.map((detail: { field: string }) => detail.field)).toEqual([
       'since',
       'extra',
@@ -493,44 +493,35 @@ describe('recovering and reading deliveries', { timeout: 90_000 }, () => {
 
   it('shows one delivery with its attempts and event, and filters the list', async () => {
     const owner = await signUp();
-    const endpoint = (
-      await call('POST', '/webhooks', {
-        token: owner.token,
-        body: { url: `${receiver.origin}/ok-filters`, events: ['order.created', 'payment.failed'] },
-      })
-    ).body.data;
+    const endpoint = await register(owner, '/ok-filters', ['order.created', 'payment.failed']);
     const payment = {
       payment_id: 'pay_f1',
       status: 'failed',
       amount: 5,
       currency: 'EUR',
     };
-    const orderEvent = (
-      await call('POST', '/events', {
-        body: { type: 'order.created', account_id: owner.userId, data: order },
-      })
-    ).body.data;
-    await call('POST', '/events', {
-      body: { type: 'payment.failed', account_id: owner.userId, data: payment },
-    });
-    const list = (query: string) =>
-      call('GET', `/webhooks/${endpoint.id}/deliveries${query}`, { token: owner.token });
+    const orderEvent = await dataOf(
+      publish({ type: 'order.created', account_id: owner.userId, data: order }),
+    );
+    await dataOf(publish({ type: 'payment.failed', account_id: owner.userId, data: payment }));
+    const list = (query: DeliveryFilters) => deliveries(owner, endpoint.id, query);
     await eventually(async () =>
-      (await list('?status=delivered')).body.meta.total === 2 ? true : undefined,
+      (await list({ status: 'delivered' })).meta.total === 2 ? true : undefined,
     );
     const day = orderEvent.created_at.slice(0, 10);
 
     expect(
-      (await list('?event_type=payment.failed')).body.data.map(
-        (d: { event_type: string }) => d.event_type,
-      ),
+      (await list({ event_type: 'payment.failed' })).data.map((delivery) => delivery.event_type),
     ).toEqual(['payment.failed']);
-    expect((await list(`?created_after=${day}&status=delivered`)).body.meta.total).toBe(2);
-    expect((await list('?created_before=2000-01-01')).body.meta.total).toBe(0);
-    expect(
-      (await list(`?created_after=${encodeURIComponent(`${day}T00:00:00+14:00`)}`)).body.meta.total,
-    ).toBe(2);
-    const refused = await list('?event_type=order.shipped&created_after=2026-02-30&per_page=101');
+    expect((await list({ created_after: day, status: 'delivered' })).meta.total).toBe(2);
+    expect((await list({ created_before: '2000-01-01' })).meta.total).toBe(0);
+    // The typed client percent-encodes the offset's `+`.
+    expect((await list({ created_after: `${day}T00:00:00+14:00` })).meta.total).toBe(2);
+    const refused = await client.call(
+      'GET',
+      `/webhooks/${endpoint.id}/deliveries?event_type=order.shipped&created_after=2026-02-30&per_page=101`,
+      { token: owner.token },
+    );
     expect(refused.status).toBe(400);
     expect(refused.body.error.details.map((detail: { field: string }) => detail.field)).toEqual([
       'per_page',
@@ -538,12 +529,15 @@ describe('recovering and reading deliveries', { timeout: 90_000 }, () => {
       'created_after',
     ]);
 
-    const orderDelivery = (await list('?event_type=order.created')).body.data[0];
-    const one = await call('GET', `/webhooks/${endpoint.id}/deliveries/${orderDelivery.id}`, {
-      token: owner.token,
-    });
-    expect(one.status).toBe(200);
-    expect(one.body.data).toEqual({
+    const [orderDelivery] = (await list({ event_type: 'order.created' })).data;
+    const one = (token: string) =>
+      api.GET('/webhooks/{id}/deliveries/{delivery_id}', {
+        params: { path: { id: endpoint.id, delivery_id: orderDelivery!.id } },
+        headers: bearer(token),
+      });
+    const read = await one(owner.token);
+    expect(read.response.status).toBe(200);
+    expect(read.data?.data).toEqual({
       ...orderDelivery,
       event: {
         id: orderEvent.id,
@@ -553,12 +547,6 @@ describe('recovering and reading deliveries', { timeout: 90_000 }, () => {
       },
     });
     const stranger = await signUp();
-    expect(
-      (
-        await call('GET', `/webhooks/${endpoint.id}/deliveries/${orderDelivery.id}`, {
-          token: stranger.token,
-        })
-      ).status,
-    ).toBe(404);
+    expect((await one(stranger.token)).response.status).toBe(404);
   });
 });

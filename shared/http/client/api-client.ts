@@ -49,24 +49,29 @@ export class ApiError extends Error {
 const isErrorEnvelope = (body: unknown): body is ErrorEnvelope =>
   typeof body === 'object' && body !== null && (body as ErrorEnvelope).success === false;
 
-type Sent<Success> = Promise<
-  | { data: Success; error?: never; response: Response }
-  | { data?: never; error: unknown; response: Response }
->;
+/** What an openapi-fetch call resolves to: the success body, or the error body. */
+interface Answer {
+  data?: unknown;
+  error?: unknown;
+  response: Response;
+}
+
+/** The success envelope of an answer. */
+type SuccessOf<A extends Answer> = NonNullable<A['data']>;
 
 /**
  * The success envelope of a call, `{success, data, meta?}`; an ApiError for a refusal (with the
  * envelope's code, message and details), for an answer that is no envelope, or for no answer.
  */
-export async function successOf<Success>(sent: Sent<Success>): Promise<NonNullable<Success>> {
-  let answer: Awaited<Sent<Success>>;
+export async function successOf<A extends Answer>(sent: Promise<A>): Promise<SuccessOf<A>> {
+  let answer: A;
   try {
     answer = await sent;
   } catch {
     // fetch failed (network, CORS), or a success answer was not JSON.
     throw new ApiError(0, 'network', 'The service could not be reached. Check your connection.');
   }
-  if (answer.error === undefined) return answer.data as NonNullable<Success>;
+  if (answer.error === undefined) return answer.data as SuccessOf<A>;
   const { status, headers } = answer.response;
   if (!isErrorEnvelope(answer.error)) {
     throw new ApiError(status, 'unexpected', `The service answered ${status}.`);
@@ -80,4 +85,12 @@ export async function successOf<Success>(sent: Sent<Success>): Promise<NonNullab
     details,
     status === 429 && Number.isFinite(retryAfter) ? retryAfter : undefined,
   );
+}
+
+type DataOf<A extends Answer> = SuccessOf<A> extends { data: infer Data } ? Data : never;
+
+/** The `data` of a success envelope (see successOf for refusals). */
+export async function dataOf<A extends Answer>(sent: Promise<A>): Promise<DataOf<A>> {
+  const envelope: unknown = await successOf(sent);
+  return (envelope as { data: DataOf<A> }).data;
 }

@@ -921,9 +921,7 @@ export interface components {
             schema: {
                 [key: string]: unknown;
             };
-            example: {
-                [key: string]: unknown;
-            };
+            example: components["schemas"]["Event"];
         };
         ForgotPasswordAccepted: {
             verification_required: boolean;
@@ -936,6 +934,20 @@ export interface components {
             duplicate: boolean;
             /** @enum {string} */
             route: "subscription" | "general";
+        };
+        Jwks: {
+            keys: {
+                /** @constant */
+                kty: "OKP";
+                /** @constant */
+                crv: "Ed25519";
+                x: string;
+                kid: string;
+                /** @constant */
+                alg: "EdDSA";
+                /** @constant */
+                use: "sig";
+            }[];
         };
         Message: {
             message: string;
@@ -1073,6 +1085,7 @@ export type EventPublished = components['schemas']['EventPublished'];
 export type EventType = components['schemas']['EventType'];
 export type ForgotPasswordAccepted = components['schemas']['ForgotPasswordAccepted'];
 export type InboundReceived = components['schemas']['InboundReceived'];
+export type Jwks = components['schemas']['Jwks'];
 export type Message = components['schemas']['Message'];
 export type MobileVerified = components['schemas']['MobileVerified'];
 export type OtpVerified = components['schemas']['OtpVerified'];
@@ -2403,7 +2416,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": components["schemas"]["Jwks"];
                 };
             };
             /** @description Too many requests: rate_limited */
@@ -2468,7 +2481,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": Record<string, unknown>;
                 };
             };
             /** @description Too many requests: rate_limited */

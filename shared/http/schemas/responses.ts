@@ -80,6 +80,21 @@ export const Session = v.strictObject({
 
 export const SessionRevoked = v.strictObject({ id, revoked: v.literal(true) });
 
+/** The public keys that verify access tokens (RFC 7517), as the JWKS document lists them. */
+export const Jwks = v.strictObject({
+  keys: list(
+    v.strictObject({
+      kty: v.literal('OKP'),
+      crv: v.literal('Ed25519'),
+      x: text(64),
+      kid: text(64),
+      alg: v.literal('EdDSA'),
+      use: v.literal('sig'),
+    }),
+    10,
+  ),
+});
+
 export const SignupAccepted = v.strictObject({
   email,
   verification_required: v.literal(true),
@@ -206,7 +221,8 @@ export const EventType = v.strictObject({
   type: eventType,
   description: sentence,
   schema: v.record(text(64), v.unknown()),
-  example: v.record(text(64), v.unknown()),
+  /** An event of this type as a receiver gets it. */
+  example: Event,
 });
 
 // Receivers
