@@ -1,9 +1,16 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Browser,
+  type BrowserContext,
+  chromium,
+  type Page,
+  type Response,
+} from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AccountClient } from '../e2e/accounts-support.js';
+import { checkContract } from '../support/contract.js';
 import { type LocalService, startLocalService } from '../support/local-service.js';
 
 /**
@@ -22,6 +29,41 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 
+/** The API answers the page received, each held to the document as the e2e suite's are. */
+const answersChecked: Promise<void>[] = [];
+const contractFailures: string[] = [];
+
+function holdToContract(response: Response): void {
+  const url = new URL(response.url());
+  if (url.origin !== service.origin || !url.pathname.startsWith('/v1/')) return;
+  answersChecked.push(
+    (async () => {
+      let text: string;
+      try {
+        text = await response.text();
+      } catch {
+        return; // The page navigated away before the body arrived: nothing was read.
+      }
+      const headers = new Headers(await response.allHeaders());
+      const json = headers.get('content-type')?.startsWith('application/json') && text !== '';
+      try {
+        checkContract(response.request().method(), `${url.pathname.slice(3)}${url.search}`, {
+          status: response.status(),
+          headers,
+          body: json ? JSON.parse(text) : text,
+        });
+      } catch (error) {
+        contractFailures.push(error instanceof Error ? error.message : String(error));
+      }
+    })(),
+  );
+}
+
+afterEach(async () => {
+  await Promise.all(answersChecked.splice(0));
+  expect(contractFailures.splice(0)).toEqual([]);
+});
+
 beforeAll(async () => {
   mkdirSync(screenshots, { recursive: true });
   // Two attempts a minute apart: a failing receiver ends in `failed` after one clock move. A
@@ -32,6 +74,7 @@ beforeAll(async () => {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   });
   context = await browser.newContext({ viewport: widths.desktop });
+  context.on('response', holdToContract);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.origin });
   // Each step waits for what a person would see; none takes seconds when the page works.
   context.setDefaultTimeout(10_000);

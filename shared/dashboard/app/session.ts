@@ -1,4 +1,17 @@
-import { ApiError, call, type Request, type Tokens, type User } from './api.js';
+import {
+  type Answer,
+  ApiError,
+  bearer,
+  type SuccessOf,
+  successOf,
+} from '../../http/client/api-client.js';
+import {
+  api,
+  createDashboardClient,
+  type DashboardClient,
+  type TokenPair,
+  type User,
+} from './api.js';
 
 /**
  * The signed-in state. The access token lives in memory only; the refresh token in
@@ -18,6 +31,18 @@ export class Session {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #refreshing: Promise<boolean> | undefined;
   #listeners = new Set<Listener>();
+  /** Calls as the signed-in user: each request carries the access token of that moment. */
+  readonly #api: DashboardClient = createDashboardClient();
+
+  constructor() {
+    this.#api.use({
+      onRequest: ({ request }) => {
+        if (this.#accessToken !== undefined) {
+          request.headers.set('authorization', bearer(this.#accessToken).authorization);
+        }
+      },
+    });
+  }
 
   get user(): User | undefined {
     return this.#user;
@@ -29,7 +54,7 @@ export class Session {
   }
 
   /** Signs in with a token response (login, signup verification). */
-  start(tokens: Tokens): void {
+  start(tokens: TokenPair): void {
     this.#accessToken = tokens.access_token;
     sessionStorage.setItem(refreshKey, tokens.refresh_token);
     this.#scheduleRefresh(tokens.expires_in);
@@ -58,9 +83,9 @@ export class Session {
     const refreshToken = sessionStorage.getItem(refreshKey);
     if (refreshToken === null) return false;
     try {
-      const { data } = await call<Tokens>('POST', '/auth/refresh-token', {
-        body: { refresh_token: refreshToken },
-      });
+      const { data } = await successOf(
+        api.POST('/auth/refresh-token', { body: { refresh_token: refreshToken } }),
+      );
       this.start(data);
       return true;
     } catch (error) {
@@ -76,24 +101,28 @@ export class Session {
     this.#timer = setTimeout(() => void this.refresh(), delay);
   }
 
-  /** An authenticated call; refreshes once and retries when the access token was refused. */
-  async call<T>(method: string, path: string, request: Request = {}) {
+  /**
+   * An authenticated call, `send(api)`, answered with its success envelope; refreshes once and
+   * sends it again when the access token was refused.
+   */
+  async call<A extends Answer>(send: (api: DashboardClient) => Promise<A>): Promise<SuccessOf<A>> {
     try {
-      return await call<T>(method, path, { ...request, token: this.#accessToken });
+      return await successOf(send(this.#api));
     } catch (error) {
       // Only a refused token is worth a refresh: a wrong current password is a 401 too.
       const tokenRefused =
         error instanceof ApiError &&
         (error.code === 'unauthorized' || error.code === 'invalid_token');
       if (!tokenRefused || !(await this.refresh())) throw error;
-      return call<T>(method, path, { ...request, token: this.#accessToken });
+      return successOf(send(this.#api));
     }
   }
 
   async signOut(): Promise<void> {
     const token = this.#accessToken;
     this.clear();
-    await call('POST', '/auth/logout', { token }).catch(() => undefined);
+    if (token === undefined) return;
+    await api.POST('/auth/logout', { headers: bearer(token) }).catch(() => undefined);
   }
 
   clear(): void {

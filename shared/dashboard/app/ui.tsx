@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useId, useState } from 'preact/hooks';
-import { ApiError } from './api.js';
+import { ApiError } from '../../http/client/api-client.js';
 
 /** Small building blocks every page uses: labelled fields, alerts, actions with their errors. */
 
@@ -72,11 +72,18 @@ export function useLoad<T>(load: () => Promise<T>, keys: unknown[]) {
   return { ...state, reload: () => setGeneration((value) => value + 1) };
 }
 
+/** What the page shows for a refusal: the API's own message, with the wait of a 429. */
+function sentenceOf(error: ApiError): string {
+  if (error.retryAfterSeconds === undefined) return error.message;
+  const unit = error.retryAfterSeconds === 1 ? 'second' : 'seconds';
+  return `${error.message} Try again in ${error.retryAfterSeconds} ${unit}.`;
+}
+
 export function Alert({ error }: { error: ApiError | undefined }) {
   if (error === undefined) return null;
   return (
     <p class="alert" role="alert">
-      {error.sentence}
+      {sentenceOf(error)}
     </p>
   );
 }

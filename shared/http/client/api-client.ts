@@ -12,14 +12,14 @@ import type { ErrorEnvelope, paths } from './api-types.js';
  *   // data: the success envelope of login; error: one of its documented error envelopes
  */
 
-export type ApiClient = Client<paths, 'application/json'>;
+export type ApiClient<Paths extends {} = paths> = Client<Paths, 'application/json'>;
 
 /** A client of the API at `baseUrl`, which ends in `/v1` (relative in a page of the same origin). */
-export function createApiClient(
+export function createApiClient<Paths extends {} = paths>(
   baseUrl: string,
   options: Omit<ClientOptions, 'baseUrl'> = {},
-): ApiClient {
-  return createClient<paths, 'application/json'>({ ...options, baseUrl });
+): ApiClient<Paths> {
+  return createClient<Paths, 'application/json'>({ ...options, baseUrl });
 }
 
 /** The headers of a call authenticated with an access token. */
@@ -50,14 +50,14 @@ const isErrorEnvelope = (body: unknown): body is ErrorEnvelope =>
   typeof body === 'object' && body !== null && (body as ErrorEnvelope).success === false;
 
 /** What an openapi-fetch call resolves to: the success body, or the error body. */
-interface Answer {
+export interface Answer {
   data?: unknown;
   error?: unknown;
   response: Response;
 }
 
 /** The success envelope of an answer. */
-type SuccessOf<A extends Answer> = NonNullable<A['data']>;
+export type SuccessOf<A extends Answer> = NonNullable<A['data']>;
 
 /**
  * The success envelope of a call, `{success, data, meta?}`; an ApiError for a refusal (with the

@@ -803,7 +803,8 @@ export interface components {
         Delivery: {
             id: string;
             event_id: string;
-            event_type: string;
+            /** @enum {string} */
+            event_type: "order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded" | "webhook.test";
             endpoint_id: string;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
@@ -829,7 +830,8 @@ export interface components {
         DeliveryWithEvent: {
             id: string;
             event_id: string;
-            event_type: string;
+            /** @enum {string} */
+            event_type: "order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded" | "webhook.test";
             endpoint_id: string;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
@@ -896,7 +898,8 @@ export interface components {
         };
         Event: {
             id: string;
-            type: string;
+            /** @enum {string} */
+            type: "order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded" | "webhook.test";
             /** Format: date-time */
             created_at: string;
             data: {
@@ -905,7 +908,8 @@ export interface components {
         };
         EventPublished: {
             id: string;
-            type: string;
+            /** @enum {string} */
+            type: "order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded" | "webhook.test";
             /** Format: date-time */
             created_at: string;
             data: {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { eventTypes } from '../../domain/event-types.js';
-import { keptAttemptRecords } from '../../domain/webhooks/model.js';
+import { keptAttemptRecords, testEventType } from '../../domain/webhooks/model.js';
 import { genders } from './fields.js';
 import { deliveryStatuses } from './webhooks.js';
 
@@ -140,6 +140,9 @@ export const PhoneRegistration = v.strictObject({ phone, registered: v.boolean()
 
 const eventType = v.picklist(eventTypes);
 
+/** What a delivery or a stored event can carry: a subscribable type, or the test event. */
+const deliveredType = v.picklist([...eventTypes, testEventType]);
+
 /** `whsec_` and 32 random bytes in base64. */
 const secret = text(64);
 
@@ -185,7 +188,7 @@ const Attempt = v.strictObject({
 const deliveryFields = {
   id,
   event_id: id,
-  event_type: text(64),
+  event_type: deliveredType,
   endpoint_id: id,
   status: v.picklist(deliveryStatuses),
   paused: v.boolean(),
@@ -199,7 +202,7 @@ export const Delivery = v.strictObject(deliveryFields);
 
 const eventFields = {
   id,
-  type: text(64),
+  type: deliveredType,
   created_at: timestamp,
   data: v.record(text(64), v.unknown()),
 };

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { Session as SessionRecord, User } from '../api.js';
+import type { User } from '../api.js';
 import type { Session } from '../session.js';
 import { Alert, Field, Form, formatTime, Notice, navigate, useAction, useLoad } from '../ui.js';
 
@@ -50,17 +50,19 @@ function Profile({ session }: { session: Session }) {
         onSubmit={() =>
           run(async () => {
             setNotice(undefined);
-            const body: Record<string, string> = {};
-            if (name !== user.name) body.name = name;
-            if (email !== user.email) body.email = email;
-            if (phone !== (user.phone ?? '')) body.phone_number = phone;
-            if (identityChanged) body.current_password = currentPassword;
-            const { data } = await session.call<User>('PUT', '/profile/update', { body });
-            session.setUser(data);
+            const body = {
+              ...(name === user.name ? {} : { name }),
+              ...(email === user.email ? {} : { email }),
+              ...(phone === (user.phone ?? '') ? {} : { phone_number: phone }),
+              ...(identityChanged ? { current_password: currentPassword } : {}),
+            };
+            const { data } = await session.call((api) => api.PUT('/profile/update', { body }));
+            const updated: User = data.user;
+            session.setUser(updated);
             setCurrentPassword('');
             setNotice(
-              data.pending_email
-                ? `Saved. Enter the code sent to ${data.pending_email} to make it your email.`
+              updated.pending_email
+                ? `Saved. Enter the code sent to ${updated.pending_email} to make it your email.`
                 : 'Profile saved.',
             );
           })
@@ -130,7 +132,7 @@ function ChangePassword({
             const body = withoutCurrent
               ? { new_password: next }
               : { current_password: current, new_password: next };
-            await session.call('POST', '/auth/change-password', { body });
+            await session.call((api) => api.POST('/auth/change-password', { body }));
             setCurrent('');
             setNext('');
             setNotice('Password changed. Your other sessions were signed out.');
@@ -171,7 +173,7 @@ function ChangePassword({
 
 function Sessions({ session }: { session: Session }) {
   const list = useLoad(
-    async () => (await session.call<SessionRecord[]>('GET', '/auth/sessions')).data,
+    async () => (await session.call((api) => api.GET('/auth/sessions'))).data,
     [],
   );
   const { busy, error, run } = useAction();
@@ -198,7 +200,9 @@ function Sessions({ session }: { session: Session }) {
                 aria-label={`Sign out ${record.current ? 'this browser' : (record.user_agent ?? 'this session')}`}
                 onClick={() =>
                   run(async () => {
-                    await session.call('DELETE', `/auth/sessions/${record.id}`);
+                    await session.call((api) =>
+                      api.DELETE('/auth/sessions/{id}', { params: { path: { id: record.id } } }),
+                    );
                     if (record.current) session.clear();
                     else list.reload();
                   })
@@ -216,7 +220,7 @@ function Sessions({ session }: { session: Session }) {
         disabled={busy}
         onClick={() =>
           run(async () => {
-            await session.call('POST', '/auth/logout-all');
+            await session.call((api) => api.POST('/auth/logout-all'));
             session.clear();
           })
         }

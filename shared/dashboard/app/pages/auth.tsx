@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { call, type Tokens } from '../api.js';
+import { dataOf } from '../../../http/client/api-client.js';
+import { api } from '../api.js';
 import type { Session } from '../session.js';
 import { Alert, Field, Form, Notice, navigate, useAction } from '../ui.js';
 
@@ -17,10 +18,7 @@ export function SignIn({ session, notice }: { session: Session; notice?: string 
         label="Sign in"
         onSubmit={() =>
           run(async () => {
-            const { data } = await call<Tokens>('POST', '/auth/login', {
-              body: { email, password },
-            });
-            session.start(data);
+            session.start(await dataOf(api.POST('/auth/login', { body: { email, password } })));
             navigate('#/endpoints');
           })
         }
@@ -68,7 +66,7 @@ export function SignUp() {
         label="Create an account"
         onSubmit={() =>
           run(async () => {
-            await call('POST', '/auth/signup', { body: { name, email, password } });
+            await dataOf(api.POST('/auth/signup', { body: { name, email, password } }));
             navigate(`#/verify?email=${encodeURIComponent(email)}`);
           })
         }
@@ -127,11 +125,11 @@ export function VerifySignup({ session, email }: { session: Session; email: stri
         label="Enter the code"
         onSubmit={() =>
           run(async () => {
-            const { data } = await call<Tokens>('POST', '/auth/verify-signup-otp', {
-              body: { email, otp },
-            });
-            session.start(data);
-            navigate(data.password_reset_required ? '#/account?set-password=1' : '#/endpoints');
+            const tokens = await dataOf(
+              api.POST('/auth/verify-signup-otp', { body: { email, otp } }),
+            );
+            session.start(tokens);
+            navigate(tokens.password_reset_required ? '#/account?set-password=1' : '#/endpoints');
           })
         }
       >
@@ -153,7 +151,7 @@ export function VerifySignup({ session, email }: { session: Session; email: stri
           disabled={busy}
           onClick={() =>
             run(async () => {
-              await call('POST', '/otp/resend/email', { body: { email } });
+              await dataOf(api.POST('/otp/resend/email', { body: { email } }));
               setResent(true);
             })
           }
@@ -175,7 +173,7 @@ export function ForgotPassword() {
         label="Reset your password"
         onSubmit={() =>
           run(async () => {
-            await call('POST', '/auth/forgot-password', { body: { email } });
+            await dataOf(api.POST('/auth/forgot-password', { body: { email } }));
             navigate(`#/reset-password?email=${encodeURIComponent(email)}`);
           })
         }
@@ -215,9 +213,11 @@ export function ResetPassword({ email }: { email: string }) {
         label="Choose a new password"
         onSubmit={() =>
           run(async () => {
-            await call('POST', '/auth/reset-password-otp', {
-              body: { email, otp, new_password: password },
-            });
+            await dataOf(
+              api.POST('/auth/reset-password-otp', {
+                body: { email, otp, new_password: password },
+              }),
+            );
             navigate('#/sign-in?reset=1');
           })
         }

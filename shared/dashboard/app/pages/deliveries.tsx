@@ -34,8 +34,8 @@ export function Deliveries({
   /** Bumped by the endpoint's own actions (a test event): the list reads again. */
   changes: number;
 }) {
-  const [status, setStatus] = useState('');
-  const [eventType, setEventType] = useState('');
+  const [status, setStatus] = useState<Delivery['status'] | ''>('');
+  const [eventType, setEventType] = useState<Delivery['event_type'] | ''>('');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
   const [page, setPage] = useState(1);
@@ -46,22 +46,27 @@ export function Deliveries({
   const query = {
     page,
     per_page: perPage,
-    status,
-    event_type: eventType,
+    status: status === '' ? undefined : status,
+    event_type: eventType === '' ? undefined : eventType,
     created_after: dayBoundary(from, false),
     created_before: dayBoundary(to, true),
   };
   const list = useLoad(
-    () => session.call<Delivery[]>('GET', `/webhooks/${endpointId}/deliveries`, { query }),
+    () =>
+      session.call((api) =>
+        api.GET('/webhooks/{id}/deliveries', { params: { path: { id: endpointId }, query } }),
+      ),
     [endpointId, JSON.stringify(query), version, changes],
   );
   const reload = () => setVersion((value) => value + 1);
   const total = list.data?.meta?.total ?? 0;
   const pages = Math.max(1, Math.ceil(total / perPage));
-  const filter = (set: (value: string) => void) => (value: string) => {
-    set(value);
-    setPage(1);
-  };
+  const filter =
+    <Value,>(set: (value: Value) => void) =>
+    (value: Value) => {
+      set(value);
+      setPage(1);
+    };
   return (
     <section aria-labelledby="deliveries-title">
       <div class="title-row">
@@ -78,7 +83,9 @@ export function Deliveries({
           <select
             id="filter-status"
             value={status}
-            onChange={(event) => filter(setStatus)(event.currentTarget.value)}
+            onChange={(event) =>
+              filter(setStatus)(event.currentTarget.value as Delivery['status'] | '')
+            }
           >
             <option value="">Any</option>
             <option value="pending">Pending</option>
@@ -91,7 +98,9 @@ export function Deliveries({
           <select
             id="filter-type"
             value={eventType}
-            onChange={(event) => filter(setEventType)(event.currentTarget.value)}
+            onChange={(event) =>
+              filter(setEventType)(event.currentTarget.value as Delivery['event_type'] | '')
+            }
           >
             <option value="">Any</option>
             {(types.data ?? []).map((type) => (
@@ -235,9 +244,10 @@ function DeliveryRow({
                 disabled={busy}
                 onClick={() =>
                   run(async () => {
-                    await session.call(
-                      'POST',
-                      `/webhooks/${endpointId}/deliveries/${delivery.id}/retry`,
+                    await session.call((api) =>
+                      api.POST('/webhooks/{id}/deliveries/{delivery_id}/retry', {
+                        params: { path: { id: endpointId, delivery_id: delivery.id } },
+                      }),
                     );
                     onChanged();
                   })
@@ -273,17 +283,20 @@ function DeliveryChart({
     }));
     // At most five pages of the newest 500 deliveries: enough for the picture, bounded in calls.
     for (let page = 1; page <= 5; page++) {
-      const { data, meta } = await session.call<Delivery[]>(
-        'GET',
-        `/webhooks/${endpointId}/deliveries`,
-        { query: { page, per_page: 100, created_after: since.toISOString() } },
+      const { data, meta } = await session.call((api) =>
+        api.GET('/webhooks/{id}/deliveries', {
+          params: {
+            path: { id: endpointId },
+            query: { page, per_page: 100, created_after: since.toISOString() },
+          },
+        }),
       );
       for (const delivery of data) {
         const index = Math.floor((Date.parse(delivery.created_at) - since.getTime()) / dayMs);
         const slot = counts[index];
         if (slot !== undefined && delivery.status !== 'pending') slot[delivery.status]++;
       }
-      if (meta === undefined || page * 100 >= meta.total) break;
+      if (page * 100 >= meta.total) break;
     }
     return counts;
   }, [endpointId, version]);
@@ -352,10 +365,11 @@ function Recover({
           run(async () => {
             setResult(undefined);
             const at = since === '' ? '' : new Date(since).toISOString();
-            const { data } = await session.call<{ recovered: number; has_more: boolean }>(
-              'POST',
-              `/webhooks/${endpointId}/recover`,
-              { body: { since: at } },
+            const { data } = await session.call((api) =>
+              api.POST('/webhooks/{id}/recover', {
+                params: { path: { id: endpointId } },
+                body: { since: at },
+              }),
             );
             setResult(
               `${data.recovered} failed ${data.recovered === 1 ? 'delivery' : 'deliveries'} queued again.` +

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { Endpoint } from '../api.js';
+import type { Endpoint, RotatedEndpoint } from '../api.js';
 import type { Session } from '../session.js';
 import {
   Alert,
@@ -17,12 +17,13 @@ import { EventPicker, StatusBadge } from './endpoints.js';
 
 /** One endpoint: its settings and actions, then its deliveries. */
 export function EndpointPage({ session, id }: { session: Session; id: string }) {
+  const params = { path: { id } };
   const endpoint = useLoad(
-    async () => (await session.call<Endpoint>('GET', `/webhooks/${id}`)).data,
+    async () => (await session.call((api) => api.GET('/webhooks/{id}', { params }))).data,
     [id],
   );
   const [editing, setEditing] = useState(false);
-  const [rotated, setRotated] = useState<Endpoint | undefined>();
+  const [rotated, setRotated] = useState<RotatedEndpoint | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const [changes, setChanges] = useState(0);
@@ -76,7 +77,7 @@ export function EndpointPage({ session, id }: { session: Session; id: string }) 
           disabled={busy || !enabled}
           onClick={() =>
             act('Test event sent. Its delivery is listed below.', async () => {
-              await session.call('POST', `/webhooks/${id}/test`);
+              await session.call((api) => api.POST('/webhooks/{id}/test', { params }));
             })
           }
         >
@@ -87,9 +88,12 @@ export function EndpointPage({ session, id }: { session: Session; id: string }) 
           disabled={busy}
           onClick={() =>
             act(enabled ? 'Endpoint disabled.' : 'Endpoint enabled.', async () => {
-              await session.call('PATCH', `/webhooks/${id}`, {
-                body: { status: enabled ? 'disabled' : 'enabled' },
-              });
+              await session.call((api) =>
+                api.PATCH('/webhooks/{id}', {
+                  params,
+                  body: { status: enabled ? 'disabled' : 'enabled' },
+                }),
+              );
             })
           }
         >
@@ -100,9 +104,8 @@ export function EndpointPage({ session, id }: { session: Session; id: string }) 
           disabled={busy}
           onClick={() =>
             run(async () => {
-              const { data } = await session.call<Endpoint>(
-                'POST',
-                `/webhooks/${id}/rotate-secret`,
+              const { data } = await session.call((api) =>
+                api.POST('/webhooks/{id}/rotate-secret', { params }),
               );
               setRotated(data);
               setNotice(undefined);
@@ -125,11 +128,10 @@ export function EndpointPage({ session, id }: { session: Session; id: string }) 
       </div>
       {notice && <Notice>{notice}</Notice>}
       <Alert error={error} />
-      {rotated?.secret && (
+      {rotated && (
         <SecretReveal secret={rotated.secret}>
           This new secret is shown only once. The previous one keeps signing deliveries until{' '}
-          {formatTime(rotated.previous_secret_expires_at ?? null)}, so update your receiver before
-          then.
+          {formatTime(rotated.previous_secret_expires_at)}, so update your receiver before then.
         </SecretReveal>
       )}
       {confirmingDelete && (
@@ -143,7 +145,7 @@ export function EndpointPage({ session, id }: { session: Session; id: string }) 
               disabled={busy}
               onClick={() =>
                 run(async () => {
-                  await session.call('DELETE', `/webhooks/${id}`);
+                  await session.call((api) => api.DELETE('/webhooks/{id}', { params }));
                   navigate('#/endpoints');
                 })
               }
@@ -192,9 +194,12 @@ function EditEndpoint({
         label="Edit endpoint"
         onSubmit={() =>
           run(async () => {
-            await session.call('PATCH', `/webhooks/${endpoint.id}`, {
-              body: { url, events, description },
-            });
+            await session.call((api) =>
+              api.PATCH('/webhooks/{id}', {
+                params: { path: { id: endpoint.id } },
+                body: { url, events, description },
+              }),
+            );
             onDone();
           })
         }

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { type ApiError, call, type Endpoint, type EventType } from '../api.js';
+import { type ApiError, dataOf } from '../../../http/client/api-client.js';
+import { api, type Endpoint, type EndpointWithSecret, type EventType } from '../api.js';
 import type { Session } from '../session.js';
 import { Alert, Field, Form, formatTime, SecretReveal, useAction, useLoad } from '../ui.js';
 
@@ -17,7 +18,7 @@ export function StatusBadge({ endpoint }: { endpoint: Endpoint }) {
 /** The subscribable event types, for pickers. */
 export function useEventTypes() {
   return useLoad(
-    async () => (await call<EventType[]>('GET', '/event-types?per_page=100')).data,
+    () => dataOf(api.GET('/event-types', { params: { query: { per_page: 100 } } })),
     [],
   );
 }
@@ -27,8 +28,8 @@ export function EventPicker({
   onChange,
   error,
 }: {
-  selected: string[];
-  onChange: (events: string[]) => void;
+  selected: EventType['type'][];
+  onChange: (events: EventType['type'][]) => void;
   error?: ApiError | undefined;
 }) {
   const types = useEventTypes();
@@ -67,11 +68,12 @@ export function EventPicker({
 export function Endpoints({ session }: { session: Session }) {
   const list = useLoad(
     async () =>
-      (await session.call<Endpoint[]>('GET', '/webhooks', { query: { per_page: 100 } })).data,
+      (await session.call((api) => api.GET('/webhooks', { params: { query: { per_page: 100 } } })))
+        .data,
     [],
   );
   const [adding, setAdding] = useState(false);
-  const [created, setCreated] = useState<Endpoint | undefined>();
+  const [created, setCreated] = useState<EndpointWithSecret | undefined>();
   return (
     <main>
       <div class="title-row">
@@ -147,11 +149,11 @@ function RegisterEndpoint({
   onCancel,
 }: {
   session: Session;
-  onCreated: (endpoint: Endpoint) => void;
+  onCreated: (endpoint: EndpointWithSecret) => void;
   onCancel: () => void;
 }) {
   const [url, setUrl] = useState('');
-  const [events, setEvents] = useState<string[]>([]);
+  const [events, setEvents] = useState<EventType['type'][]>([]);
   const [description, setDescription] = useState('');
   const { busy, error, run } = useAction();
   return (
@@ -162,8 +164,7 @@ function RegisterEndpoint({
         onSubmit={() =>
           run(async () => {
             const body = description === '' ? { url, events } : { url, events, description };
-            const { data } = await session.call<Endpoint>('POST', '/webhooks', { body });
-            onCreated(data);
+            onCreated((await session.call((api) => api.POST('/webhooks', { body }))).data);
           })
         }
       >
