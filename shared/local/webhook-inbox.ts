@@ -49,6 +49,8 @@ export interface ArrivalView {
   headers: Record<string, string>;
   /** The body as JSON when it is JSON, else as text. */
   body: unknown;
+  /** The body exactly as received: the bytes (UTF-8) a signature covers. */
+  raw_body: string;
 }
 
 export interface WebhookInbox {
@@ -149,6 +151,7 @@ function view(arrival: Arrival, endpoints: WebhookEndpoint[]): ArrivalView {
     },
     headers: arrival.headers,
     body,
+    raw_body: arrival.body,
   };
 }
 

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, dataOf } from '../../shared/http/client/api-client.js';
 import type { ArrivalView } from '../../shared/local/webhook-inbox.js';
@@ -66,6 +67,11 @@ describe('the local webhook inbox', () => {
       },
     });
     expect(arrival?.event_id).toMatch(/^evt_/);
+    // The raw body is what the signature covers: a receiver's own check agrees.
+    const secret = registered.data!.data.secret;
+    expect(createHmac('sha256', secret).update(arrival!.raw_body).digest('hex')).toBe(
+      arrival?.headers['x-service-signature'],
+    );
   });
 
   it('answers with a chosen status, so a failing receiver can be watched', async () => {
