@@ -1,5 +1,4 @@
 import { type ApiClient, createApiClient } from '../../http/client/api-client.js';
-import type { DashboardPaths } from './accounts-pending.js';
 
 /**
  * The dashboard calls the public API at `/v1` of its own origin through the typed client
@@ -14,14 +13,12 @@ export type {
   EventType,
   RotatedEndpoint,
   TokenPair,
+  User,
 } from '../../http/client/api-types.js';
-export type { SessionRecord, User } from './accounts-pending.js';
-
-export type DashboardClient = ApiClient<DashboardPaths>;
 
 /** A client of this origin's API that sends no credentials of its own. */
-export const createDashboardClient = (): DashboardClient =>
-  createApiClient<DashboardPaths>('/v1', { credentials: 'omit' });
+export const createDashboardClient = (): ApiClient =>
+  createApiClient('/v1', { credentials: 'omit' });
 
 /** Calls made signed out: sign-in, sign-up, codes, the event catalogue. */
 export const api = createDashboardClient();

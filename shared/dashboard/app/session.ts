@@ -1,17 +1,12 @@
 import {
   type Answer,
+  type ApiClient,
   ApiError,
   bearer,
   type SuccessOf,
   successOf,
 } from '../../http/client/api-client.js';
-import {
-  api,
-  createDashboardClient,
-  type DashboardClient,
-  type TokenPair,
-  type User,
-} from './api.js';
+import { api, createDashboardClient, type TokenPair, type User } from './api.js';
 
 /**
  * The signed-in state. The access token lives in memory only; the refresh token in
@@ -32,7 +27,7 @@ export class Session {
   #refreshing: Promise<boolean> | undefined;
   #listeners = new Set<Listener>();
   /** Calls as the signed-in user: each request carries the access token of that moment. */
-  readonly #api: DashboardClient = createDashboardClient();
+  readonly #api: ApiClient = createDashboardClient();
 
   constructor() {
     this.#api.use({
@@ -105,7 +100,7 @@ export class Session {
    * An authenticated call, `send(api)`, answered with its success envelope; refreshes once and
    * sends it again when the access token was refused.
    */
-  async call<A extends Answer>(send: (api: DashboardClient) => Promise<A>): Promise<SuccessOf<A>> {
+  async call<A extends Answer>(send: (api: ApiClient) => Promise<A>): Promise<SuccessOf<A>> {
     try {
       return await successOf(send(this.#api));
     } catch (error) {

@@ -98,8 +98,59 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change the password and revoke every other session */
+        /** Change (or, with no password yet, set) the password and revoke every other session */
         post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's live sessions, newest first */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End one of the caller's sessions: its tokens stop working at once */
+        delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End every session of the caller, this one included */
+        post: operations["logoutAll"];
         delete?: never;
         options?: never;
         head?: never;
@@ -165,7 +216,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Change name, email, phone number, gender or online status */
+        /** Change name, gender or online status; a new email or phone number waits for its code */
         put: operations["profileUpdate"];
         post?: never;
         delete?: never;
@@ -795,6 +846,16 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        Activation: {
+            access_token: string;
+            /** @constant */
+            token_type: "Bearer";
+            /** Format: int32 */
+            expires_in: number;
+            refresh_token: string;
+            user: components["schemas"]["User"];
+            password_reset_required: boolean;
+        };
         CodeSent: {
             message: string;
             /** Format: int32 */
@@ -999,6 +1060,21 @@ export interface components {
             /** Format: date-time */
             previous_secret_expires_at: string;
         };
+        Session: {
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string;
+            user_agent: string | null;
+            ip_address: string | null;
+            current: boolean;
+        };
+        SessionRevoked: {
+            id: string;
+            /** @constant */
+            revoked: true;
+        };
         SignupAccepted: {
             email: string;
             /** @constant */
@@ -1031,6 +1107,8 @@ export interface components {
             name: string;
             email: string;
             phone: string | null;
+            pending_email: string | null;
+            pending_phone: string | null;
             gender: ("female" | "male" | "non_binary" | "other" | "prefer_not_to_say") | null;
             online_status: boolean;
             email_verified: boolean;
@@ -1077,6 +1155,7 @@ export interface components {
     };
     pathItems: never;
 }
+export type Activation = components['schemas']['Activation'];
 export type CodeSent = components['schemas']['CodeSent'];
 export type Delivery = components['schemas']['Delivery'];
 export type DeliveryWithEvent = components['schemas']['DeliveryWithEvent'];
@@ -1097,6 +1176,8 @@ export type PhoneRegistration = components['schemas']['PhoneRegistration'];
 export type ProfileUpdated = components['schemas']['ProfileUpdated'];
 export type Recovery = components['schemas']['Recovery'];
 export type RotatedEndpoint = components['schemas']['RotatedEndpoint'];
+export type Session = components['schemas']['Session'];
+export type SessionRevoked = components['schemas']['SessionRevoked'];
 export type SignupAccepted = components['schemas']['SignupAccepted'];
 export type SmsCodeSent = components['schemas']['SmsCodeSent'];
 export type TestEventSent = components['schemas']['TestEventSent'];
@@ -1278,7 +1359,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         success: true;
-                        data: components["schemas"]["TokenPair"];
+                        data: components["schemas"]["Activation"];
                     };
                 };
             };
@@ -1764,7 +1845,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    current_password: string;
+                    current_password?: string;
                     new_password: string;
                 };
             };
@@ -1860,6 +1941,311 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "payload_too_large";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: too_many_attempts, rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "too_many_attempts" | "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected error; the body carries no internals: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Session"][];
+                        meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description Not authenticated: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized" | "invalid_token";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected error; the body carries no internals: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["SessionRevoked"];
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
+                    };
+                };
+            };
+            /** @description Not authenticated: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized" | "invalid_token";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds to wait before trying again */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "rate_limited";
+                        };
+                    };
+                };
+            };
+            /** @description Unexpected error; the body carries no internals: internal_error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "internal_error";
+                        };
+                    };
+                };
+            };
+        };
+    };
+    logoutAll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Message"];
+                    };
+                };
+            };
+            /** @description Not authenticated: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized" | "invalid_token";
                         };
                     };
                 };
@@ -2260,6 +2646,7 @@ export interface operations {
                     /** @enum {string} */
                     gender?: "female" | "male" | "non_binary" | "other" | "prefer_not_to_say";
                     online_status?: boolean;
+                    current_password?: string;
                 };
             };
         };
@@ -2301,7 +2688,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not authenticated: unauthorized, invalid_token */
+            /** @description Not authenticated: unauthorized, invalid_token, invalid_credentials */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2315,7 +2702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "unauthorized" | "invalid_token";
+                            code?: "unauthorized" | "invalid_token" | "invalid_credentials";
                         };
                     };
                 };
@@ -2358,7 +2745,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: too_many_attempts, rate_limited */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2374,7 +2761,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code?: "too_many_attempts" | "rate_limited";
                         };
                     };
                 };
@@ -3061,6 +3448,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Conflict: conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
+                        };
+                    };
+                };
+            };
             /** @description Body too large: payload_too_large */
             413: {
                 headers: {
@@ -3171,6 +3577,25 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_otp" | "otp_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
                         };
                     };
                 };
