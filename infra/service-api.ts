@@ -1,8 +1,10 @@
+import { Duration } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { type RateLimitMode, rateLimitPerMode } from '../shared/config.js';
 import type { ErrorCode } from '../shared/domain/errors.js';
+import { corsAllowedHeaders, preflightMaxAgeSeconds } from '../shared/http/cors.js';
 import type { ApiRoute } from '../shared/http/routes.js';
 
 export interface ServiceApiProps {
@@ -98,6 +100,29 @@ export class ServiceApi extends Construct {
       return key;
     };
     this.apiKeys = { test: plan('test', 'Test'), production: plan('production', 'Production') };
+  }
+
+  /**
+   * CORS preflights for browser apps of `allowedOrigins`, answered by the gateway itself (a mock
+   * integration, as the local runtime answers them): on each path of `routes`, the methods its
+   * operations serve. Another origin gets no matching Access-Control-Allow-Origin, so the browser
+   * refuses the call; API keys are not asked of a preflight, which browsers send without them.
+   */
+  addPreflights(routes: readonly ApiRoute[], allowedOrigins: readonly string[]): void {
+    if (allowedOrigins.length === 0) return;
+    const methodsByPath = new Map<string, string[]>();
+    for (const route of routes) {
+      if (route.method === 'ANY') continue;
+      methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+    }
+    for (const [path, methods] of methodsByPath) {
+      this.restApi.root.resourceForPath(path).addCorsPreflight({
+        allowOrigins: [...allowedOrigins],
+        allowMethods: methods,
+        allowHeaders: corsAllowedHeaders,
+        maxAge: Duration.seconds(preflightMaxAgeSeconds),
+      });
+    }
   }
 
   /**

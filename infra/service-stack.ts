@@ -14,7 +14,7 @@ import type { Construct } from 'constructs';
 import { tableIndexes, tableKeys, ttlAttribute } from '../shared/adapters/table-definition.js';
 import type { SecretName } from '../shared/config.js';
 import { inboundEventAbandonedMessage } from '../shared/domain/inbound/sweep-events.js';
-import { type Needs, type Route, routes } from '../shared/http/routes.js';
+import { type ApiRoute, type Needs, type Route, routes } from '../shared/http/routes.js';
 import { DeliveryScheduler } from './delivery-scheduler.js';
 import { ServiceApi } from './service-api.js';
 import { ServiceFunction, type ServiceResources } from './service-function.js';
@@ -188,6 +188,9 @@ export class ServiceStack extends Stack {
           first.surface === 'function-url' ? settings.receiverReservedConcurrency : undefined,
         environment: {
           ...(first.surface === 'api' ? { RATE_LIMIT_MODE: settings.rateLimitMode } : {}),
+          ...(first.surface === 'api' && settings.corsAllowedOrigins.length > 0
+            ? { CORS_ALLOWED_ORIGINS: settings.corsAllowedOrigins.join(',') }
+            : {}),
           ...(readsSecrets ? { SECRETS_GENERATION: settings.secretsGeneration } : {}),
         },
       }).bindNeeds(needs, resources);
@@ -240,6 +243,11 @@ export class ServiceStack extends Stack {
           break;
       }
     }
+
+    api.addPreflights(
+      routes.filter((route): route is ApiRoute => route.surface === 'api'),
+      settings.corsAllowedOrigins,
+    );
 
     // The inbound sweeper gives an event up (status failed) with one error line, in a run that
     // itself succeeds: only its log says so. Each such line counts 1.

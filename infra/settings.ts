@@ -1,5 +1,5 @@
 import type { Construct } from 'constructs';
-import { type RateLimitMode, rateLimitPerMode } from '../shared/config.js';
+import { invalidOrigins, type RateLimitMode, rateLimitPerMode } from '../shared/config.js';
 
 /**
  * The deployment's choices, read from CDK context (`cdk.json` or `-c key=value`) once and
@@ -41,6 +41,13 @@ export interface ServiceSettings {
    * @default true
    */
   apiKeyRequired: boolean;
+  /**
+   * Browser origins whose pages may call the API (`corsAllowedOrigins`, comma-separated, `*` for
+   * any): API Gateway answers their preflights, and the API functions get them as
+   * CORS_ALLOWED_ORIGINS to put the CORS headers on every answer.
+   * @default [] (no browser app on another origin; the dashboard is served from the API's own)
+   */
+  corsAllowedOrigins: string[];
   /**
    * Email subscribed to the alarm topic (`alarmEmail`).
    * @default none (the topic has no subscriber)
@@ -98,6 +105,20 @@ export function readSettings(scope: Construct): ServiceSettings {
     throw new Error('Context apiKeyRequired must be true or false');
   }
 
+  const corsAllowedOrigins = (text('corsAllowedOrigins') ?? '')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter((origin) => origin !== '');
+  const badOrigins = invalidOrigins(corsAllowedOrigins);
+  if (
+    badOrigins.length > 0 ||
+    (corsAllowedOrigins.includes('*') && corsAllowedOrigins.length > 1)
+  ) {
+    throw new Error(
+      `Context corsAllowedOrigins must be origins such as https://app.example.com, or *, got "${corsAllowedOrigins.join(',')}"`,
+    );
+  }
+
   return {
     emailFrom,
     smsSenderId,
@@ -105,6 +126,7 @@ export function readSettings(scope: Construct): ServiceSettings {
     rateLimitMode: rateLimitMode as RateLimitMode,
     receiverReservedConcurrency: concurrency,
     apiKeyRequired: apiKeyRequired === 'true',
+    corsAllowedOrigins,
     alarmEmail: text('alarmEmail'),
     secretsGeneration: text('secretsGeneration') ?? '1',
   };

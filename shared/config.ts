@@ -152,6 +152,12 @@ export function publicBaseUrls(): string[] {
   return urls.length > 0 ? urls : ['/v1'];
 }
 
+/** The entries of an allowed-origins list that are neither an origin nor `*`. */
+export const invalidOrigins = (origins: readonly string[]): string[] =>
+  origins.filter(
+    (origin) => origin !== '*' && !/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i.test(origin),
+  );
+
 /**
  * CORS_ALLOWED_ORIGINS: the browser origins (`https://app.example.com`, comma-separated) whose
  * pages may call the API; `*` allows any. Empty allows none: the API is for servers and native
@@ -159,9 +165,7 @@ export function publicBaseUrls(): string[] {
  */
 export function corsAllowedOrigins(): string[] {
   const origins = list('CORS_ALLOWED_ORIGINS');
-  const invalid = origins.filter(
-    (origin) => origin !== '*' && !/^https?:\/\/[a-z0-9.-]+(:\d{1,5})?$/i.test(origin),
-  );
+  const invalid = invalidOrigins(origins);
   if (invalid.length > 0) {
     throw new Error(
       `Invalid configuration: CORS_ALLOWED_ORIGINS must be origins such as https://app.example.com, got "${invalid.join(',')}"`,

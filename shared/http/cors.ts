@@ -5,6 +5,9 @@
  * local runtime and decorate every API answer.
  */
 
+/** How long a browser may cache a preflight's answer, in seconds. */
+export const preflightMaxAgeSeconds = 600;
+
 /** Request headers a browser client may send. */
 export const corsAllowedHeaders = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Api-Key'];
 
@@ -16,9 +19,6 @@ export const corsExposedHeaders = [
   'X-RateLimit-Reset',
   'X-Request-Id',
 ];
-
-/** How long a browser may cache a preflight's answer, in seconds. */
-const preflightMaxAgeSeconds = 600;
 
 const isAllowed = (origin: string | undefined, allowed: readonly string[]): origin is string =>
   origin !== undefined && (allowed.includes('*') || allowed.includes(origin));
