@@ -3,7 +3,7 @@ import type * as v from 'valibot';
 import type { ErrorCode } from '../domain/errors.js';
 import { maxChallengeLength } from '../domain/inbound/receive-event.js';
 import { deliverableEventDefinitions } from '../domain/webhooks/event-catalogue.js';
-import { type Answer, answerOf, errorsOf } from './answers.js';
+import { type Answer, answerOf, errorsOf, type OwnLimit } from './answers.js';
 import { eventTypeDocument } from './event-types.js';
 import { statusOfCode } from './responses.js';
 import { type HttpRouteEntry, operations } from './routes.js';
@@ -221,6 +221,13 @@ function successContent(answer: Answer): JsonObject {
   };
 }
 
+/** An operation's own limit, as its description states it. */
+function limitSentence({ limit, windowSeconds, per }: OwnLimit): string {
+  const window = windowSeconds === 60 ? 'a minute' : `per ${windowSeconds} s`;
+  const counted = per === 'target' ? 'per email or phone number the request names' : 'per client';
+  return `Own limit: ${limit} requests ${window} ${counted}, on top of each client's limit for all operations; over it, 429 \`rate_limited\` with Retry-After and the X-RateLimit-* headers of this limit.`;
+}
+
 function operation(route: HttpRouteEntry): JsonObject {
   const parameters: JsonObject[] = [];
   for (const match of route.path.matchAll(/\{(\w+)\}/g)) {
@@ -306,9 +313,11 @@ function operation(route: HttpRouteEntry): JsonObject {
             answer.optionalBearer || route.auth === 'user-if-generic'
             ? [{ apiKey: [] }, { apiKey: [], bearerAuth: [] }]
             : [{ apiKey: [] }];
+  const limits = answer.limits ?? [];
   return {
     operationId: route.name,
     summary: route.summary,
+    ...(limits.length > 0 ? { description: limits.map(limitSentence).join(' ') } : {}),
     tags: [route.tag],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.body
@@ -321,6 +330,16 @@ function operation(route: HttpRouteEntry): JsonObject {
       : {}),
     responses,
     security,
+    ...(limits.length > 0
+      ? {
+          'x-rate-limits': limits.map(({ scope, limit, windowSeconds, per }) => ({
+            scope,
+            limit,
+            window_seconds: windowSeconds,
+            per,
+          })),
+        }
+      : {}),
     'x-surface': route.surface,
   };
 }

@@ -268,7 +268,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send an SMS code for login or a generic check */
+        /**
+         * Send an SMS code for login or a generic check
+         * @description Own limit: 3 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
+         */
         post: operations["sendOtp"];
         delete?: never;
         options?: never;
@@ -285,7 +288,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Verify an SMS code; purpose login returns a token pair */
+        /**
+         * Verify an SMS code; purpose login returns a token pair
+         * @description Own limit: 10 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
+         */
         post: operations["verifyOtp"];
         delete?: never;
         options?: never;
@@ -302,7 +308,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a new email verification code */
+        /**
+         * Send a new email verification code
+         * @description Own limit: 3 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
+         */
         post: operations["resendEmailOtp"];
         delete?: never;
         options?: never;
@@ -319,7 +328,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a new SMS verification code */
+        /**
+         * Send a new SMS verification code
+         * @description Own limit: 3 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
+         */
         post: operations["resendMobileOtp"];
         delete?: never;
         options?: never;
@@ -336,7 +348,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm ownership of an email address */
+        /**
+         * Confirm ownership of an email address
+         * @description Own limit: 10 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
+         */
         post: operations["verifyEmailOtp"];
         delete?: never;
         options?: never;
@@ -353,7 +368,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm ownership of a phone number */
+        /**
+         * Confirm ownership of a phone number
+         * @description Own limit: 10 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
+         */
         post: operations["verifyMobileOtp"];
         delete?: never;
         options?: never;
@@ -368,7 +386,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether a phone number is already registered */
+        /**
+         * Whether a phone number is already registered
+         * @description Own limit: 10 requests a minute per client, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
+         */
         get: operations["verifyPhoneAccount"];
         put?: never;
         post?: never;
