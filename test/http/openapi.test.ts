@@ -1,4 +1,5 @@
 import { validate } from '@readme/openapi-parser';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { deliverableEventDefinitions } from '../../shared/domain/webhooks/event-catalogue.js';
 import { eventTypeDocument } from '../../shared/http/event-types.js';
@@ -44,6 +45,31 @@ describe('the OpenAPI document', () => {
         example,
       });
     }
+  });
+
+  it('gives request examples that the handlers accept', () => {
+    const accepted: string[] = [];
+    for (const route of operations) {
+      const operation = paths[route.path]?.[route.method.toLowerCase()];
+      const schema = operation?.requestBody?.content['application/json'].schema as
+        | { properties?: Record<string, { examples?: unknown[] }>; required?: string[] }
+        | undefined;
+      if (route.body === undefined || schema?.properties === undefined) continue;
+      const example = Object.fromEntries(
+        Object.entries(schema.properties)
+          .filter(([, property]) => property.examples !== undefined)
+          .map(([name, property]) => [name, property.examples?.[0]]),
+      );
+      // A body whose required fields all have examples is an example request: the handler's
+      // own schema must take it.
+      if (!(schema.required ?? []).every((name) => name in example)) continue;
+      const parsed = v.safeParse(route.body, example);
+      expect(parsed.issues?.map((issue) => issue.message) ?? [], route.name).toEqual([]);
+      accepted.push(route.name);
+    }
+    expect(accepted).toEqual(
+      expect.arrayContaining(['signup', 'login', 'verifySignupOtp', 'resetPasswordWithOtp']),
+    );
   });
 
   it('has one operation for every operation of the route table', () => {

@@ -1223,10 +1223,16 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example Ada Lovelace */
                     name: string;
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
                     email: string;
+                    /** @example +14155550123 */
                     phone?: string;
+                    /** @example correct horse battery */
                     password: string;
                 };
             };
@@ -1359,8 +1365,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
                     email: string;
+                    /** @example 482913 */
                     otp: string;
                 };
             };
@@ -1493,8 +1503,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
                     email: string;
+                    /** @example correct horse battery */
                     password: string;
                 };
             };
@@ -1866,7 +1880,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example correct horse battery */
                     current_password?: string;
+                    /** @example correct horse battery */
                     new_password: string;
                 };
             };
@@ -2323,7 +2339,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
                     email: string;
                 };
             };
@@ -2437,9 +2456,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
                     email: string;
+                    /** @example 482913 */
                     otp: string;
+                    /** @example correct horse battery */
                     new_password: string;
                 };
             };
@@ -2660,13 +2684,19 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example Ada Lovelace */
                     name?: string;
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
                     email?: string;
+                    /** @example +14155550123 */
                     phone_number?: string;
                     /** @enum {string} */
                     gender?: "female" | "male" | "non_binary" | "other" | "prefer_not_to_say";
                     online_status?: boolean;
+                    /** @example correct horse battery */
                     current_password?: string;
                 };
             };
@@ -2948,6 +2978,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example +14155550123 */
                     phone_number: string;
                     /** @enum {string} */
                     purpose: "login" | "generic";
@@ -3082,7 +3113,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example +14155550123 */
                     phone_number: string;
+                    /** @example 482913 */
                     code: string;
                     /** @enum {string} */
                     purpose: "login" | "generic";
@@ -3198,7 +3231,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
                     email: string;
                 };
             };
@@ -3312,6 +3348,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example +14155550123 */
                     mobile_number: string;
                 };
             };
@@ -3425,8 +3462,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
+                    /**
+                     * Format: email
+                     * @example ada@example.com
+                     */
                     email: string;
+                    /** @example 482913 */
                     otp: string;
                 };
             };
@@ -3559,7 +3600,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @example +14155550123 */
                     mobile_number: string;
+                    /** @example 482913 */
                     otp: string;
                 };
             };
@@ -3896,7 +3939,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @example https://example.com/webhooks
+                     */
                     url: string;
                     events: ("order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded")[];
                     description?: string;
@@ -4308,7 +4354,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uri */
+                    /**
+                     * Format: uri
+                     * @example https://example.com/webhooks
+                     */
                     url?: string;
                     events?: ("order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded")[];
                     description?: string;

@@ -9,12 +9,14 @@ export const email = v.pipe(
   v.nonEmpty('is required'),
   v.maxLength(254, 'must be at most 254 characters'),
   v.email('must be a valid email address'),
+  v.examples(['ada@example.com']),
 );
 
 export const password = v.pipe(
   v.string('must be a string'),
   v.minLength(8, 'must be at least 8 characters'),
   v.maxLength(128, 'must be at most 128 characters'),
+  v.examples(['correct horse battery']),
 );
 
 // Each bound that a pattern implies is also written as a length, so the document states it.
@@ -22,6 +24,7 @@ export const otpCode = v.pipe(
   v.string('must be a string'),
   v.maxLength(6, 'must be 6 digits'),
   v.regex(/^\d{6}$/, 'must be 6 digits'),
+  v.examples(['482913']),
 );
 
 export const name = v.pipe(
@@ -29,6 +32,7 @@ export const name = v.pipe(
   v.trim(),
   v.nonEmpty('must not be empty'),
   v.maxLength(100, 'must be at most 100 characters'),
+  v.examples(['Ada Lovelace']),
 );
 
 /** The documented set of gender values (docs/api.md). */
@@ -98,4 +102,5 @@ export const currentPassword = v.pipe(
   v.string('must be a string'),
   v.nonEmpty('is required'),
   v.maxLength(128, 'must be at most 128 characters'),
+  v.examples(['correct horse battery']),
 );

@@ -7,6 +7,7 @@ import { toE164 } from '../../domain/phone.js';
 export const phone = v.pipe(
   v.string('must be a string'),
   v.maxLength(32, 'must be at most 32 characters'),
+  v.examples(['+14155550123']),
   v.rawTransform(({ dataset, addIssue, NEVER }) => {
     const e164 = toE164(dataset.value);
     if (e164 === undefined) {

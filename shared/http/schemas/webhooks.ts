@@ -12,6 +12,7 @@ const url = v.pipe(
   v.maxLength(2048, 'must be at most 2048 characters'),
   v.url('must be an absolute URL'),
   v.startsWith('https://', 'must use https'),
+  v.examples(['https://example.com/webhooks']),
 );
 
 const events = v.pipe(
