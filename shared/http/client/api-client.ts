@@ -12,14 +12,14 @@ import type { ErrorEnvelope, paths } from './api-types.js';
  *   // data: the success envelope of login; error: one of its documented error envelopes
  */
 
-export type ApiClient<Paths extends {} = paths> = Client<Paths, 'application/json'>;
+export type ApiClient = Client<paths, 'application/json'>;
 
 /** A client of the API at `baseUrl`, which ends in `/v1` (relative in a page of the same origin). */
-export function createApiClient<Paths extends {} = paths>(
+export function createApiClient(
   baseUrl: string,
   options: Omit<ClientOptions, 'baseUrl'> = {},
-): ApiClient<Paths> {
-  return createClient<Paths, 'application/json'>({ ...options, baseUrl });
+): ApiClient {
+  return createClient<paths, 'application/json'>({ ...options, baseUrl });
 }
 
 /** The headers of a call authenticated with an access token. */
@@ -67,9 +67,16 @@ export async function successOf<A extends Answer>(sent: Promise<A>): Promise<Suc
   let answer: A;
   try {
     answer = await sent;
-  } catch {
-    // fetch failed (network, CORS), or a success answer was not JSON.
-    throw new ApiError(0, 'network', 'The service could not be reached. Check your connection.');
+  } catch (error) {
+    // fetch rejects with a TypeError when no answer came (network, CORS); a success answer that
+    // is not JSON fails to parse. Anything else (a middleware's own error) is not ours to hide.
+    if (error instanceof TypeError) {
+      throw new ApiError(0, 'network', 'The service could not be reached. Check your connection.');
+    }
+    if (error instanceof SyntaxError) {
+      throw new ApiError(0, 'unexpected', 'The service answered with something other than JSON.');
+    }
+    throw error;
   }
   if (answer.error === undefined) return answer.data as SuccessOf<A>;
   const { status, headers } = answer.response;
