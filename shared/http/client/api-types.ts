@@ -269,7 +269,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send an SMS code for login or a generic check
+         * Send an SMS code: purpose login (public; texted only to the verified phone of an account, the same answer for every number) or generic (Bearer token; the code is bound to the caller)
          * @description Own limit: 3 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
          */
         post: operations["sendOtp"];
@@ -289,7 +289,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Verify an SMS code; purpose login returns a token pair
+         * Verify an SMS code: purpose login (public) returns a token pair; generic (Bearer token) confirms the number for the caller
          * @description Own limit: 10 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
          */
         post: operations["verifyOtp"];
@@ -3023,8 +3023,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
-            404: {
+            /** @description Not authenticated: unauthorized, invalid_token */
+            401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3037,7 +3037,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "not_found";
+                            code?: "unauthorized" | "invalid_token";
                         };
                     };
                 };
@@ -3061,7 +3061,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: too_many_attempts, rate_limited */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3077,7 +3077,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "rate_limited";
+                            code?: "too_many_attempts" | "rate_limited";
                         };
                     };
                 };
@@ -3156,6 +3156,25 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_request" | "invalid_otp" | "otp_expired";
+                        };
+                    };
+                };
+            };
+            /** @description Not authenticated: unauthorized, invalid_token */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "unauthorized" | "invalid_token";
                         };
                     };
                 };
