@@ -399,4 +399,82 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     await eventually(() => other.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
     await other.close();
   });
+
+  it('ends another session, then changes the email and adds a phone, each confirmed by its code', async () => {
+    const elsewhere = await client.login(email, password);
+    await page.getByRole('link', { name: 'Account' }).click();
+    const sessions = page.getByRole('region', { name: 'Where you are signed in' });
+    await eventually(() => sessions.locator('li').count()).toBe(2);
+    await sessions.locator('li').filter({ hasNotText: 'This browser' }).getByRole('button').click();
+    await eventually(() => sessions.locator('li').count()).toBe(1);
+    expect((await client.call('GET', '/profile', { token: elsewhere.access_token })).status).toBe(
+      401,
+    );
+
+    const profile = page.getByRole('region', { name: 'Profile' });
+    const newEmail = `moved-${Date.now()}@example.com`;
+    await profile.getByLabel('Email', { exact: true }).fill(newEmail);
+    await profile.getByLabel('Current password').fill(password);
+    await profile.getByRole('button', { name: 'Save profile' }).click();
+    await eventually(() =>
+      profile.getByText(`Waiting for you to confirm ${newEmail}`).isVisible(),
+    ).toBe(true);
+    await check('account-pending-email');
+    await profile.getByLabel(`Code sent to ${newEmail}`).fill(await client.codeFor(newEmail));
+    await profile.getByRole('button', { name: 'Confirm email address' }).click();
+    await eventually(() => profile.getByLabel('Email', { exact: true }).inputValue()).toBe(
+      newEmail,
+    );
+    expect(await profile.getByText('Waiting for you to confirm').count()).toBe(0);
+
+    const phone = `+1415${String(Date.now()).slice(-7)}`;
+    await profile.getByLabel('Phone number').fill(phone);
+    await profile.getByLabel('Current password').fill(password);
+    await profile.getByRole('button', { name: 'Save profile' }).click();
+    await eventually(() =>
+      profile.getByText(`Waiting for you to confirm ${phone}`).isVisible(),
+    ).toBe(true);
+    await profile.getByLabel(`Code sent to ${phone}`).fill(await client.codeFor(phone));
+    await profile.getByRole('button', { name: 'Confirm phone number' }).click();
+    await eventually(() => profile.getByLabel('Phone number').inputValue()).toBe(phone);
+    await check('account');
+    expect((await client.login(newEmail, password)).user).toMatchObject({
+      email: newEmail,
+      phone,
+      phone_verified: true,
+    });
+
+    await sessions.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await eventually(() => page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
+  });
+
+  it('asks the owner of a contested signup to choose a password, which then signs in', async () => {
+    const contested = `contested-${Date.now()}@example.com`;
+    await client.post('/auth/signup', {
+      name: 'Mallory',
+      email: contested,
+      password: 'stranger pass 1',
+    });
+    await page.getByRole('link', { name: 'Create an account' }).click();
+    await page.getByLabel('Name').fill('Dana Developer');
+    await page.getByLabel('Email', { exact: true }).fill(contested);
+    await page.getByLabel('Password', { exact: true }).fill(password);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await eventually(() =>
+      page.getByRole('heading', { name: 'Check your email' }).isVisible(),
+    ).toBe(true);
+    await page.getByLabel('Code', { exact: true }).fill(await client.codeFor(contested));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await eventually(() =>
+      page.getByRole('heading', { name: 'Set your password' }).isVisible(),
+    ).toBe(true);
+    await check('account-set-password');
+    await page.getByLabel('New password').fill('my own chosen password');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await eventually(() => page.getByRole('heading', { name: 'Change password' }).isVisible()).toBe(
+      true,
+    );
+    expect((await client.login(contested, 'my own chosen password')).user.email).toBe(contested);
+    expect((await client.post('/auth/login', { email: contested, password })).status).toBe(401);
+  });
 });

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { User } from '../api.js';
 import type { Session } from '../session.js';
@@ -16,12 +17,13 @@ export function Account({
       <h1>Account</h1>
       {settingPassword && (
         <Notice>
-          Someone else started a signup with your email before you. Choose your own password now: no
-          one else can sign in to this account.
+          Another signup used this email while yours waited for its code, so no password was kept.
+          Choose your own now: no one else can sign in to this account.
         </Notice>
       )}
       <ChangePassword session={session} withoutCurrent={settingPassword} />
-      <Profile session={session} />
+      {/* A new form once the email or phone moves, so its fields show the account as it is. */}
+      <Profile key={`${session.user?.email}|${session.user?.phone}`} session={session} />
       <Sessions session={session} />
     </main>
   );
@@ -40,10 +42,16 @@ function Profile({ session }: { session: Session }) {
     <section class="panel" aria-labelledby="profile-title">
       <h2 id="profile-title">Profile</h2>
       {user.pending_email && (
-        <Notice>
+        <PendingValue session={session} channel="email" value={user.pending_email}>
           Waiting for you to confirm <strong>{user.pending_email}</strong> with the code sent to it.
           Until then you sign in with {user.email}.
-        </Notice>
+        </PendingValue>
+      )}
+      {user.pending_phone && (
+        <PendingValue session={session} channel="sms" value={user.pending_phone}>
+          Waiting for you to confirm <strong>{user.pending_phone}</strong> with the code texted to
+          it. Until then it cannot be used to sign in.
+        </PendingValue>
       )}
       <Form
         label="Profile"
@@ -59,10 +67,13 @@ function Profile({ session }: { session: Session }) {
             const { data } = await session.call((api) => api.PUT('/profile/update', { body }));
             const updated: User = data.user;
             session.setUser(updated);
+            // A new email or phone waits below as pending: the fields show what is in force.
+            setEmail(updated.email);
+            setPhone(updated.phone ?? '');
             setCurrentPassword('');
             setNotice(
-              updated.pending_email
-                ? `Saved. Enter the code sent to ${updated.pending_email} to make it your email.`
+              data.verification_required.length > 0
+                ? 'Saved. Enter the code we sent to confirm the new value; until then nothing else changes.'
                 : 'Profile saved.',
             );
           })
@@ -107,6 +118,89 @@ function Profile({ session }: { session: Session }) {
         </button>
       </Form>
     </section>
+  );
+}
+
+/**
+ * A new email or phone waiting for its code: the code is entered here (verifyEmailOtp or
+ * verifyMobileOtp), or asked for again; once confirmed, the profile is read again.
+ */
+function PendingValue({
+  session,
+  channel,
+  value,
+  children,
+}: {
+  session: Session;
+  channel: 'email' | 'sms';
+  value: string;
+  children: ComponentChildren;
+}) {
+  const [code, setCode] = useState('');
+  const [notice, setNotice] = useState<string | undefined>();
+  const { busy, error, run } = useAction();
+  const what = channel === 'email' ? 'email address' : 'phone number';
+  return (
+    <div class="pending">
+      <Notice>{children}</Notice>
+      <Form
+        label={`Confirm the new ${what}`}
+        onSubmit={() =>
+          run(async () => {
+            setNotice(undefined);
+            if (channel === 'email') {
+              await session.call((api) =>
+                api.POST('/otp/verify/email', { body: { email: value, otp: code } }),
+              );
+            } else {
+              await session.call((api) =>
+                api.POST('/otp/verify/mobile', { body: { mobile_number: value, otp: code } }),
+              );
+            }
+            setCode('');
+            const { data } = await session.call((api) => api.GET('/profile'));
+            session.setUser(data);
+          })
+        }
+      >
+        <Field
+          label={`Code sent to ${value}`}
+          name="otp"
+          inputMode="numeric"
+          autocomplete="one-time-code"
+          value={code}
+          onInput={setCode}
+          error={error}
+        />
+        <Alert error={error} />
+        {notice && <Notice>{notice}</Notice>}
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            Confirm {what}
+          </button>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() =>
+              run(async () => {
+                if (channel === 'email') {
+                  await session.call((api) =>
+                    api.POST('/otp/resend/email', { body: { email: value } }),
+                  );
+                } else {
+                  await session.call((api) =>
+                    api.POST('/otp/resend/mobile', { body: { mobile_number: value } }),
+                  );
+                }
+                setNotice(`A new code is on its way to ${value}.`);
+              })
+            }
+          >
+            Send a new code
+          </button>
+        </div>
+      </Form>
+    </div>
   );
 }
 
