@@ -221,7 +221,7 @@ export async function coldStartSection(runs: number, filter?: string): Promise<S
       ],
       rows,
       notes: [
-        `import ms = median wall time of \`node --input-type=module -e "await import(bundle)"\` minus a bare \`node -e ''\` (${round(bareMs, 1)} ms), NODE_OPTIONS=--enable-source-maps as on the stack; node ${process.version} here, nodejs22.x on Lambda.`,
+        `import ms = median wall time of \`node --input-type=module -e "await import(bundle)"\` minus a bare \`node -e ''\` (${round(bareMs, 1)} ms), NODE_OPTIONS=--enable-source-maps as on the stack; node ${process.version} here, nodejs24.x on Lambda.`,
         `Bundles built with infra/bundling.ts (esbuild ${esbuildOptions.format}, ${esbuildOptions.target}, minified, SDK bundled); floor source map ${round(mapBytes / 1024, 1)} KiB.`,
         over.length === 0
           ? `Every handler within ${importBudgetRatio}× the floor's import time.`

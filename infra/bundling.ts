@@ -13,7 +13,7 @@ export const esbuildOptions = {
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: 'node22',
+  target: 'node24',
   minify: true,
   // An external .map next to the bundle; NODE_OPTIONS=--enable-source-maps reads it. Without the
   // sources' text it stays small, and stack traces still name our files and lines.

@@ -15,16 +15,17 @@ export interface DeliverySchedulerProps {
  * back on the queue.
  */
 export class DeliveryScheduler extends Construct implements DeliverySchedulerBinding {
+  readonly group: scheduler.CfnScheduleGroup;
   readonly groupName: string;
   readonly role: iam.Role;
   readonly deliveryQueue: IQueue;
 
   constructor(scope: Construct, id: string, props: DeliverySchedulerProps) {
     super(scope, id);
-    const group = new scheduler.CfnScheduleGroup(this, 'Group', {
+    this.group = new scheduler.CfnScheduleGroup(this, 'Group', {
       name: `${Stack.of(this).stackName}-deliveries`,
     });
-    this.groupName = group.ref;
+    this.groupName = this.group.ref;
     this.deliveryQueue = props.deliveryQueue;
     this.role = new iam.Role(this, 'Role', {
       description: 'Assumed by delivery retry schedules to enqueue the next attempt',

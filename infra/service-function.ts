@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Aws, type CfnElement, Duration, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -9,8 +9,10 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { type ItemFamily, itemFamilies, leadingKeyPattern } from '../shared/adapters/keys.js';
 import type { SecretName } from '../shared/config.js';
 import type { Needs } from '../shared/http/routes.js';
+import { acknowledgeFinding } from './acknowledge-finding.js';
 import { esbuildOptions } from './bundling.js';
 
 /** Route entries are relative to the project root, one level above this folder. */
@@ -28,6 +30,8 @@ export interface ServiceFunctionProps {
   logRetention?: logs.RetentionDays;
   /** @default none (the account's unreserved pool) */
   reservedConcurrentExecutions?: number;
+  /** @default lambda.Architecture.ARM_64 */
+  architecture?: lambda.Architecture;
   /**
    * Adds the AWS Parameters and Secrets Lambda Extension, through which `shared/config.ts`
    * reads secrets; `bindSecret` refuses a function built without it.
@@ -46,10 +50,20 @@ export interface EmailSender {
 export interface SmsSettings {
   senderId: string | undefined;
   allowedCountries: string[];
+  /** Texts the whole stage may send per hour. */
+  maxPerHour: number;
+}
+
+/** What access tokens say about who issued them and for whom (iss and aud). */
+export interface TokenSettings {
+  issuer: string;
+  audience: string;
 }
 
 /** The EventBridge Scheduler pieces the delivery worker uses for its retry ladder. */
 export interface DeliveryScheduler {
+  /** The schedule group, whose logical id names the grant's resource. */
+  group: CfnElement;
   groupName: string;
   /** The role schedules assume to send to the delivery queue. */
   role: iam.IRole;
@@ -66,12 +80,15 @@ export interface ServiceResources {
   accountCodeQueue: IQueue;
   scheduler: DeliveryScheduler;
   secrets: Partial<Record<SecretName, ISecret>>;
+  tokens: TokenSettings;
 }
 
 /**
- * Every Lambda of the service: ARM64, Node.js 22, an ESM bundle built locally by esbuild (no
- * Docker), source maps, its own log group with a retention. The bind methods grant a permission
- * and set the environment that goes with it in one call, so the two cannot drift apart.
+ * Every Lambda of the service: ARM64 (unless told otherwise), Node.js 24, an ESM bundle built
+ * locally by esbuild (no Docker), source maps, X-Ray active tracing, its own log group with a
+ * retention, and its own role that may write only to that log group (no AWS managed policy).
+ * The bind methods grant a permission and set the environment that goes with it in one call, so
+ * the two cannot drift apart.
  */
 export class ServiceFunction extends NodejsFunction {
   private readonly readsSecrets: boolean;
@@ -80,12 +97,20 @@ export class ServiceFunction extends NodejsFunction {
     const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
       retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH,
     });
+    // The role NodejsFunction would make carries AWSLambdaBasicExecutionRole: logs anywhere.
+    const role = new iam.Role(scope, `${id}Role`, {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `${props.entry}: its own log group and what its routes need`,
+    });
+    logGroup.grantWrite(role);
     super(scope, id, {
       entry: path.join(projectRoot, props.entry),
       handler: 'handler',
       description: props.description,
-      runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.ARM_64,
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: props.architecture ?? lambda.Architecture.ARM_64,
+      tracing: lambda.Tracing.ACTIVE,
+      role,
       timeout: props.timeout ?? Duration.seconds(10),
       memorySize: props.memorySize ?? 512,
       logGroup,
@@ -112,11 +137,16 @@ export class ServiceFunction extends NodejsFunction {
       },
     });
     this.readsSecrets = props.readsSecrets ?? false;
+    acknowledgeFinding(
+      role,
+      'AwsSolutions-IAM5[Resource::*]',
+      'X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permissions, so their resource is always *.',
+    );
   }
 
   /** Grants and configures exactly what `needs` lists, plus the table every function uses. */
   bindNeeds(needs: Needs, resources: ServiceResources): this {
-    this.bindTable(resources.table);
+    this.bindTable(resources.table, needs.items ?? []);
     if (needs.email) this.bindEmail(resources.email);
     if (needs.sms) this.bindSms(resources.sms);
     else if (needs.smsAllowList) this.bindSmsAllowList(resources.sms);
@@ -130,25 +160,43 @@ export class ServiceFunction extends NodejsFunction {
         throw new Error(`No secret ${name} was created for ${this.node.id}`);
       this.bindSecret(name, secret);
     }
+    if (needs.secrets?.includes('JWT_SIGNING_KEYS')) this.bindTokens(resources.tokens);
     return this;
   }
 
   /**
-   * Item reads and writes (transactions included), on the table and its indexes. No Scan and no
+   * Item reads and writes (transactions included) on the partitions of `families` only: an IAM
+   * `dynamodb:LeadingKeys` condition on the table, and on each index whose partitions a family
+   * lives in, Query on those partitions. No Scan (no key, so no condition could limit it) and no
    * table management: no operation needs them.
    */
-  bindTable(table: ITable): this {
-    table.grant(
-      this,
-      'dynamodb:GetItem',
-      'dynamodb:BatchGetItem',
-      'dynamodb:Query',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:DeleteItem',
-      'dynamodb:BatchWriteItem',
-      'dynamodb:ConditionCheckItem',
-    );
+  bindTable(table: ITable, families: readonly ItemFamily[]): this {
+    const byIndex = new Map<string | undefined, string[]>();
+    for (const family of families) {
+      const index: string | undefined = (itemFamilies[family] as { index?: string }).index;
+      byIndex.set(index, [...(byIndex.get(index) ?? []), leadingKeyPattern(family)]);
+    }
+    for (const [index, patterns] of byIndex) {
+      this.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions:
+            index === undefined
+              ? [
+                  'dynamodb:GetItem',
+                  'dynamodb:BatchGetItem',
+                  'dynamodb:Query',
+                  'dynamodb:PutItem',
+                  'dynamodb:UpdateItem',
+                  'dynamodb:DeleteItem',
+                  'dynamodb:BatchWriteItem',
+                  'dynamodb:ConditionCheckItem',
+                ]
+              : ['dynamodb:Query'],
+          resources: [index === undefined ? table.tableArn : `${table.tableArn}/index/${index}`],
+          conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': patterns } },
+        }),
+      );
+    }
     this.addEnvironment('TABLE_NAME', table.tableName);
     return this;
   }
@@ -179,14 +227,20 @@ export class ServiceFunction extends NodejsFunction {
       new iam.PolicyStatement({ actions: ['sns:Publish'], notResources: ['arn:aws:sns:*:*:*'] }),
     );
     if (settings.senderId !== undefined) this.addEnvironment('SMS_SENDER_ID', settings.senderId);
+    this.addEnvironment('SMS_MAX_PER_HOUR', String(settings.maxPerHour));
     return this.bindSmsAllowList(settings);
   }
 
   /** The SMS country allow-list alone: checks a number without any right to text it. */
   bindSmsAllowList(settings: SmsSettings): this {
-    if (settings.allowedCountries.length > 0) {
-      this.addEnvironment('SMS_ALLOWED_COUNTRIES', settings.allowedCountries.join(','));
-    }
+    this.addEnvironment('SMS_ALLOWED_COUNTRIES', settings.allowedCountries.join(','));
+    return this;
+  }
+
+  /** Who access tokens are from and for: what signing and checking them needs beside the keys. */
+  bindTokens(tokens: TokenSettings): this {
+    this.addEnvironment('JWT_ISSUER', tokens.issuer);
+    this.addEnvironment('JWT_AUDIENCE', tokens.audience);
     return this;
   }
 
@@ -209,19 +263,18 @@ export class ServiceFunction extends NodejsFunction {
   }
 
   /**
-   * One-time schedules in the delivery group only, and passing only the scheduler's role, only to
-   * EventBridge Scheduler.
+   * Creating one-time schedules in the delivery group only (they delete themselves after firing,
+   * so nothing here deletes one), and passing only the scheduler's role, only to EventBridge
+   * Scheduler.
    */
   bindScheduler(scheduler: DeliveryScheduler): this {
     this.addToRolePolicy(
       new iam.PolicyStatement({
-        actions: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
+        actions: ['scheduler:CreateSchedule'],
+        // Pseudo parameters rather than the stack's region and account: the same ARN (and the
+        // same acknowledged finding below) whether or not the stack has an environment.
         resources: [
-          Stack.of(this).formatArn({
-            service: 'scheduler',
-            resource: 'schedule',
-            resourceName: `${scheduler.groupName}/*`,
-          }),
+          `arn:${Aws.PARTITION}:scheduler:${Aws.REGION}:${Aws.ACCOUNT_ID}:schedule/${scheduler.groupName}/*`,
         ],
       }),
     );
@@ -231,6 +284,11 @@ export class ServiceFunction extends NodejsFunction {
         resources: [scheduler.role.roleArn],
         conditions: { StringEquals: { 'iam:PassedToService': 'scheduler.amazonaws.com' } },
       }),
+    );
+    acknowledgeFinding(
+      this.role!,
+      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<${Stack.of(this).getLogicalId(scheduler.group)}>/*]`,
+      "One schedule per delivery attempt, named at run time: the grant is confined to this stack's delivery schedule group.",
     );
     this.addEnvironment('SCHEDULER_GROUP_NAME', scheduler.groupName);
     this.addEnvironment('SCHEDULER_ROLE_ARN', scheduler.role.roleArn);

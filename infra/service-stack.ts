@@ -14,11 +14,13 @@ import type { Construct } from 'constructs';
 import { tableIndexes, tableKeys, ttlAttribute } from '../shared/adapters/table-definition.js';
 import type { SecretName } from '../shared/config.js';
 import { inboundEventAbandonedMessage } from '../shared/domain/inbound/sweep-events.js';
-import { type ApiRoute, type Needs, type Route, routes } from '../shared/http/routes.js';
+import { mergedNeeds, routesByEntry } from '../shared/http/route-needs.js';
+import { type ApiRoute, type Route, routes } from '../shared/http/routes.js';
+import { acknowledgeFinding } from './acknowledge-finding.js';
 import { DeliveryScheduler } from './delivery-scheduler.js';
 import { ServiceApi } from './service-api.js';
 import { ServiceFunction, type ServiceResources } from './service-function.js';
-import { readSettings } from './settings.js';
+import type { ServiceSettings } from './settings.js';
 import { WorkQueue } from './work-queue.js';
 
 /**
@@ -35,35 +37,6 @@ const surfaceDefaults: Record<Route['surface'], { timeout: Duration; memorySize:
 
 /** Concurrent batches per queue worker: spares both the customers' endpoints and our account. */
 const workerMaxConcurrency = 5;
-
-/** The routes of one entry (one function), e.g. the messaging GET and POST. */
-export function routesByEntry(all: readonly Route[] = routes): Map<string, Route[]> {
-  const byEntry = new Map<string, Route[]>();
-  for (const route of all) byEntry.set(route.entry, [...(byEntry.get(route.entry) ?? []), route]);
-  for (const [entry, shared] of byEntry) {
-    if (new Set(shared.map((route) => route.surface)).size > 1) {
-      throw new Error(`Routes sharing ${entry} must share a surface`);
-    }
-  }
-  return byEntry;
-}
-
-/** What the routes of one function need, together. */
-export function mergedNeeds(entryRoutes: readonly Route[]): Needs {
-  const secrets = [...new Set(entryRoutes.flatMap((route) => route.needs.secrets ?? []))];
-  const any = (need: Exclude<keyof Needs, 'secrets'>) =>
-    entryRoutes.some((route) => route.needs[need] === true);
-  return {
-    email: any('email'),
-    sms: any('sms'),
-    deliveryQueue: any('deliveryQueue'),
-    inboundQueue: any('inboundQueue'),
-    accountCodeQueue: any('accountCodeQueue'),
-    smsAllowList: any('smsAllowList'),
-    scheduler: any('scheduler'),
-    secrets,
-  };
-}
 
 /** `functions/receivers/gateway-b-webhook.ts` → `ReceiversGatewayBWebhook`. */
 export function constructIdOf(entry: string): string {
@@ -87,12 +60,19 @@ const secretIdOf = (name: SecretName): string =>
  * surface its routes name (API Gateway, Function URL, queue, schedule) and granted exactly what
  * their `needs` list.
  */
-export class ServiceStack extends Stack {
-  constructor(scope: Construct, id: string, props?: StackProps) {
-    super(scope, id, props);
-    const settings = readSettings(this);
+export interface ServiceStackProps extends StackProps {
+  settings: ServiceSettings;
+}
 
-    const alarmTopic = new sns.Topic(this, 'AlarmTopic', { displayName: `${id} alarms` });
+export class ServiceStack extends Stack {
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, props);
+    const { settings } = props;
+
+    const alarmTopic = new sns.Topic(this, 'AlarmTopic', {
+      displayName: `${id} alarms`,
+      enforceSSL: true,
+    });
     if (settings.alarmEmail !== undefined) {
       alarmTopic.addSubscription(new subscriptions.EmailSubscription(settings.alarmEmail));
     }
@@ -146,21 +126,43 @@ export class ServiceStack extends Stack {
         description: `${name} of ${id}`,
         generateSecretString: { excludePunctuation: true, passwordLength: 64 },
       });
+      acknowledgeFinding(
+        secrets[name],
+        'AwsSolutions-SMG4',
+        'Rotated by the documented procedure, not by a rotation function: the gateway and messaging secrets are set by those platforms, and the JWT keys and the pepper rotate in steps (the new value published or accepted before it is used) that a single-value rotation would break for tokens and codes in flight.',
+      );
       new CfnOutput(this, `${secretIdOf(name)}Arn`, { value: secrets[name].secretArn });
     }
+
+    const api = new ServiceApi(this, 'Api', {
+      rateLimitMode: settings.rateLimitMode,
+      clients: settings.apiClients,
+      wafRequestsPerIpPer5Minutes: settings.wafRequestsPerIpPer5Minutes,
+      cloudWatchRole: settings.apiGatewayCloudWatchRole,
+      accountsDomain: settings.accountsDomain,
+      apiDomain: settings.apiDomain,
+      hostedZone: settings.hostedZone,
+    });
 
     const resources: ServiceResources = {
       table,
       email: { from: settings.emailFrom },
-      sms: { senderId: settings.smsSenderId, allowedCountries: settings.smsAllowedCountries },
+      sms: {
+        senderId: settings.smsSenderId,
+        allowedCountries: settings.smsAllowedCountries,
+        maxPerHour: settings.smsMaxPerHour,
+      },
       deliveryQueue: queues.delivery.queue,
       inboundQueue: queues.inbound.queue,
       accountCodeQueue: queues.accountCode.queue,
       scheduler: deliveryScheduler,
       secrets,
+      // Tokens come from the accounts host and are for the general API: distinct per stage, so
+      // one stage never accepts another's tokens even with the same keys.
+      tokens: { issuer: api.accountsBaseUrl, audience: settings.jwtAudience ?? api.apiBaseUrl },
     };
-
-    const api = new ServiceApi(this, 'Api', { apiKeyRequired: settings.apiKeyRequired });
+    // Where clients reach the API (the OpenAPI document's servers): both hosts, once each.
+    const publicBaseUrls = [...new Set([api.accountsBaseUrl, api.apiBaseUrl])].join(',');
     /** Notifies the alarm topic as soon as the metric sums above zero in one period. */
     const alarmOnAny = (metric: cloudwatch.Metric, alarmId: string, description: string) =>
       metric
@@ -183,11 +185,17 @@ export class ServiceStack extends Stack {
         entry,
         description: entryRoutes.map((route) => route.summary).join('; '),
         ...surfaceDefaults[first.surface],
+        architecture:
+          settings.architecture === 'x86_64'
+            ? lambda.Architecture.X86_64
+            : lambda.Architecture.ARM_64,
         readsSecrets,
         reservedConcurrentExecutions:
           first.surface === 'function-url' ? settings.receiverReservedConcurrency : undefined,
         environment: {
-          ...(first.surface === 'api' ? { RATE_LIMIT_MODE: settings.rateLimitMode } : {}),
+          ...(first.surface === 'api'
+            ? { RATE_LIMIT_MODE: settings.rateLimitMode, PUBLIC_BASE_URLS: publicBaseUrls }
+            : {}),
           ...(first.surface === 'api' && settings.corsAllowedOrigins.length > 0
             ? { CORS_ALLOWED_ORIGINS: settings.corsAllowedOrigins.join(',') }
             : {}),
@@ -272,9 +280,47 @@ export class ServiceStack extends Stack {
       'API Gateway answered 5xx (a 5xx is a bug)',
     );
 
-    new CfnOutput(this, 'ApiUrl', { value: api.restApi.url });
-    new CfnOutput(this, 'TestApiKeyId', { value: api.apiKeys.test.keyId });
-    new CfnOutput(this, 'ProductionApiKeyId', { value: api.apiKeys.production.keyId });
+    this.alarmBeforeTheSmsCap(settings.smsMaxPerHour, alarmAction);
+
+    new CfnOutput(this, 'ApiUrl', { value: `${api.stageUrl}/` });
+    new CfnOutput(this, 'AccountsBaseUrl', {
+      description: '{base_url}: accounts, OTPs and webhooks',
+      value: api.accountsBaseUrl,
+    });
+    new CfnOutput(this, 'ApiBaseUrl', {
+      description: '{api_base_url}: the general API and webhook registration',
+      value: api.apiBaseUrl,
+    });
+    for (const [client, key] of api.apiKeys) {
+      new CfnOutput(this, `${constructIdOf(client)}ApiKeyId`, {
+        description: `API key of the client app ${client}: aws apigateway get-api-key --include-value --api-key <id>`,
+        value: key.keyId,
+      });
+    }
     new CfnOutput(this, 'AlarmTopicArn', { value: alarmTopic.topicArn });
+  }
+
+  /**
+   * SMS_MAX_PER_HOUR caps the texts of the stage; this warns at 80 % of it within an hour, before
+   * codes start being refused. SNS counts the texts published straight to phone numbers for the
+   * whole account and region (dimension PhoneNumber = PhoneNumberDirect): stages sharing an
+   * account add up, so the warning comes early, never late.
+   */
+  private alarmBeforeTheSmsCap(maxPerHour: number, action: cloudwatch.IAlarmAction): void {
+    new cloudwatch.Metric({
+      namespace: 'AWS/SNS',
+      metricName: 'NumberOfMessagesPublished',
+      dimensionsMap: { PhoneNumber: 'PhoneNumberDirect' },
+      statistic: 'Sum',
+      period: Duration.hours(1),
+    })
+      .createAlarm(this, 'SmsNearHourlyCapAlarm', {
+        alarmDescription: `Texts sent this hour passed 80 % of SMS_MAX_PER_HOUR (${maxPerHour}): codes will soon be refused; look for SMS pumping, or raise smsMaxPerHour`,
+        threshold: Math.ceil(maxPerHour * 0.8),
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      })
+      .addAlarmAction(action);
   }
 }

@@ -1,15 +1,40 @@
 import type { Construct } from 'constructs';
 import { invalidOrigins, type RateLimitMode, rateLimitPerMode } from '../shared/config.js';
 
+/** A custom domain of one of the two public hosts. */
+export interface DomainSettings {
+  /** E.g. `accounts.example.com`. */
+  domainName: string;
+  /**
+   * An ACM certificate covering the name, in the stack's region (regional endpoint).
+   * @default one is requested and validated through `hostedZone`
+   */
+  certificateArn: string | undefined;
+}
+
+/** The Route 53 zone that holds the custom domains. */
+export interface HostedZoneSettings {
+  hostedZoneId: string;
+  zoneName: string;
+}
+
 /**
- * The deployment's choices, read from CDK context (`cdk.json` or `-c key=value`) once and
- * validated at synth time, so a typo fails `cdk synth` instead of a cold start.
+ * The deployment's choices, read from CDK context once and validated at synth time, so a typo
+ * fails `cdk synth` instead of a cold start.
+ *
+ * A value is looked up first in the context itself (`-c key=value` on the command line, for one
+ * command), then in the block of the chosen stage (`stages.<stage>` in cdk.json), then falls back
+ * to its default.
  */
 export interface ServiceSettings {
   /**
+   * The stage (`stage`): names the stack (`AccountOtpWebhookService-<stage>`), and so its table,
+   * queues, secrets and usage plan, so several stages deploy side by side in one account.
+   */
+  stage: string;
+  /**
    * Sender address of all email (`emailFrom`). Its address or its domain must be a verified SES
    * identity in the deployment region.
-   * @default 'no-reply@example.com'
    */
   emailFrom: string;
   /**
@@ -19,15 +44,23 @@ export interface ServiceSettings {
    */
   smsSenderId: string | undefined;
   /**
-   * ISO 3166 alpha-2 countries SMS may be sent to (`smsAllowedCountries`, comma-separated).
-   * @default [] (no restriction configured)
+   * ISO 3166 alpha-2 countries SMS may be sent to (`smsAllowedCountries`, comma-separated):
+   * required, the defence against SMS pumping (contract.md, "Who the rate limiter counts").
    */
   smsAllowedCountries: string[];
+  /** Texts the whole stage may send in one hour (`smsMaxPerHour`): required, SMS spend's cap. */
+  smsMaxPerHour: number;
   /**
-   * The per-client limit of the API handlers (`rateLimitMode`).
+   * The usage plan of the stage and the per-client limit of the API handlers (`rateLimitMode`):
+   * test 100/min, production 1,000/min.
    * @default 'test'
    */
   rateLimitMode: RateLimitMode;
+  /**
+   * The client apps of the stage (`apiClients`, comma-separated names): each gets its own API
+   * key in the stage's usage plan. At least one, since every method requires a key.
+   */
+  apiClients: string[];
   /**
    * Reserved concurrency of each inbound receiver (`receiverReservedConcurrency`): a cost guard
    * against floods on the public Function URLs.
@@ -35,12 +68,29 @@ export interface ServiceSettings {
    */
   receiverReservedConcurrency: number;
   /**
-   * Whether API methods require an API key (`apiKeyRequired`). On by default: API Gateway applies
-   * usage-plan throttles only to methods that require a key, and the design's backstop is the
-   * usage plans (a test key: 100/min, a production key: 1,000/min).
+   * Requests one source address may make in five minutes before the web ACL answers 429
+   * (`wafRequestsPerIpPer5Minutes`).
+   * @default ten minutes of the plan's allowance: two client apps at full rate behind one address
+   */
+  wafRequestsPerIpPer5Minutes: number;
+  /**
+   * Whether this stack sets the account's API Gateway CloudWatch Logs role
+   * (`apiGatewayCloudWatchRole`), which API Gateway needs to write any log. One role serves
+   * every API of the account and region: set false where something else already manages it.
    * @default true
    */
-  apiKeyRequired: boolean;
+  apiGatewayCloudWatchRole: boolean;
+  /** `accountsDomainName` (+ `accountsCertificateArn`): the host of {base_url}. */
+  accountsDomain: DomainSettings | undefined;
+  /** `apiDomainName` (+ `apiCertificateArn`): the host of {api_base_url}. */
+  apiDomain: DomainSettings | undefined;
+  /** `hostedZoneId` + `hostedZoneName`: where the domains' records (and certificates) go. */
+  hostedZone: HostedZoneSettings | undefined;
+  /**
+   * The `aud` of access tokens (`jwtAudience`).
+   * @default the general API's base address ({api_base_url})
+   */
+  jwtAudience: string | undefined;
   /**
    * Browser origins whose pages may call the API (`corsAllowedOrigins`, comma-separated, `*` for
    * any): API Gateway answers their preflights, and the API functions get them as
@@ -59,21 +109,68 @@ export interface ServiceSettings {
    * @default '1'
    */
   secretsGeneration: string;
+  /**
+   * The functions' processor (`architecture`): `arm64` (cheaper per GB-second) or `x86_64`.
+   * @default 'arm64'
+   */
+  architecture: 'arm64' | 'x86_64';
 }
 
+/** A stage name becomes part of the stack's and its resources' names. */
+const stagePattern = /^[a-z][a-z0-9-]{0,19}$/;
+const clientPattern = /^[a-z][a-z0-9-]{0,39}$/;
+const domainPattern = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
 export function readSettings(scope: Construct): ServiceSettings {
+  const stage = scope.node.tryGetContext('stage');
+  if (typeof stage !== 'string' || !stagePattern.test(stage)) {
+    throw new Error(
+      `Context stage must name a stage (lower-case letters, digits, dashes), got "${stage}": pass -c stage=<name>`,
+    );
+  }
+  const stages: unknown = scope.node.tryGetContext('stages') ?? {};
+  const stageBlock: unknown = (stages as Record<string, unknown>)[stage];
+  if (stageBlock === undefined || stageBlock === null || typeof stageBlock !== 'object') {
+    throw new Error(
+      `Context stages.${stage} is missing: declare the stage in cdk.json (declared: ${Object.keys(stages as object).join(', ') || 'none'})`,
+    );
+  }
   const text = (key: string): string | undefined => {
-    const value: unknown = scope.node.tryGetContext(key);
-    if (value === undefined || value === null || value === '') return undefined;
-    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
-      throw new Error(`Context ${key} must be a string, number or boolean`);
+    const given: unknown =
+      scope.node.tryGetContext(key) ?? (stageBlock as Record<string, unknown>)[key];
+    if (given === undefined || given === null || given === '') return undefined;
+    if (Array.isArray(given)) return given.map(String).join(',');
+    if (typeof given !== 'string' && typeof given !== 'number' && typeof given !== 'boolean') {
+      throw new Error(`Context ${key} of stage ${stage} must be a string, number or boolean`);
     }
-    return String(value).trim();
+    return String(given).trim();
+  };
+  const list = (key: string) =>
+    (text(key) ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
+  const positiveInteger = (key: string, fallback?: number): number => {
+    const raw = text(key) ?? (fallback === undefined ? undefined : String(fallback));
+    const value = Number(raw);
+    if (raw === undefined || !Number.isInteger(value) || value < 1) {
+      throw new Error(`Context ${key} of stage ${stage} must be a positive integer, got "${raw}"`);
+    }
+    return value;
+  };
+  const flag = (key: string, fallback: boolean): boolean => {
+    const value = text(key) ?? String(fallback);
+    if (value !== 'true' && value !== 'false') {
+      throw new Error(`Context ${key} of stage ${stage} must be true or false`);
+    }
+    return value === 'true';
   };
 
-  const emailFrom = text('emailFrom') ?? 'no-reply@example.com';
-  if (!/^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$/.test(emailFrom)) {
-    throw new Error(`Context emailFrom must be a plain email address, got "${emailFrom}"`);
+  const emailFrom = text('emailFrom');
+  if (emailFrom === undefined || !/^[^@\s<>]+@[^@\s<>]+\.[^@\s<>]+$/.test(emailFrom)) {
+    throw new Error(
+      `Context emailFrom of stage ${stage} must be a plain email address, got "${emailFrom}"`,
+    );
   }
 
   const smsSenderId = text('smsSenderId');
@@ -81,10 +178,12 @@ export function readSettings(scope: Construct): ServiceSettings {
     throw new Error('Context smsSenderId must be 1 to 11 letters or digits, with a letter');
   }
 
-  const smsAllowedCountries = (text('smsAllowedCountries') ?? '')
-    .split(',')
-    .map((country) => country.trim().toUpperCase())
-    .filter((country) => country !== '');
+  const smsAllowedCountries = list('smsAllowedCountries').map((country) => country.toUpperCase());
+  if (smsAllowedCountries.length === 0) {
+    throw new Error(
+      `Context smsAllowedCountries of stage ${stage} is required: the countries codes may be texted to (e.g. US,GB)`,
+    );
+  }
   const badCountry = smsAllowedCountries.find((country) => !/^[A-Z]{2}$/.test(country));
   if (badCountry !== undefined) {
     throw new Error(`Context smsAllowedCountries holds "${badCountry}", not an ISO alpha-2 code`);
@@ -94,21 +193,72 @@ export function readSettings(scope: Construct): ServiceSettings {
   if (!Object.hasOwn(rateLimitPerMode, rateLimitMode)) {
     throw new Error(`Context rateLimitMode must be test or production, got "${rateLimitMode}"`);
   }
+  const perMinute = rateLimitPerMode[rateLimitMode as RateLimitMode];
 
-  const concurrency = Number(text('receiverReservedConcurrency') ?? 10);
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw new Error('Context receiverReservedConcurrency must be a positive integer');
+  const apiClients = list('apiClients');
+  const badClient = apiClients.find((client) => !clientPattern.test(client));
+  if (
+    apiClients.length === 0 ||
+    badClient !== undefined ||
+    new Set(apiClients).size < apiClients.length
+  ) {
+    throw new Error(
+      `Context apiClients of stage ${stage} must name each client app once (lower-case letters, digits, dashes), got "${text('apiClients') ?? ''}"`,
+    );
   }
 
-  const apiKeyRequired = text('apiKeyRequired') ?? 'true';
-  if (apiKeyRequired !== 'true' && apiKeyRequired !== 'false') {
-    throw new Error('Context apiKeyRequired must be true or false');
+  const domain = (prefix: 'accounts' | 'api'): DomainSettings | undefined => {
+    const domainName = text(`${prefix}DomainName`)?.toLowerCase();
+    const certificateArn = text(`${prefix}CertificateArn`);
+    if (domainName === undefined) {
+      if (certificateArn !== undefined) {
+        throw new Error(`Context ${prefix}CertificateArn needs ${prefix}DomainName`);
+      }
+      return undefined;
+    }
+    if (!domainPattern.test(domainName)) {
+      throw new Error(`Context ${prefix}DomainName must be a host name, got "${domainName}"`);
+    }
+    if (
+      certificateArn !== undefined &&
+      !/^arn:aws[\w-]*:acm:[\w-]+:\d{12}:certificate\/[\w-]+$/.test(certificateArn)
+    ) {
+      throw new Error(`Context ${prefix}CertificateArn must be an ACM certificate ARN`);
+    }
+    return { domainName, certificateArn };
+  };
+  const accountsDomain = domain('accounts');
+  const apiDomain = domain('api');
+  const hostedZoneId = text('hostedZoneId');
+  const zoneName = text('hostedZoneName')?.toLowerCase();
+  if ((hostedZoneId === undefined) !== (zoneName === undefined)) {
+    throw new Error('Context hostedZoneId and hostedZoneName go together');
+  }
+  const hostedZone =
+    hostedZoneId === undefined || zoneName === undefined ? undefined : { hostedZoneId, zoneName };
+  for (const configured of [accountsDomain, apiDomain]) {
+    if (configured === undefined) continue;
+    if (configured.certificateArn === undefined && hostedZone === undefined) {
+      throw new Error(
+        `The domain ${configured.domainName} needs a certificate: give its CertificateArn, or hostedZoneId and hostedZoneName to have one issued`,
+      );
+    }
+    if (
+      hostedZone !== undefined &&
+      !`.${configured.domainName}`.endsWith(`.${hostedZone.zoneName}`)
+    ) {
+      throw new Error(
+        `The domain ${configured.domainName} is not in the zone ${hostedZone.zoneName}`,
+      );
+    }
   }
 
-  const corsAllowedOrigins = (text('corsAllowedOrigins') ?? '')
-    .split(',')
-    .map((origin) => origin.trim())
-    .filter((origin) => origin !== '');
+  const architecture = text('architecture') ?? 'arm64';
+  if (architecture !== 'arm64' && architecture !== 'x86_64') {
+    throw new Error(`Context architecture must be arm64 or x86_64, got "${architecture}"`);
+  }
+
+  const corsAllowedOrigins = list('corsAllowedOrigins');
   const badOrigins = invalidOrigins(corsAllowedOrigins);
   if (
     badOrigins.length > 0 ||
@@ -120,14 +270,23 @@ export function readSettings(scope: Construct): ServiceSettings {
   }
 
   return {
+    stage,
     emailFrom,
     smsSenderId,
     smsAllowedCountries,
+    smsMaxPerHour: positiveInteger('smsMaxPerHour'),
     rateLimitMode: rateLimitMode as RateLimitMode,
-    receiverReservedConcurrency: concurrency,
-    apiKeyRequired: apiKeyRequired === 'true',
+    apiClients,
+    receiverReservedConcurrency: positiveInteger('receiverReservedConcurrency', 10),
+    wafRequestsPerIpPer5Minutes: positiveInteger('wafRequestsPerIpPer5Minutes', 10 * perMinute),
+    apiGatewayCloudWatchRole: flag('apiGatewayCloudWatchRole', true),
+    accountsDomain,
+    apiDomain,
+    hostedZone,
+    jwtAudience: text('jwtAudience'),
     corsAllowedOrigins,
     alarmEmail: text('alarmEmail'),
     secretsGeneration: text('secretsGeneration') ?? '1',
+    architecture,
   };
 }

@@ -182,13 +182,17 @@ export function listSetting(name: string): string[] {
   return list(name);
 }
 
-export type SecretName =
-  | 'JWT_SIGNING_KEYS'
-  | 'OTP_PEPPER'
-  | 'GATEWAY_A_WEBHOOK_SECRET'
-  | 'GATEWAY_B_WEBHOOK_SECRET'
-  | 'MESSAGING_APP_SECRET'
-  | 'MESSAGING_VERIFY_TOKEN';
+/** Every secret the service reads; on AWS each is a Secrets Manager secret given as X_SECRET_ARN. */
+export const secretNames = [
+  'JWT_SIGNING_KEYS',
+  'OTP_PEPPER',
+  'GATEWAY_A_WEBHOOK_SECRET',
+  'GATEWAY_B_WEBHOOK_SECRET',
+  'MESSAGING_APP_SECRET',
+  'MESSAGING_VERIFY_TOKEN',
+] as const;
+
+export type SecretName = (typeof secretNames)[number];
 
 const secretCache = new Map<SecretName, Promise<string>>();
 

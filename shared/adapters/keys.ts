@@ -1,3 +1,5 @@
+import type { IndexName } from './table-definition.js';
+
 /**
  * Every key of the single table, built in one place. An item's kind is visible from its pk
  * prefix; a reader of this file sees every access pattern the service has.
@@ -118,3 +120,67 @@ export const keys = {
   messagingStatus: (messageId: string, status: string) =>
     item(`MESSAGING#${messageId}`, `STATUS#${status}`),
 };
+
+/**
+ * The partition families of the table and of its indexes: what a function may be granted, each
+ * one IAM `dynamodb:LeadingKeys` pattern (a prefix, or an exact value for the fixed gsi2 work
+ * partitions). Every partition key that `keys` builds falls in exactly one family (a test holds
+ * this), so a new kind of item needs its family here before any function can be given it.
+ */
+export const itemFamilies = {
+  /** Accounts and, in the same partition, their sessions. */
+  user: { prefix: 'USER#' },
+  emailGuard: { prefix: 'EMAIL#' },
+  phoneGuard: { prefix: 'PHONE#' },
+  /** Failed password checks and locks, per email and source. */
+  loginThrottle: { prefix: 'LOGIN_THROTTLE#' },
+  refreshToken: { prefix: 'REFRESH#' },
+  otp: { prefix: 'OTP#' },
+  otpAttempts: { prefix: 'OTP_ATTEMPTS#' },
+  otpSends: { prefix: 'OTP_SENDS#' },
+  /** The service-wide count of texts per hour (SMS_MAX_PER_HOUR). */
+  smsSends: { prefix: 'SMS_SENDS#' },
+  signupNotice: { prefix: 'SIGNUP_NOTICE#' },
+  /** Every rate-limit window: the per-client limit of each API call, and the per-route limits. */
+  rateCounter: { prefix: 'RATE#' },
+  /** A webhook account's endpoints, its endpoint count and its gateway subscriptions. */
+  account: { prefix: 'ACCOUNT#' },
+  event: { prefix: 'EVENT#' },
+  eventIdempotency: { prefix: 'EVENT_IDEMPOTENCY#' },
+  delivery: { prefix: 'DELIVERY#' },
+  inboundEvent: { prefix: 'INBOUND#' },
+  inboundAttempt: { prefix: 'INBOUND_ATTEMPT#' },
+  messaging: { prefix: 'MESSAGING#' },
+  endpointDeliveries: { index: 'gsi1', prefix: 'ENDPOINT_DELIVERIES#' },
+  inboundAttemptsBySource: { index: 'gsi1', prefix: 'INBOUND_ATTEMPTS#' },
+  dueDeliveries: { index: 'gsi2', exact: 'DELIVERIES_DUE' },
+  pausedDeliveries: { index: 'gsi2', prefix: 'ENDPOINT_PAUSED#' },
+  failedDeliveries: { index: 'gsi2', prefix: 'ENDPOINT_FAILED#' },
+  resumingEndpoints: { index: 'gsi2', exact: 'ENDPOINTS_RESUMING' },
+  stalledFanOuts: { index: 'gsi2', exact: 'EVENTS_FANOUT_PENDING' },
+  stalledInboundEvents: { index: 'gsi2', exact: 'INBOUND_DUE' },
+} as const satisfies Record<string, ItemFamilyKeys>;
+
+interface ItemFamilyKeys {
+  /** Where the family's partitions live: the table, or an index (queried only). */
+  index?: IndexName;
+  prefix?: string;
+  exact?: string;
+}
+
+export type ItemFamily = keyof typeof itemFamilies;
+
+/** The family's partitions as an IAM `StringLike` pattern. */
+export function leadingKeyPattern(family: ItemFamily): string {
+  const keys: ItemFamilyKeys = itemFamilies[family];
+  return keys.exact ?? `${keys.prefix}*`;
+}
+
+/** The family a partition key value belongs to, in the table or in `index`. */
+export function itemFamilyOf(partition: string, index?: IndexName): ItemFamily | undefined {
+  return (Object.keys(itemFamilies) as ItemFamily[]).find((family) => {
+    const keys: ItemFamilyKeys = itemFamilies[family];
+    if (keys.index !== index) return false;
+    return keys.exact !== undefined ? partition === keys.exact : partition.startsWith(keys.prefix!);
+  });
+}

@@ -1,4 +1,5 @@
 import type { GenericSchema } from 'valibot';
+import type { ItemFamily } from '../adapters/keys.js';
 import type { SecretName } from '../config.js';
 import * as auth from './schemas/auth.js';
 import * as otp from './schemas/otp.js';
@@ -29,11 +30,17 @@ type RouteMethod = HttpMethod | 'ANY';
 export type Auth = 'none' | 'user' | 'user-if-generic' | 'iam';
 
 /**
- * What an operation's function uses beyond the table (which every function reads and writes:
- * API routes count rate-limit hits in it). The stack grants exactly these, and sets the
- * environment they need, next to the function's declaration.
+ * What an operation's function uses. The stack grants exactly these, and sets the environment
+ * they need, next to the function's declaration; the local runtime holds each handler to its
+ * item families, as IAM does on AWS.
  */
 export interface Needs {
+  /**
+   * The item families of the table it reads or writes (`itemFamilies` in shared/adapters/keys.ts),
+   * besides those every route of its kind touches: an API route counts rate-limit hits
+   * (`rateCounter`), a route that takes a Bearer token checks the caller's session (`user`).
+   */
+  items?: ItemFamily[];
   /** Sends email through SES. */
   email?: boolean;
   /** Sends SMS through SNS (to phone numbers only). */
@@ -119,7 +126,7 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'auth',
     summary: 'Register an account and email a verification code',
-    needs: { accountCodeQueue: true },
+    needs: { items: ['user', 'emailGuard', 'phoneGuard'], accountCodeQueue: true },
     successStatus: 201,
     body: withPhone.SignupRequest,
   }),
@@ -131,7 +138,11 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'auth',
     summary: 'Verify the sign-up code, activate the account and log in',
-    needs: { accountCodeQueue: true, secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
+    needs: {
+      items: ['user', 'emailGuard', 'otp', 'otpAttempts', 'refreshToken'],
+      accountCodeQueue: true,
+      secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'],
+    },
     body: auth.VerifySignupOtpRequest,
   }),
   api({
@@ -142,7 +153,10 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'auth',
     summary: 'Log in with email and password',
-    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+    needs: {
+      items: ['user', 'emailGuard', 'loginThrottle', 'refreshToken'],
+      secrets: ['JWT_SIGNING_KEYS'],
+    },
     body: auth.LoginRequest,
   }),
   api({
@@ -153,7 +167,7 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'auth',
     summary: 'Exchange a refresh token for a new token pair (rotation)',
-    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+    needs: { items: ['user', 'refreshToken'], secrets: ['JWT_SIGNING_KEYS'] },
     body: auth.RefreshTokenRequest,
   }),
   api({
@@ -164,7 +178,7 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'auth',
     summary: 'Revoke the session of the Bearer token, if any; always succeeds',
-    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+    needs: { items: ['user'], secrets: ['JWT_SIGNING_KEYS'] },
   }),
   api({
     name: 'changePassword',
@@ -174,7 +188,7 @@ export const routes: Route[] = [
     auth: 'user',
     tag: 'auth',
     summary: 'Change (or, with no password yet, set) the password and revoke every other session',
-    needs: { accountCodeQueue: true, secrets: ['JWT_SIGNING_KEYS'] },
+    needs: { items: ['loginThrottle'], accountCodeQueue: true, secrets: ['JWT_SIGNING_KEYS'] },
     body: auth.ChangePasswordRequest,
   }),
   api({
@@ -215,7 +229,7 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'auth',
     summary: 'Email a password-reset code (or a verification code first)',
-    needs: { accountCodeQueue: true },
+    needs: { items: ['user', 'emailGuard'], accountCodeQueue: true },
     body: auth.ForgotPasswordRequest,
   }),
   api({
@@ -226,7 +240,11 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'auth',
     summary: 'Set a new password with the emailed code; revokes all sessions',
-    needs: { accountCodeQueue: true, secrets: ['OTP_PEPPER'] },
+    needs: {
+      items: ['user', 'emailGuard', 'loginThrottle', 'otp', 'otpAttempts'],
+      accountCodeQueue: true,
+      secrets: ['OTP_PEPPER'],
+    },
     body: auth.ResetPasswordWithOtpRequest,
   }),
   api({
@@ -247,7 +265,12 @@ export const routes: Route[] = [
     auth: 'user',
     tag: 'profile',
     summary: 'Change name, gender or online status; a new email or phone number waits for its code',
-    needs: { accountCodeQueue: true, smsAllowList: true, secrets: ['JWT_SIGNING_KEYS'] },
+    needs: {
+      items: ['loginThrottle', 'phoneGuard'],
+      accountCodeQueue: true,
+      smsAllowList: true,
+      secrets: ['JWT_SIGNING_KEYS'],
+    },
     body: withPhone.ProfileUpdateRequest,
   }),
   api({
@@ -291,7 +314,12 @@ export const routes: Route[] = [
     tag: 'otp',
     summary:
       'Send an SMS code: purpose login (public; texted only to the verified phone of an account, the same answer for every number) or generic (Bearer token; the code is bound to the caller)',
-    needs: { sms: true, accountCodeQueue: true, secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
+    needs: {
+      items: ['otp', 'otpAttempts', 'otpSends', 'smsSends'],
+      sms: true,
+      accountCodeQueue: true,
+      secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'],
+    },
     body: withPhone.SendOtpInput,
   }),
   api({
@@ -303,7 +331,10 @@ export const routes: Route[] = [
     tag: 'otp',
     summary:
       'Verify an SMS code: purpose login (public) returns a token pair; generic (Bearer token) confirms the number for the caller',
-    needs: { secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
+    needs: {
+      items: ['phoneGuard', 'otp', 'otpAttempts', 'refreshToken'],
+      secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'],
+    },
     body: withPhone.VerifyOtpInput,
   }),
   api({
@@ -336,7 +367,10 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'otp',
     summary: 'Confirm ownership of an email address',
-    needs: { secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
+    needs: {
+      items: ['user', 'emailGuard', 'otp', 'otpAttempts'],
+      secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'],
+    },
     body: otp.VerifyEmailOtpRequest,
   }),
   api({
@@ -347,7 +381,11 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'otp',
     summary: 'Confirm ownership of a phone number',
-    needs: { accountCodeQueue: true, secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'] },
+    needs: {
+      items: ['user', 'phoneGuard', 'otp', 'otpAttempts'],
+      accountCodeQueue: true,
+      secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'],
+    },
     body: withPhone.VerifyMobileOtpRequest,
   }),
   api({
@@ -358,7 +396,7 @@ export const routes: Route[] = [
     auth: 'none',
     tag: 'otp',
     summary: 'Whether a phone number is already registered',
-    needs: {},
+    needs: { items: ['phoneGuard'] },
     query: withPhone.VerifyPhoneAccountQuery,
   }),
 
@@ -371,7 +409,7 @@ export const routes: Route[] = [
     auth: 'user',
     tag: 'webhooks',
     summary: 'Register an HTTPS endpoint for event types; returns its signing secret once',
-    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+    needs: { items: ['account'], secrets: ['JWT_SIGNING_KEYS'] },
     successStatus: 201,
     body: webhooks.RegisterWebhookRequest,
   }),
@@ -383,7 +421,7 @@ export const routes: Route[] = [
     auth: 'user',
     tag: 'webhooks',
     summary: "The caller's endpoints, newest first; filters: status, created_after, created_before",
-    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+    needs: { items: ['account'], secrets: ['JWT_SIGNING_KEYS'] },
     query: webhooks.ListWebhooksQuery,
   }),
   api({
@@ -394,7 +432,7 @@ export const routes: Route[] = [
     auth: 'user',
     tag: 'webhooks',
     summary: 'One endpoint',
-    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+    needs: { items: ['account'], secrets: ['JWT_SIGNING_KEYS'] },
   }),
   api({
     name: 'updateWebhook',
@@ -404,7 +442,11 @@ export const routes: Route[] = [
     auth: 'user',
     tag: 'webhooks',
     summary: 'Change url, events, description or status; enabling sends the deliveries that waited',
-    needs: { deliveryQueue: true, secrets: ['JWT_SIGNING_KEYS'] },
+    needs: {
+      items: ['account', 'delivery', 'pausedDeliveries'],
+      deliveryQueue: true,
+      secrets: ['JWT_SIGNING_KEYS'],
+    },
     body: webhooks.UpdateWebhookRequest,
   }),
   api({
@@ -415,7 +457,7 @@ export const routes: Route[] = [
     auth: 'user',
     tag: 'webhooks',
     summary: 'Delete an endpoint; pending deliveries to it stop',
-    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+    needs: { items: ['account'], secrets: ['JWT_SIGNING_KEYS'] },
   }),
   api({
     name: 'rotateWebhookSecret',
@@ -425,7 +467,7 @@ export const routes: Route[] = [
     auth: 'user',
     tag: 'webhooks',
     summary: 'Issue a new signing secret; the old one also signs for 24 hours',
-    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+    needs: { items: ['account'], secrets: ['JWT_SIGNING_KEYS'] },
   }),
   api({
     name: 'listWebhookDeliveries',
@@ -436,7 +478,7 @@ export const routes: Route[] = [
     tag: 'webhooks',
     summary:
       'Deliveries to an endpoint with their attempts; filters: status, event_type, created_after, created_before',
-    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+    needs: { items: ['account', 'endpointDeliveries'], secrets: ['JWT_SIGNING_KEYS'] },
     query: webhooks.ListDeliveriesQuery,
   }),
   api({
@@ -447,7 +489,7 @@ export const routes: Route[] = [
     auth: 'user',
     tag: 'webhooks',
     summary: 'One delivery with its attempts and the event it carries',
-    needs: { secrets: ['JWT_SIGNING_KEYS'] },
+    needs: { items: ['account', 'delivery', 'event'], secrets: ['JWT_SIGNING_KEYS'] },
   }),
   api({
     name: 'retryWebhookDelivery',
@@ -457,7 +499,7 @@ export const routes: Route[] = [
     auth: 'user',
     tag: 'webhooks',
     summary: 'Attempt a delivery again now',
-    needs: { deliveryQueue: true, secrets: ['JWT_SIGNING_KEYS'] },
+    needs: { items: ['account', 'delivery'], deliveryQueue: true, secrets: ['JWT_SIGNING_KEYS'] },
   }),
   api({
     name: 'recoverWebhook',
@@ -468,7 +510,11 @@ export const routes: Route[] = [
     tag: 'webhooks',
     summary:
       'Re-queue the failed deliveries created from since until until, 100 per call, each with a fresh ladder',
-    needs: { deliveryQueue: true, secrets: ['JWT_SIGNING_KEYS'] },
+    needs: {
+      items: ['account', 'delivery', 'failedDeliveries'],
+      deliveryQueue: true,
+      secrets: ['JWT_SIGNING_KEYS'],
+    },
     successStatus: 202,
     body: webhooks.RecoverWebhookRequest,
   }),
@@ -480,7 +526,11 @@ export const routes: Route[] = [
     auth: 'user',
     tag: 'webhooks',
     summary: 'Deliver a test event to the endpoint',
-    needs: { deliveryQueue: true, secrets: ['JWT_SIGNING_KEYS'] },
+    needs: {
+      items: ['account', 'delivery', 'event'],
+      deliveryQueue: true,
+      secrets: ['JWT_SIGNING_KEYS'],
+    },
   }),
   api({
     name: 'listEventTypes',
@@ -501,7 +551,7 @@ export const routes: Route[] = [
     auth: 'iam',
     tag: 'events',
     summary: "Publish an event to the account's subscribed endpoints",
-    needs: { deliveryQueue: true },
+    needs: { items: ['account', 'event', 'eventIdempotency', 'delivery'], deliveryQueue: true },
     successStatus: 201,
     body: webhooks.PublishEventRequest,
   }),
@@ -513,7 +563,11 @@ export const routes: Route[] = [
     path: '/gateway-a-webhook-listener',
     entry: 'functions/receivers/gateway-a-webhook.ts',
     summary: 'Gateway A payment and order events',
-    needs: { inboundQueue: true, secrets: ['GATEWAY_A_WEBHOOK_SECRET'] },
+    needs: {
+      items: ['inboundEvent', 'inboundAttempt'],
+      inboundQueue: true,
+      secrets: ['GATEWAY_A_WEBHOOK_SECRET'],
+    },
   }),
   receiver({
     name: 'handleGatewayAWebhookEnhanced',
@@ -521,7 +575,11 @@ export const routes: Route[] = [
     path: '/gateway-a-webhook-enhanced',
     entry: 'functions/receivers/gateway-a-webhook-enhanced.ts',
     summary: 'Gateway A events, enhanced verification',
-    needs: { inboundQueue: true, secrets: ['GATEWAY_A_WEBHOOK_SECRET'] },
+    needs: {
+      items: ['inboundEvent', 'inboundAttempt'],
+      inboundQueue: true,
+      secrets: ['GATEWAY_A_WEBHOOK_SECRET'],
+    },
   }),
   receiver({
     name: 'handleGatewayASubscriptionWebhook',
@@ -529,7 +587,11 @@ export const routes: Route[] = [
     path: '/subscriptions/gateway-a',
     entry: 'functions/receivers/gateway-a-subscription-webhook.ts',
     summary: 'Gateway A subscription events',
-    needs: { inboundQueue: true, secrets: ['GATEWAY_A_WEBHOOK_SECRET'] },
+    needs: {
+      items: ['inboundEvent', 'inboundAttempt'],
+      inboundQueue: true,
+      secrets: ['GATEWAY_A_WEBHOOK_SECRET'],
+    },
   }),
   receiver({
     name: 'handleGatewayBWebhook',
@@ -537,7 +599,11 @@ export const routes: Route[] = [
     path: '/gateway-b-webhook',
     entry: 'functions/receivers/gateway-b-webhook.ts',
     summary: 'All gateway B events',
-    needs: { inboundQueue: true, secrets: ['GATEWAY_B_WEBHOOK_SECRET'] },
+    needs: {
+      items: ['inboundEvent', 'inboundAttempt'],
+      inboundQueue: true,
+      secrets: ['GATEWAY_B_WEBHOOK_SECRET'],
+    },
   }),
   receiver({
     name: 'messagingWebhookVerification',
@@ -545,7 +611,11 @@ export const routes: Route[] = [
     path: '/messaging',
     entry: 'functions/receivers/messaging-webhook.ts',
     summary: 'Messaging platform subscription handshake',
-    needs: { inboundQueue: true, secrets: ['MESSAGING_APP_SECRET', 'MESSAGING_VERIFY_TOKEN'] },
+    needs: {
+      items: ['inboundEvent', 'inboundAttempt'],
+      inboundQueue: true,
+      secrets: ['MESSAGING_APP_SECRET', 'MESSAGING_VERIFY_TOKEN'],
+    },
   }),
   receiver({
     name: 'messagingWebhookNotification',
@@ -553,7 +623,11 @@ export const routes: Route[] = [
     path: '/messaging',
     entry: 'functions/receivers/messaging-webhook.ts',
     summary: 'Messaging platform notifications',
-    needs: { inboundQueue: true, secrets: ['MESSAGING_APP_SECRET', 'MESSAGING_VERIFY_TOKEN'] },
+    needs: {
+      items: ['inboundEvent', 'inboundAttempt'],
+      inboundQueue: true,
+      secrets: ['MESSAGING_APP_SECRET', 'MESSAGING_VERIFY_TOKEN'],
+    },
   }),
 
   // Background work
@@ -563,7 +637,12 @@ export const routes: Route[] = [
     surface: 'queue',
     queue: 'delivery',
     summary: 'Make one delivery attempt per SQS message',
-    needs: { email: true, deliveryQueue: true, scheduler: true },
+    needs: {
+      items: ['user', 'account', 'delivery', 'event'],
+      email: true,
+      deliveryQueue: true,
+      scheduler: true,
+    },
   },
   {
     name: 'processInboundEvent',
@@ -571,7 +650,10 @@ export const routes: Route[] = [
     surface: 'queue',
     queue: 'inbound',
     summary: 'Act on an accepted inbound webhook event (subscriptions, payment events)',
-    needs: { deliveryQueue: true },
+    needs: {
+      items: ['inboundEvent', 'account', 'event', 'eventIdempotency', 'delivery', 'messaging'],
+      deliveryQueue: true,
+    },
   },
   {
     name: 'sendAccountCode',
@@ -579,21 +661,46 @@ export const routes: Route[] = [
     surface: 'queue',
     queue: 'accountCode',
     summary: 'Issue and send the code of a signup, forgot-password or resend request',
-    needs: { email: true, sms: true, secrets: ['OTP_PEPPER'] },
+    needs: {
+      items: [
+        'user',
+        'emailGuard',
+        'phoneGuard',
+        'otp',
+        'otpAttempts',
+        'otpSends',
+        'smsSends',
+        'signupNotice',
+      ],
+      email: true,
+      sms: true,
+      secrets: ['OTP_PEPPER'],
+    },
   },
   {
     name: 'sweepDeliveries',
     entry: 'functions/workers/sweep-deliveries.ts',
     surface: 'schedule',
     summary: 'Re-enqueue deliveries whose next attempt is overdue',
-    needs: { deliveryQueue: true },
+    needs: {
+      items: [
+        'account',
+        'delivery',
+        'event',
+        'dueDeliveries',
+        'pausedDeliveries',
+        'resumingEndpoints',
+        'stalledFanOuts',
+      ],
+      deliveryQueue: true,
+    },
   },
   {
     name: 'sweepInboundEvents',
     entry: 'functions/workers/sweep-inbound-events.ts',
     surface: 'schedule',
     summary: 'Re-enqueue accepted inbound events left unprocessed; give up after 5 sweeps',
-    needs: { inboundQueue: true },
+    needs: { items: ['inboundEvent', 'stalledInboundEvents'], inboundQueue: true },
   },
 ];
 

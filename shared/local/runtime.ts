@@ -10,6 +10,7 @@ import type {
   APIGatewayProxyResult,
   Context,
 } from 'aws-lambda';
+import { documentClient } from '../adapters/dynamodb.js';
 import { trustCertificate } from '../adapters/https-webhook-sender.js';
 import { LocalAccountCodeQueue } from '../adapters/local-account-code-queue.js';
 import { LocalInboundQueue } from '../adapters/local-inbound-queue.js';
@@ -23,9 +24,11 @@ import { corsAllowedOrigins } from '../config.js';
 import { advanceSystemClock, systemClock } from '../domain/clock.js';
 import { preflightHeaders } from '../http/cors.js';
 import { errorResponse, type HttpResponse, successResponse } from '../http/responses.js';
+import { itemFamiliesOf, routesByEntry } from '../http/route-needs.js';
 import { type HttpRouteEntry, httpRoutes, routes } from '../http/routes.js';
 import { dashboardFiles } from './dashboard-files.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.js';
+import { guardedHandler, guardItemAccess } from './item-access-guard.js';
 import { lambdaContext } from './lambda-context.js';
 import { localScheduleIntervalMs, runPeriodically } from './periodic.js';
 import { startLocalWebhookDelivery } from './webhook-delivery.js';
@@ -313,14 +316,17 @@ function send(
   response.end(isBase64 ? Buffer.from(result.body, 'base64') : result.body);
 }
 
+/**
+ * Every entry's handler, each held to the item families its routes declare, as its role holds
+ * it on AWS (`guardItemAccess`).
+ */
 async function loadHandlers(): Promise<Map<string, LambdaHandler>> {
-  const entries = [...new Set(routes.map((route) => route.entry))];
   const modules = await Promise.all(
-    entries.map(async (entry) => {
+    [...routesByEntry()].map(async ([entry, entryRoutes]) => {
       const module = (await import(pathToFileURL(resolve(projectRoot, entry)).href)) as {
         handler: LambdaHandler;
       };
-      return [entry, module.handler] as const;
+      return [entry, guardedHandler(entry, itemFamiliesOf(entryRoutes), module.handler)] as const;
     }),
   );
   return new Map(modules);
@@ -344,6 +350,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const dynamoPort = await freePort();
   const dynamo = await startDynamoDbLocal(dynamoPort, options.dataDirectory);
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  guardItemAccess(documentClient());
   const admin = new DynamoDBClient({ endpoint: dynamo.endpoint });
   await ensureTable(admin, process.env.TABLE_NAME ?? localDefaults.TABLE_NAME!);
   admin.destroy();

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { describe, expect, it } from 'vitest';
-import { ServiceStack } from '../../infra/service-stack.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { addServiceStack } from '../../infra/service-app.js';
 import { type ApiRoute, routes } from '../../shared/http/routes.js';
 
 /**
@@ -30,7 +30,7 @@ function synth(context: Record<string, unknown>): Record<string, Resource> {
   const app = new App({
     context: { ...checkedIn, 'aws:cdk:bundling-stacks': [], ...context },
   });
-  return Template.fromStack(new ServiceStack(app, 'Service')).toJSON().Resources;
+  return Template.fromStack(addServiceStack(app)).toJSON().Resources;
 }
 
 const ofType = (resources: Record<string, Resource>, type: string) =>
@@ -87,8 +87,13 @@ const apiRoutes = routes.filter(
 );
 
 describe('CORS on API Gateway', () => {
+  // One synthesis with the origins, shared by the tests that read it.
+  let resources: Record<string, Resource>;
+  beforeAll(() => {
+    resources = synth({ corsAllowedOrigins: allowed.join(',') });
+  });
+
   it('answers the preflights of the allowed origins, with the methods of each path', () => {
-    const resources = synth({ corsAllowedOrigins: allowed.join(',') });
     const expected = new Map<string, string[]>();
     for (const route of apiRoutes) {
       expected.set(route.path, [...(expected.get(route.path) ?? []), route.method]);
@@ -105,7 +110,6 @@ describe('CORS on API Gateway', () => {
   });
 
   it('gives the API functions the allowed origins, and no other function', () => {
-    const resources = synth({ corsAllowedOrigins: allowed.join(',') });
     const functions = ofType(resources, 'AWS::Lambda::Function').map(
       ([, fn]) =>
         (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)

@@ -1,14 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  constructIdOf,
-  mergedNeeds,
-  routesByEntry,
-  ServiceStack,
-} from '../../infra/service-stack.js';
+import { addServiceStack } from '../../infra/service-app.js';
+import { constructIdOf } from '../../infra/service-stack.js';
+import { type ItemFamily, itemFamilies, leadingKeyPattern } from '../../shared/adapters/keys.js';
 import { tableIndexes, tableKeys, ttlAttribute } from '../../shared/adapters/table-definition.js';
 import { rateLimitPerMode } from '../../shared/config.js';
+import { itemFamiliesOf, mergedNeeds, routesByEntry } from '../../shared/http/route-needs.js';
 import { type ApiRoute, type Route, routes } from '../../shared/http/routes.js';
 
 /** A CloudFormation resource as the template holds it. */
@@ -29,10 +28,22 @@ interface Statement {
   Condition?: unknown;
 }
 
-/** Synthesises the stack without bundling (assertion tests never run esbuild). */
+/** The context of the checked-in cdk.json: what `npm run synth` and `cdk deploy` read. */
+const checkedInContext = (
+  JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+    context: Record<string, unknown>;
+  }
+).context;
+
+/**
+ * Synthesises the app as bin/app.ts builds it (cdk-nag included), with cdk.json's context and
+ * `context` on top as `-c` would put it, without bundling (assertion tests never run esbuild).
+ */
 function synth(context: Record<string, unknown> = {}): Template {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [], ...context } });
-  return Template.fromStack(new ServiceStack(app, 'Service'));
+  const app = new App({
+    context: { ...checkedInContext, 'aws:cdk:bundling-stacks': [], ...context },
+  });
+  return Template.fromStack(addServiceStack(app));
 }
 
 let template: Template;
@@ -63,11 +74,15 @@ const functionOf = (entry: string): Resource => resources[functionIdOf(entry)]!;
 const environmentOf = (entry: string): Record<string, unknown> =>
   functionOf(entry).Properties.Environment?.Variables ?? {};
 
+const itemFamilyIndex = (family: ItemFamily): string | undefined =>
+  (itemFamilies[family] as { index?: string }).index;
+
+const roleOf = (entry: string): string =>
+  (functionOf(entry).Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+
 /** Every statement of the policies attached to the function's role. */
 function statementsOf(entry: string): Statement[] {
-  const role = (functionOf(entry).Properties.Role as { 'Fn::GetAtt': [string, string] })[
-    'Fn::GetAtt'
-  ][0];
+  const role = roleOf(entry);
   return ofType('AWS::IAM::Policy')
     .filter(([, policy]) => (policy.Properties.Roles as unknown[]).some((r) => isRef(r, role)))
     .flatMap(
@@ -95,14 +110,27 @@ describe('the service stack', () => {
     for (const entry of entries) functionIdOf(entry);
   });
 
-  it('runs every function on ARM64 and Node.js 22 with source maps and its own log group', () => {
+  it('runs every function on ARM64 and Node.js 24, traced, with source maps and its own log group and role', () => {
     template.allResourcesProperties('AWS::Lambda::Function', {
       Architectures: ['arm64'],
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
+      TracingConfig: { Mode: 'Active' },
       Environment: { Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps' }) },
       LoggingConfig: { LogGroup: { Ref: Match.anyValue() } },
     });
-    template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    for (const entry of entries) {
+      const logGroup = (functionOf(entry).Properties.LoggingConfig as { LogGroup: { Ref: string } })
+        .LogGroup.Ref;
+      expect(resources[logGroup]!.Properties.RetentionInDays, entry).toBe(30);
+      // Its own role, without AWS managed policies (AWSLambdaBasicExecutionRole writes anywhere).
+      const role = resources[roleOf(entry)]!;
+      expect(role.Properties.ManagedPolicyArns, entry).toBeUndefined();
+      const logWrites = statementsOf(entry).filter((s) => grants(s, 'logs:PutLogEvents'));
+      expect(
+        logWrites.map((s) => s.Resource),
+        entry,
+      ).toEqual([{ 'Fn::GetAtt': [logGroup, 'Arn'] }]);
+    }
   });
 
   it('serves the API on stage v1', () => {
@@ -110,18 +138,29 @@ describe('the service stack', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'v1' });
   });
 
-  it('offers a test and a production usage plan, each throttled per minute and with a key', () => {
-    const plans = ofType('AWS::ApiGateway::UsagePlan').map(([, plan]) => plan.Properties);
-    expect(plans.map((plan) => plan.UsagePlanName).sort()).toEqual(['production', 'test']);
-    for (const plan of plans) {
-      const throttle = plan.Throttle as { RateLimit: number; BurstLimit: number };
-      const perMinute = rateLimitPerMode[plan.UsagePlanName as keyof typeof rateLimitPerMode];
-      expect(throttle.RateLimit * 60).toBeCloseTo(perMinute);
-      expect(throttle.BurstLimit).toBeGreaterThan(0);
+  it('has the stage’s usage plan, throttled at the handlers’ limit, with a key per client app', () => {
+    const plans = ofType('AWS::ApiGateway::UsagePlan');
+    expect(plans).toHaveLength(1);
+    const [planId, plan] = plans[0]!;
+    expect(plan.Properties.UsagePlanName).toBe('AccountOtpWebhookService-test-test');
+    const throttle = plan.Properties.Throttle as { RateLimit: number; BurstLimit: number };
+    expect(throttle.RateLimit * 60).toBeCloseTo(rateLimitPerMode.test);
+    expect(throttle.BurstLimit).toBe(rateLimitPerMode.test);
+    // The handler's limit is the limit of the key's plan.
+    for (const [entry] of entriesOn('api')) {
+      expect(environmentOf(entry).RATE_LIMIT_MODE, entry).toBe('test');
     }
-    expect(rateLimitPerMode).toEqual({ test: 100, production: 1000 });
-    template.resourceCountIs('AWS::ApiGateway::ApiKey', 2);
-    template.resourceCountIs('AWS::ApiGateway::UsagePlanKey', 2);
+    const keys = ofType('AWS::ApiGateway::ApiKey');
+    expect(keys.map(([, key]) => key.Properties.Name)).toEqual([
+      'AccountOtpWebhookService-test-example-app',
+    ]);
+    expect(
+      ofType('AWS::ApiGateway::UsagePlanKey').map(([, link]) => [
+        link.Properties.KeyId,
+        link.Properties.UsagePlanId,
+      ]),
+    ).toEqual(keys.map(([keyId]) => [{ Ref: keyId }, { Ref: planId }]));
+    expect(template.toJSON().Outputs.ExampleAppApiKeyId.Value).toEqual({ Ref: keys[0]![0] });
   });
 
   it('puts every api route on its own method with the right authorisation and function', () => {
@@ -288,9 +327,7 @@ describe('the service stack', () => {
       ).toEqual(binds ? [true] : []);
       if (binds) {
         expect(statementsOf(entry)).toContainEqual(
-          expect.objectContaining({
-            Action: ['scheduler:CreateSchedule', 'scheduler:DeleteSchedule'],
-          }),
+          expect.objectContaining({ Action: 'scheduler:CreateSchedule' }),
         );
       }
     }
@@ -401,15 +438,55 @@ describe('the service stack', () => {
     }
   });
 
-  it('grants item access to the table to every function, never Scan or table management', () => {
-    for (const entry of entries) {
+  it('lets each function touch only the item families its routes declare (dynamodb:LeadingKeys)', () => {
+    const [tableId] = ofType('AWS::DynamoDB::Table')[0]!;
+    const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
+    for (const [entry, shared] of routesByEntry()) {
       expect(environmentOf(entry)).toHaveProperty('TABLE_NAME');
-      const actions = statementsOf(entry).flatMap((s) => asArray(s.Action));
-      expect(actions, entry).toContain('dynamodb:PutItem');
-      expect(
-        actions.filter((a) => a === 'dynamodb:Scan' || a.endsWith('*')),
-        entry,
-      ).toEqual([]);
+      const families = itemFamiliesOf(shared);
+      const tableStatements = statementsOf(entry).filter((s) =>
+        asArray(s.Action).some((action) => action.startsWith('dynamodb:')),
+      );
+      const expected = [undefined, ...tableIndexes.map((index) => index.indexName)]
+        .map((index) => ({
+          index,
+          patterns: families
+            .filter((family) => (itemFamilyIndex(family) ?? undefined) === index)
+            .map(leadingKeyPattern),
+        }))
+        .filter(({ patterns }) => patterns.length > 0)
+        .map(({ index, patterns }) => ({
+          Effect: 'Allow',
+          Action:
+            index === undefined
+              ? [
+                  'dynamodb:GetItem',
+                  'dynamodb:BatchGetItem',
+                  'dynamodb:Query',
+                  'dynamodb:PutItem',
+                  'dynamodb:UpdateItem',
+                  'dynamodb:DeleteItem',
+                  'dynamodb:BatchWriteItem',
+                  'dynamodb:ConditionCheckItem',
+                ]
+              : 'dynamodb:Query',
+          Resource:
+            index === undefined ? tableArn : { 'Fn::Join': ['', [tableArn, `/index/${index}`]] },
+          Condition: {
+            'ForAllValues:StringLike': {
+              'dynamodb:LeadingKeys': patterns,
+            },
+          },
+        }));
+      expect(tableStatements, entry).toEqual(expected);
+    }
+    // The public receivers and the JWKS never reach accounts, sessions or webhook secrets.
+    for (const name of ['handleGatewayBWebhook', 'jwks', 'listEventTypes', 'openapi']) {
+      const route = routes.find((candidate) => candidate.name === name)!;
+      const patterns = JSON.stringify(statementsOf(route.entry));
+      for (const secretHolding of ['USER#*', 'ACCOUNT#*', 'REFRESH#*']) {
+        expect(patterns, name).not.toContain(secretHolding);
+      }
     }
   });
 
@@ -492,13 +569,21 @@ describe('the service stack', () => {
         // shared/log.ts writes one JSON object a line, the text in its `message` field.
         FilterPattern: '{ $.message = "inbound event abandoned after repeated sweeps" }',
         MetricTransformations: [
-          { MetricNamespace: 'Service', MetricName: 'InboundEventsAbandoned', MetricValue: '1' },
+          {
+            MetricNamespace: 'AccountOtpWebhookService-test',
+            MetricName: 'InboundEventsAbandoned',
+            MetricValue: '1',
+          },
         ],
       },
     ]);
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
     expect(
-      alarms.filter((a) => a.MetricName === 'InboundEventsAbandoned' && a.Namespace === 'Service'),
+      alarms.filter(
+        (a) =>
+          a.MetricName === 'InboundEventsAbandoned' &&
+          a.Namespace === 'AccountOtpWebhookService-test',
+      ),
     ).toEqual([
       expect.objectContaining({
         Statistic: 'Sum',
@@ -582,5 +667,207 @@ describe('the stack’s context values', () => {
   it('refuses a malformed value at synth time', () => {
     expect(() => synth({ rateLimitMode: 'fast' })).toThrow(/rateLimitMode/);
     expect(() => synth({ emailFrom: 'not an address' })).toThrow(/emailFrom/);
+    expect(() => synth({ architecture: 'sparc' })).toThrow(/architecture/);
+  });
+});
+
+/** A template value with its Refs and Joins written out, for comparing addresses. */
+function rendered(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const object = value as Record<string, unknown>;
+  if ('Ref' in object) return `<${String(object.Ref)}>`;
+  if ('Fn::Join' in object) {
+    const [separator, parts] = object['Fn::Join'] as [string, unknown[]];
+    return parts.map(rendered).join(separator);
+  }
+  return JSON.stringify(value);
+}
+
+describe('tokens, addresses, logs and the web ACL', () => {
+  const restApiId = () => ofType('AWS::ApiGateway::RestApi')[0]![0];
+  const stageUrl = () => `https://<${restApiId()}>.execute-api.<AWS::Region>.<AWS::URLSuffix>/v1`;
+
+  it('tells every function that signs or checks tokens their issuer and audience', () => {
+    for (const [entry, shared] of routesByEntry()) {
+      const environment = environmentOf(entry);
+      if ((mergedNeeds(shared).secrets ?? []).includes('JWT_SIGNING_KEYS')) {
+        // Without a custom domain both hosts are the stage's own address.
+        expect(rendered(environment.JWT_ISSUER), entry).toBe(stageUrl());
+        expect(rendered(environment.JWT_AUDIENCE), entry).toBe(stageUrl());
+      } else {
+        expect(environment, entry).not.toHaveProperty('JWT_ISSUER');
+      }
+    }
+    const openapi = routes.find((route) => route.name === 'openapi')!.entry;
+    expect(rendered(environmentOf(openapi).PUBLIC_BASE_URLS)).toBe(stageUrl());
+  });
+
+  it('logs access and method errors (never bodies), traces the stage and guards it with a web ACL', () => {
+    const [stageId, stage] = ofType('AWS::ApiGateway::Stage')[0]!;
+    expect(stage.Properties).toMatchObject({
+      StageName: 'v1',
+      TracingEnabled: true,
+      MethodSettings: [
+        {
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          LoggingLevel: 'ERROR',
+          DataTraceEnabled: false,
+        },
+      ],
+    });
+    const accessLog = stage.Properties.AccessLogSetting as {
+      DestinationArn: unknown;
+      Format: string;
+    };
+    expect(JSON.parse(accessLog.Format)).toMatchObject({
+      apiKeyId: '$context.identity.apiKeyId',
+      sourceIp: '$context.identity.sourceIp',
+      status: '$context.status',
+    });
+    template.resourceCountIs('AWS::ApiGateway::Account', 1);
+
+    const [aclId, acl] = ofType('AWS::WAFv2::WebACL')[0]!;
+    template.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
+      WebACLArn: { 'Fn::GetAtt': [aclId, 'Arn'] },
+      ResourceArn: Match.objectLike({ 'Fn::Join': ['', Match.arrayWith([{ Ref: stageId }])] }),
+    });
+    const rules = acl.Properties.Rules as {
+      Name: string;
+      Statement: Record<string, Record<string, unknown>>;
+      Action?: unknown;
+    }[];
+    expect(rules.map((rule) => rule.Name)).toEqual([
+      'RequestsPerSourceAddress',
+      'AWSManagedRulesAmazonIpReputationList',
+      'AWSManagedRulesCommonRuleSet',
+    ]);
+    expect(rules[0]!.Statement.RateBasedStatement).toMatchObject({
+      Limit: 10 * rateLimitPerMode.test,
+      AggregateKeyType: 'IP',
+    });
+    // Over the limit: 429 in the envelope, as the handlers answer it.
+    expect(JSON.stringify(rules[0]!.Action)).toContain('"ResponseCode":429');
+    const body = (acl.Properties.CustomResponseBodies as Record<string, { Content: string }>)
+      .rateLimited!.Content;
+    expect(JSON.parse(body)).toMatchObject({ success: false, error: { code: 'rate_limited' } });
+  });
+
+  it('lets the alarm topic be published to only over TLS', () => {
+    const [topicId] = ofType('AWS::SNS::Topic')[0]!;
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      Topics: [{ Ref: topicId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('caps SMS per stage: the allow-list and the hourly cap on every texting function, and an alarm at 80 %', () => {
+    for (const [entry, shared] of routesByEntry()) {
+      const needs = mergedNeeds(shared);
+      const environment = environmentOf(entry);
+      if (needs.sms || needs.smsAllowList) {
+        expect(environment.SMS_ALLOWED_COUNTRIES, entry).toBe('US,GB');
+      }
+      expect(environment.SMS_MAX_PER_HOUR, entry).toBe(needs.sms ? '50' : undefined);
+    }
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SNS',
+      MetricName: 'NumberOfMessagesPublished',
+      Dimensions: [{ Name: 'PhoneNumber', Value: 'PhoneNumberDirect' }],
+      Period: 3600,
+      Threshold: 40,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+});
+
+describe('stages', () => {
+  it('deploys each stage as its own stack: name, table, plan mode and client keys', () => {
+    const app = new App({
+      context: {
+        ...checkedInContext,
+        'aws:cdk:bundling-stacks': [],
+        stage: 'production',
+        apiClients: 'ios-app,web-app',
+      },
+    });
+    const stack = addServiceStack(app);
+    expect(stack.stackName).toBe('AccountOtpWebhookService-production');
+    const production = Template.fromStack(stack);
+    production.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+      UsagePlanName: 'AccountOtpWebhookService-production-production',
+      Throttle: { BurstLimit: rateLimitPerMode.production },
+    });
+    production.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
+    production.resourceCountIs('AWS::ApiGateway::UsagePlanKey', 2);
+    production.hasResourceProperties('AWS::ApiGateway::ApiKey', {
+      Name: 'AccountOtpWebhookService-production-ios-app',
+    });
+    production.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ RATE_LIMIT_MODE: 'production' }) },
+    });
+    // The only fixed physical name in the stack follows the stack's name.
+    production.hasResourceProperties('AWS::Scheduler::ScheduleGroup', {
+      Name: 'AccountOtpWebhookService-production-deliveries',
+    });
+  });
+
+  it('refuses a stage cdk.json does not declare, and a stage without its SMS limits', () => {
+    expect(() => synth({ stage: 'staging' })).toThrow(/stages\.staging is missing/);
+    const { smsAllowedCountries: _countries, ...withoutCountries } = (
+      checkedInContext.stages as Record<string, Record<string, unknown>>
+    ).test!;
+    expect(() => synth({ stages: { test: withoutCountries } })).toThrow(/smsAllowedCountries/);
+    expect(() => synth({ apiClients: 'Web App' })).toThrow(/apiClients/);
+  });
+});
+
+describe('custom domains', () => {
+  it('maps v1 of both hosts to the stage, issues certificates in the zone, and names both in tokens and the OpenAPI servers', () => {
+    const withDomains = synth({
+      accountsDomainName: 'accounts.example.com',
+      apiDomainName: 'api.example.com',
+      hostedZoneId: 'Z0123456789ABCDEFGHIJ',
+      hostedZoneName: 'example.com',
+    });
+    const domains = withDomains.findResources('AWS::ApiGateway::DomainName');
+    expect(
+      Object.values(domains).map((domain) => (domain as Resource).Properties.DomainName),
+    ).toEqual(['accounts.example.com', 'api.example.com']);
+    withDomains.resourceCountIs('AWS::ApiGateway::BasePathMapping', 2);
+    withDomains.allResourcesProperties('AWS::ApiGateway::BasePathMapping', { BasePath: 'v1' });
+    withDomains.resourceCountIs('AWS::CertificateManager::Certificate', 2);
+    withDomains.resourceCountIs('AWS::Route53::RecordSet', 2);
+    withDomains.allResourcesProperties('AWS::ApiGateway::DomainName', {
+      SecurityPolicy: 'TLS_1_2',
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+    });
+    const login = withDomains.toJSON().Resources[
+      Object.keys(withDomains.toJSON().Resources).find((id) => /^AuthLogin[0-9A-F]{8}$/.test(id))!
+    ] as Resource;
+    expect(login.Properties.Environment?.Variables).toMatchObject({
+      JWT_ISSUER: 'https://accounts.example.com/v1',
+      JWT_AUDIENCE: 'https://api.example.com/v1',
+      PUBLIC_BASE_URLS: 'https://accounts.example.com/v1,https://api.example.com/v1',
+    });
+  });
+
+  it('takes a certificate ARN instead of a zone, and refuses a domain with neither', () => {
+    const withCertificate = synth({
+      apiDomainName: 'api.example.com',
+      apiCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc-123',
+    });
+    withCertificate.resourceCountIs('AWS::CertificateManager::Certificate', 0);
+    withCertificate.hasResourceProperties('AWS::ApiGateway::DomainName', {
+      RegionalCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc-123',
+    });
+    expect(() => synth({ apiDomainName: 'api.example.com' })).toThrow(/needs a certificate/);
   });
 });

@@ -1,0 +1,54 @@
+import { type ItemFamily, itemFamilies } from '../adapters/keys.js';
+import { type Needs, type Route, routes } from './routes.js';
+
+/**
+ * What the routes of one function need, together — read by the stack (which grants it and sets
+ * the environment that goes with it) and by the local runtime (which holds each handler to it).
+ */
+
+/** The routes of one entry (one function), e.g. the messaging GET and POST. */
+export function routesByEntry(all: readonly Route[] = routes): Map<string, Route[]> {
+  const byEntry = new Map<string, Route[]>();
+  for (const route of all) byEntry.set(route.entry, [...(byEntry.get(route.entry) ?? []), route]);
+  for (const [entry, shared] of byEntry) {
+    if (new Set(shared.map((route) => route.surface)).size > 1) {
+      throw new Error(`Routes sharing ${entry} must share a surface`);
+    }
+  }
+  return byEntry;
+}
+
+/** What the routes of one function need, together. */
+export function mergedNeeds(entryRoutes: readonly Route[]): Needs {
+  const secrets = [...new Set(entryRoutes.flatMap((route) => route.needs.secrets ?? []))];
+  const any = (need: Exclude<keyof Needs, 'secrets' | 'items'>) =>
+    entryRoutes.some((route) => route.needs[need] === true);
+  return {
+    email: any('email'),
+    sms: any('sms'),
+    deliveryQueue: any('deliveryQueue'),
+    inboundQueue: any('inboundQueue'),
+    accountCodeQueue: any('accountCodeQueue'),
+    smsAllowList: any('smsAllowList'),
+    scheduler: any('scheduler'),
+    secrets,
+    items: itemFamiliesOf(entryRoutes),
+  };
+}
+
+/**
+ * The item families a function may touch: those its routes declare, plus what every route of its
+ * kind touches — an API call counts its client's requests (`rateCounter`), and a route that
+ * takes a Bearer token checks the caller's session (`user`). Sorted in the order of `itemFamilies`.
+ */
+export function itemFamiliesOf(entryRoutes: readonly Route[]): ItemFamily[] {
+  const families = new Set<ItemFamily>();
+  for (const route of entryRoutes) {
+    for (const family of route.needs.items ?? []) families.add(family);
+    if (route.surface === 'api') families.add('rateCounter');
+    if (route.surface === 'api' && (route.auth === 'user' || route.auth === 'user-if-generic')) {
+      families.add('user');
+    }
+  }
+  return (Object.keys(itemFamilies) as ItemFamily[]).filter((family) => families.has(family));
+}

@@ -1,0 +1,88 @@
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { addServiceStack } from '../../infra/service-app.js';
+
+const checkedInContext = (
+  JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+    context: Record<string, unknown>;
+  }
+).context;
+
+const appWith = (context: Record<string, unknown> = {}) =>
+  new App({ context: { ...checkedInContext, 'aws:cdk:bundling-stacks': [], ...context } });
+
+/** Every acknowledged finding under `root`: rule → reason, once per rule. */
+function acknowledged(root: IConstruct): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const construct of root.node.findAll()) {
+    for (const entry of construct.node.metadata) {
+      if (entry.type !== 'aws:cdk:acknowledged-rules') continue;
+      for (const [rule, reason] of Object.entries(entry.data as Record<string, string>)) {
+        found.set(rule.replace(/^AwsSolutions::/, '').replace(/<[A-Za-z0-9]+>/g, '<id>'), reason);
+      }
+    }
+  }
+  return found;
+}
+
+describe('cdk-nag AWS Solutions checks', () => {
+  const variants: Record<string, Record<string, unknown>> = {
+    'the checked-in cdk.json': {},
+    'production with custom domains': {
+      stage: 'production',
+      accountsDomainName: 'accounts.example.com',
+      apiDomainName: 'api.example.com',
+      hostedZoneId: 'Z0123456789ABCDEFGHIJ',
+      hostedZoneName: 'example.com',
+    },
+    'browser origins (gateway-answered preflights)': {
+      corsAllowedOrigins: 'https://app.example.com',
+    },
+  };
+  /** What each synthesis threw: the checks run then, and throw the report of what they found. */
+  const outcomes = new Map<string, unknown>();
+  beforeAll(() => {
+    for (const [name, context] of Object.entries(variants)) {
+      const app = appWith(context);
+      addServiceStack(app);
+      try {
+        app.synth();
+        outcomes.set(name, undefined);
+      } catch (error) {
+        outcomes.set(name, error);
+      }
+    }
+  });
+
+  it('find nothing unacknowledged in the stack cdk.json describes, nor with domains or origins', () => {
+    expect(Object.fromEntries(outcomes)).toEqual(
+      Object.fromEntries(Object.keys(variants).map((name) => [name, undefined])),
+    );
+  });
+
+  it('are on: a finding nobody acknowledged fails the synthesis', () => {
+    const app = appWith();
+    const stack = addServiceStack(app);
+    new sns.Topic(stack, 'TopicWithoutTls');
+    expect(() => app.synth()).toThrow(/SNS Topic does not require publishers to use SSL/);
+  });
+
+  it('acknowledge exactly these findings, each with its reason', () => {
+    const app = appWith();
+    const stack = addServiceStack(app);
+    const findings = acknowledged(stack);
+    expect([...findings.keys()].sort()).toEqual([
+      'AwsSolutions-APIG2',
+      'AwsSolutions-APIG4',
+      'AwsSolutions-COG4',
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      'AwsSolutions-IAM5[Resource::*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<id>/*]',
+      'AwsSolutions-SMG4',
+    ]);
+    for (const [rule, reason] of findings) expect(reason.length, rule).toBeGreaterThan(60);
+  });
+});

@@ -1,0 +1,49 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { documentClient } from '../../shared/adapters/dynamodb.js';
+import { keys } from '../../shared/adapters/keys.js';
+import { guardedHandler, guardItemAccess } from '../../shared/local/item-access-guard.js';
+import { useFreshTable } from '../support/table.js';
+
+let table = '';
+
+beforeAll(async () => {
+  table = await useFreshTable();
+  guardItemAccess(documentClient());
+});
+
+const readUser = () =>
+  documentClient().send(new GetCommand({ TableName: table, Key: keys.user('u1') }));
+const queryDue = () =>
+  documentClient().send(
+    new QueryCommand({
+      TableName: table,
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.dueDeliveries().gsi2pk },
+    }),
+  );
+
+describe('the local runtime’s item access guard', () => {
+  it('lets a handler reach the families its routes declare', async () => {
+    const handler = guardedHandler('functions/x.ts', ['user', 'dueDeliveries'], async () => {
+      await readUser();
+      await queryDue();
+      return 'done';
+    });
+    await expect(handler()).resolves.toBe('done');
+  });
+
+  it('refuses, as IAM would on AWS, an item or index partition its routes do not declare', async () => {
+    const publicReceiver = guardedHandler('functions/receivers/r.ts', ['inboundEvent'], readUser);
+    await expect(publicReceiver()).rejects.toThrow(
+      /functions\/receivers\/r\.ts GetItem on USER#u1: its routes do not declare the item family user/,
+    );
+    const sweeper = guardedHandler('functions/workers/s.ts', ['delivery'], queryDue);
+    await expect(sweeper()).rejects.toThrow(/DELIVERIES_DUE \(gsi2\).*dueDeliveries/);
+  });
+
+  it('leaves calls made outside any handler alone', async () => {
+    await expect(readUser()).resolves.toBeDefined();
+  });
+});
