@@ -1,0 +1,408 @@
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DeleteTableCommand,
+  DynamoDBClient,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import type { APIGatewayProxyResult, SQSBatchResponse } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { constructIdOf } from '../../infra/service-stack.js';
+import { routes } from '../../shared/http/routes.js';
+import { AwsStandIn } from './aws-stand-in.js';
+import { type DeployedFunction, deployedFunctions } from './deployed-functions.js';
+import {
+  type Caller,
+  functionUrlEvent,
+  type RestRequest,
+  restProxyEvent,
+  sqsEvent,
+} from './lambda-events.js';
+import { LocalDeployment } from './local-deployment.js';
+import { type FunctionInstance, startFunction } from './run-function.js';
+import { SecretsExtensionStandIn } from './secrets-extension-stand-in.js';
+import { type SynthesizedStack, synthesizeStack } from './synthesize-stack.js';
+
+/**
+ * The stack `cdk deploy` would create, run here: `cdk synth` with the checked-in cdk.json (x86_64,
+ * so this machine can run the bundles; the deployed default stays ARM64), then the synthesized
+ * bundles themselves, each in its own process with exactly the environment its template entry
+ * gives it, against DynamoDB Local (the table built from the template's definition) and stand-ins
+ * for SQS, SES, SNS, Scheduler and the Parameters and Secrets extension that enforce the roles'
+ * policies. Nothing of the local runtime is used: what passes here is what AWS would run.
+ */
+
+const region = 'us-east-1';
+const account = '123456789012';
+
+let stack: SynthesizedStack;
+let deployment: LocalDeployment;
+let functions: DeployedFunction[];
+let aws: AwsStandIn;
+let extension: SecretsExtensionStandIn;
+let overrides: Record<string, string>;
+let dynamo: DynamoDBClient;
+const instances = new Map<string, FunctionInstance>();
+
+beforeAll(async () => {
+  stack = await synthesizeStack({ architecture: 'x86_64' });
+  const dynamoEndpoint = inject('dynamoEndpoint');
+  aws = new AwsStandIn(dynamoEndpoint);
+  const awsEndpoint = await aws.start();
+  deployment = new LocalDeployment(stack.template, {
+    stackName: stack.stackName,
+    region,
+    account,
+    awsEndpoint,
+  });
+  functions = deployedFunctions(deployment, stack);
+  aws.serve(deployment, functions);
+  extension = new SecretsExtensionStandIn(deployment, functions);
+  overrides = {
+    // The one setting the template has that cannot hold here: several test runs share this
+    // machine, so the extension cannot own its fixed port 2773.
+    PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(await extension.start()),
+    // The SDK's endpoint override: every AWS call goes to the stand-in.
+    AWS_ENDPOINT_URL: awsEndpoint,
+  };
+  dynamo = new DynamoDBClient({
+    endpoint: dynamoEndpoint,
+    region,
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  for (const tableId of deployment.resourcesOf('AWS::DynamoDB::Table')) {
+    const definition = deployment.resolve(deployment.properties(tableId)) as Record<
+      string,
+      unknown
+    >;
+    await dynamo.send(
+      new CreateTableCommand({
+        TableName: deployment.ref(tableId),
+        KeySchema: definition.KeySchema,
+        AttributeDefinitions: definition.AttributeDefinitions,
+        GlobalSecondaryIndexes: definition.GlobalSecondaryIndexes,
+        BillingMode: definition.BillingMode,
+      } as CreateTableCommandInput),
+    );
+    const ttl = definition.TimeToLiveSpecification as { AttributeName: string; Enabled: boolean };
+    await dynamo.send(
+      new UpdateTimeToLiveCommand({
+        TableName: deployment.ref(tableId),
+        TimeToLiveSpecification: ttl,
+      }),
+    );
+  }
+}, 600_000);
+
+afterAll(async () => {
+  for (const instance of instances.values()) instance.stop();
+  for (const tableId of deployment?.resourcesOf('AWS::DynamoDB::Table') ?? []) {
+    await dynamo.send(new DeleteTableCommand({ TableName: deployment.ref(tableId) }));
+  }
+  dynamo?.destroy();
+  await Promise.all([aws?.close(), extension?.close(), stack?.remove()]);
+});
+
+const resourcesOf = (type: string) =>
+  Object.entries(stack.template.Resources).filter(([, resource]) => resource.Type === type);
+
+/** The function the template builds for a route of the route table. */
+function functionOf(routeName: string): DeployedFunction {
+  const route = routes.find((candidate) => candidate.name === routeName);
+  if (route === undefined) throw new Error(`no route ${routeName}`);
+  const pattern = new RegExp(`^${constructIdOf(route.entry)}[0-9A-F]{8}$`);
+  const found = functions.filter((fn) => pattern.test(fn.logicalId));
+  expect(found, routeName).toHaveLength(1);
+  return found[0]!;
+}
+
+async function instanceOf(fn: DeployedFunction): Promise<FunctionInstance> {
+  let instance = instances.get(fn.logicalId);
+  if (instance === undefined) {
+    instance = await startFunction(fn, region, overrides);
+    instances.set(fn.logicalId, instance);
+  }
+  return instance;
+}
+
+/** The API key a client app of this stage sends, and the throttle of its usage plan. */
+function clientOfPlan(): { caller: Caller; perMinute: number } {
+  const [, planKey] = resourcesOf('AWS::ApiGateway::UsagePlanKey')[0]!;
+  const keyId = (planKey.Properties!.KeyId as { Ref: string }).Ref;
+  const planId = (planKey.Properties!.UsagePlanId as { Ref: string }).Ref;
+  const throttle = deployment.properties(planId).Throttle as { RateLimit: number };
+  return {
+    caller: {
+      apiKey: randomBytes(20).toString('base64url'),
+      apiKeyId: deployment.ref(keyId),
+      sourceIp: '198.51.100.24',
+    },
+    perMinute: Math.round(throttle.RateLimit * 60),
+  };
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: { success: boolean; data?: Record<string, unknown>; error?: { code: string } };
+  /** The body and the function's log lines so far: what a failed expectation should show. */
+  story: string;
+}
+
+/** A request to an API route, as API Gateway would pass it to the route's function. */
+async function call(
+  routeName: string,
+  request: Omit<RestRequest, 'method' | 'resource'> = {},
+  caller: Caller = clientOfPlan().caller,
+): Promise<Answer> {
+  const route = routes.find((candidate) => candidate.name === routeName)!;
+  if (route.surface !== 'api') throw new Error(`${routeName} is not an API route`);
+  const instance = await instanceOf(functionOf(routeName));
+  const result = await instance.invoke<APIGatewayProxyResult>(
+    restProxyEvent(deployment.ref(resourcesOf('AWS::ApiGateway::RestApi')[0]![0]), caller, {
+      method: route.method,
+      resource: route.path,
+      ...request,
+    }),
+  );
+  const headers = Object.fromEntries(
+    Object.entries(result.headers ?? {}).map(([name, value]) => [
+      name.toLowerCase(),
+      String(value),
+    ]),
+  );
+  return {
+    status: result.statusCode,
+    headers,
+    body: JSON.parse(result.body),
+    story: `${result.body}\n${instance.logs().split('\n').slice(-20).join('\n')}`,
+  };
+}
+
+/** The function an event source mapping feeds from this queue (by the queue's ARN). */
+function consumerOf(queueArn: string): DeployedFunction {
+  const mapping = resourcesOf('AWS::Lambda::EventSourceMapping').find(
+    ([, m]) => deployment.resolveString(m.Properties!.EventSourceArn) === queueArn,
+  );
+  if (mapping === undefined) throw new Error(`nothing consumes ${queueArn}`);
+  const functionRef = deployment.resolveString(mapping[1].Properties!.FunctionName);
+  return functions.find((fn) => fn.name === functionRef)!;
+}
+
+/**
+ * Hands the messages sent to a queue so far that SQS would deliver now (not consumed yet, not
+ * delayed) to the function the template maps to that queue, as one SQS batch; answers how many
+ * there were.
+ */
+const consumed = new Set<object>();
+async function drainQueue(queueRoute: string): Promise<number> {
+  const route = routes.find((candidate) => candidate.name === queueRoute)!;
+  const worker = functionOf(queueRoute);
+  const waiting = aws.messages.filter(
+    (message) =>
+      !consumed.has(message) &&
+      message.delaySeconds === 0 &&
+      consumerOf(message.queueArn) === worker,
+  );
+  expect(waiting.length, `messages for ${route.name}`).toBeGreaterThan(0);
+  for (const message of waiting) consumed.add(message);
+  const response = await (await instanceOf(worker)).invoke<SQSBatchResponse>(
+    sqsEvent(waiting[0]!.queueArn, region, waiting),
+  );
+  expect(response, `${queueRoute} answered`).toEqual({ batchItemFailures: [] });
+  return waiting.length;
+}
+
+function expectNoRefusals(): void {
+  expect(aws.refusals, 'calls the roles do not allow').toEqual([]);
+  expect(extension.refusals, 'secrets the functions could not read').toEqual([]);
+}
+
+describe('the stack cdk deploy would create, from the checked-in cdk.json', () => {
+  it('requires an API key on every API method', () => {
+    const methods = resourcesOf('AWS::ApiGateway::Method');
+    expect(methods.length).toBeGreaterThan(0);
+    for (const [id, method] of methods) {
+      expect(method.Properties!.ApiKeyRequired, id).toBe(true);
+    }
+  });
+
+  it('builds every function for the architecture asked for (x86_64 here; ARM64 by default)', () => {
+    for (const fn of functions) expect(fn.architecture, fn.logicalId).toBe('x86_64');
+  });
+
+  it('loads every bundle with the environment its template entry gives it (Lambda init)', async () => {
+    // A bundle that cannot load, or reads a malformed setting at cold start, fails here.
+    for (const fn of functions) await instanceOf(fn);
+  });
+});
+
+describe('the synthesized bundles, run with their template environment', () => {
+  const email = `ada.${randomUUID().slice(0, 8)}@example.com`;
+  const password = 'correct horse battery staple';
+  let userId = '';
+  let accessToken = '';
+  let endpointId = '';
+
+  it('signs up, sends the code from the queue worker, verifies, logs in, refreshes, reads the profile and logs out', async () => {
+    const client = clientOfPlan();
+    const signup = await call('signup', { body: { name: 'Ada', email, password } }, client.caller);
+    expect(signup.status, signup.story).toBe(201);
+    // The handler's limit is the limit of the key's usage plan.
+    expect(Number(signup.headers['x-ratelimit-limit'])).toBe(client.perMinute);
+
+    expect(await drainQueue('sendAccountCode')).toBe(1);
+    const mail = aws.emails.find((sent) => sent.to.includes(email));
+    expect(mail?.from).toBe(functionOf('sendAccountCode').environment.EMAIL_FROM);
+    const code = /\b(\d{6})\b/.exec(mail?.text ?? '')?.[1];
+    expect(code, mail?.text).toBeDefined();
+
+    const verified = await call('verifySignupOtp', { body: { email, otp: code } });
+    expect(verified.status, verified.story).toBe(200);
+
+    const login = await call('login', { body: { email, password } });
+    expect(login.status, login.story).toBe(200);
+    const user = login.body.data!.user as { id: string };
+    userId = user.id;
+
+    const refreshed = await call('refreshToken', {
+      body: { refresh_token: login.body.data!.refresh_token },
+    });
+    expect(refreshed.status, refreshed.story).toBe(200);
+    accessToken = String(refreshed.body.data!.access_token);
+
+    const profile = await call('getProfile', {
+      headers: { Authorization: `Bearer ${accessToken}` },
+    });
+    expect(profile.status, profile.story).toBe(200);
+    expect(profile.body.data).toMatchObject({ id: userId, email, email_verified: true });
+
+    // Verified against the same keys the JWKS function publishes.
+    const jwks = await call('jwks');
+    expect(jwks.status).toBe(200);
+
+    const logout = await call('logout', { headers: { Authorization: `Bearer ${accessToken}` } });
+    expect(logout.status, logout.story).toBe(200);
+    const afterLogout = await call('getProfile', {
+      headers: { Authorization: `Bearer ${accessToken}` },
+    });
+    expect(afterLogout.status).toBe(401);
+    expectNoRefusals();
+  });
+
+  it('registers an endpoint, publishes an event, attempts it, retries it and schedules the third attempt', async () => {
+    const login = await call('login', { body: { email, password } });
+    accessToken = String(login.body.data!.access_token);
+    const bearer = { Authorization: `Bearer ${accessToken}` };
+    const registered = await call('registerWebhook', {
+      headers: bearer,
+      // A public address no receiver of ours holds: every attempt fails.
+      body: {
+        url: 'https://1.1.1.1:1/artifact-test',
+        events: ['order.created', 'payment.successful'],
+      },
+    });
+    expect(registered.status, registered.story).toBe(201);
+    endpointId = String(registered.body.data!.id);
+
+    const published = await call(
+      'publishEvent',
+      {
+        body: {
+          type: 'order.created',
+          account_id: userId,
+          data: { order_id: 'ord_1001', status: 'created', total: 12.5, currency: 'EUR' },
+        },
+      },
+      { ...clientOfPlan().caller, iamUserArn: `arn:aws:iam::${account}:user/orders-service` },
+    );
+    expect(published.status, published.story).toBe(201);
+    expect(published.body.data).toMatchObject({ delivery_count: 1 });
+
+    // Attempt 1 fails; attempt 2 waits 5 minutes on the queue itself (SQS delays up to 15).
+    await drainQueue('deliverWebhook');
+    const worker = functionOf('deliverWebhook');
+    const deliveryQueueArn = worker.environment.DELIVERY_QUEUE_ARN;
+    const delayed = aws.messages.filter((message) => message.sender === worker.logicalId);
+    expect(delayed.map((message) => [message.queueArn, message.delaySeconds])).toEqual([
+      [deliveryQueueArn, expect.closeTo(300, -1)],
+    ]);
+
+    const listed = await call('listWebhookDeliveries', {
+      headers: bearer,
+      pathParameters: { id: endpointId },
+    });
+    expect(listed.status, listed.story).toBe(200);
+    const [delivery] = listed.body.data as unknown as { id: string; attempts: unknown[] }[];
+    expect(delivery!.attempts).toHaveLength(1);
+
+    // Retried now, attempt 2 fails too; attempt 3 is 30 minutes out: an EventBridge schedule.
+    const retried = await call('retryWebhookDelivery', {
+      headers: bearer,
+      pathParameters: { id: endpointId, delivery_id: delivery!.id },
+    });
+    expect(retried.status, retried.story).toBe(200);
+    const before = Date.now();
+    expect(await drainQueue('deliverWebhook')).toBe(1);
+    expect(aws.schedules).toHaveLength(1);
+    const [schedule] = aws.schedules;
+    expect(schedule!.targetArn).toBe(deliveryQueueArn);
+    const at = Date.parse(`${/^at\((.+)\)$/.exec(schedule!.expression)![1]}Z`);
+    expect(at - before).toBeGreaterThan(29 * 60_000);
+    expect(at - before).toBeLessThan(31 * 60_000);
+    expectNoRefusals();
+  });
+
+  it('accepts a signed gateway B payment at its Function URL and turns it into an outbound event', async () => {
+    const receiver = functionOf('handleGatewayBWebhook');
+    const secretArn = receiver.environment.GATEWAY_B_WEBHOOK_SECRET_SECRET_ARN!;
+    const secret = extension.values.get(secretArn)!;
+    const body = Buffer.from(
+      JSON.stringify({
+        id: `evt_${randomUUID().replaceAll('-', '')}`,
+        object: 'event',
+        type: 'payment_intent.succeeded',
+        created: Math.floor(Date.now() / 1000),
+        data: {
+          object: {
+            id: 'pi_3artifact',
+            object: 'payment_intent',
+            amount: 1250,
+            amount_received: 1250,
+            currency: 'eur',
+            metadata: { account_id: userId, order_id: 'ord_1001' },
+          },
+        },
+      }),
+    );
+    const timestamp = Math.floor(Date.now() / 1000);
+    const signature = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+    const answer = await (await instanceOf(receiver)).invoke<APIGatewayProxyResult>(
+      functionUrlEvent('gatewayb', '203.0.113.7', {
+        method: 'POST',
+        path: '/',
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'stripe-signature': `t=${timestamp},v1=${signature}`,
+        },
+        body,
+      }),
+    );
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(JSON.parse(answer.body).data).toMatchObject({ received: true, duplicate: false });
+
+    const deliveriesBefore = aws.messages.filter(
+      (message) => message.sender === functionOf('processInboundEvent').logicalId,
+    ).length;
+    expect(await drainQueue('processInboundEvent')).toBe(1);
+    const queued = aws.messages.filter(
+      (message) => message.sender === functionOf('processInboundEvent').logicalId,
+    );
+    expect(queued.length - deliveriesBefore, 'the payment.successful delivery').toBe(1);
+    expect(queued.at(-1)!.queueArn).toBe(
+      functionOf('deliverWebhook').environment.DELIVERY_QUEUE_ARN,
+    );
+    expectNoRefusals();
+  });
+});

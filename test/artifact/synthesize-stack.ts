@@ -1,0 +1,79 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+/** A CloudFormation template as `cdk synth` writes it. */
+export interface Template {
+  Resources: Record<string, TemplateResource>;
+  Mappings?: Record<string, Record<string, Record<string, unknown>>>;
+  Outputs?: Record<string, { Value: unknown }>;
+}
+
+export interface TemplateResource {
+  Type: string;
+  Properties?: Record<string, unknown>;
+  Metadata?: Record<string, unknown>;
+}
+
+/** The cloud assembly of one synthesis: the stack's template and its bundled assets. */
+export interface SynthesizedStack {
+  stackName: string;
+  template: Template;
+  /** The directory of a resource's asset (a Lambda function's bundle), as the template names it. */
+  assetDirectory(logicalId: string): string;
+  remove(): Promise<void>;
+}
+
+const projectRoot = resolve(import.meta.dirname, '..', '..');
+
+/**
+ * `cdk synth` as an operator runs it — the CLI, the checked-in cdk.json, bundling by the
+ * project's own esbuild, no Docker and no network (`npm_config_offline`) — into a fresh
+ * directory, plus any `-c` context given here.
+ */
+export async function synthesizeStack(context: Record<string, string>): Promise<SynthesizedStack> {
+  const outdir = await mkdtemp(join(tmpdir(), 'synthesized-stack-'));
+  const cli = createRequire(import.meta.url).resolve('aws-cdk/bin/cdk');
+  const contextArgs = Object.entries(context).flatMap(([key, value]) => ['-c', `${key}=${value}`]);
+  try {
+    await promisify(execFile)(
+      process.execPath,
+      [cli, 'synth', '--no-notices', '--quiet', '-o', outdir, ...contextArgs],
+      {
+        cwd: projectRoot,
+        env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: 'true', npm_config_offline: 'true' },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+  } catch (error) {
+    await rm(outdir, { recursive: true, force: true });
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(`cdk synth failed:\n${(stderr ?? '').slice(-4000)}\n${stdout ?? ''}`);
+  }
+  const manifest = JSON.parse(await readFile(join(outdir, 'manifest.json'), 'utf8')) as {
+    artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
+  };
+  const stacks = Object.entries(manifest.artifacts).filter(
+    ([, artifact]) => artifact.type === 'aws:cloudformation:stack',
+  );
+  if (stacks.length !== 1) {
+    throw new Error(`expected one stack in the assembly, found ${stacks.length}`);
+  }
+  const [stackName, artifact] = stacks[0]!;
+  const template = JSON.parse(
+    await readFile(join(outdir, artifact.properties!.templateFile!), 'utf8'),
+  ) as Template;
+  return {
+    stackName,
+    template,
+    assetDirectory(logicalId) {
+      const path = template.Resources[logicalId]?.Metadata?.['aws:asset:path'];
+      if (typeof path !== 'string') throw new Error(`${logicalId} has no asset`);
+      return join(outdir, path);
+    },
+    remove: () => rm(outdir, { recursive: true, force: true }),
+  };
+}
