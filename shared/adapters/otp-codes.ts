@@ -1,5 +1,6 @@
 import { secret, smsAllowedCountries, smsMaxPerHour } from '../config.js';
 import { systemClock } from '../domain/clock.js';
+import type { Mailer } from '../domain/messages.js';
 import { OtpChecks } from '../domain/otp/checks.js';
 import { OtpCodes } from '../domain/otp/codes.js';
 import { OtpEngine } from '../domain/otp/engine.js';
@@ -34,8 +35,20 @@ export const smsCap = (): SmsCap => new SmsCap(dynamoSmsCounter, systemClock, sm
  * `AccountCodes` as is (docs/otp.md).
  */
 export async function otpCodes(): Promise<OtpCodes> {
-  return new OtpCodes(await otpEngine(), mailer(), smsSender(), smsAllowedCountries(), smsCap());
+  return new OtpCodes(
+    await otpEngine(),
+    mailerAtFirstEmail,
+    smsSender(),
+    smsAllowedCountries(),
+    smsCap(),
+  );
 }
+
+/**
+ * The mailer, looked up when an email is sent rather than when the codes are built: sendOtp only
+ * texts, and its function is given no EMAIL_FROM (nor any right to send email) on AWS.
+ */
+const mailerAtFirstEmail: Mailer = { send: (message) => mailer().send(message) };
 
 /**
  * Checking codes only. A function that never sends (the verify operations) uses this, and its
