@@ -207,10 +207,13 @@ async function drainQueue(queueRoute: string): Promise<number> {
   );
   expect(waiting.length, `messages for ${route.name}`).toBeGreaterThan(0);
   for (const message of waiting) consumed.add(message);
-  const response = await (await instanceOf(worker)).invoke<SQSBatchResponse>(
+  const instance = await instanceOf(worker);
+  const response = await instance.invoke<SQSBatchResponse>(
     sqsEvent(waiting[0]!.queueArn, region, waiting),
   );
-  expect(response, `${queueRoute} answered`).toEqual({ batchItemFailures: [] });
+  expect(response, `${queueRoute} answered:\n${instance.logs().slice(-3000)}`).toEqual({
+    batchItemFailures: [],
+  });
   return waiting.length;
 }
 
@@ -403,6 +406,178 @@ describe('the synthesized bundles, run with their template environment', () => {
     expect(queued.at(-1)!.queueArn).toBe(
       functionOf('deliverWebhook').environment.DELIVERY_QUEUE_ARN,
     );
+    expectNoRefusals();
+  });
+  it('answers every other route through its bundle, with no call its role refuses', async () => {
+    const bearer = () => ({ Authorization: `Bearer ${accessToken}` });
+    const answered = (answer: Answer, expected?: number) => {
+      if (expected === undefined) expect(answer.status, answer.story).toBeLessThan(500);
+      else expect(answer.status, answer.story).toBe(expected);
+    };
+    // Accounts: a forgotten password, its code from the queue worker, the reset, the sessions.
+    answered(await call('forgotPassword', { body: { email } }), 200);
+    await drainQueue('sendAccountCode');
+    const resetMail = aws.emails.filter((sent) => sent.to.includes(email)).at(-1);
+    const resetCode = /\b(\d{6})\b/.exec(resetMail?.text ?? '')?.[1];
+    const newPassword = 'another horse battery staple';
+    answered(
+      await call('resetPasswordWithOtp', {
+        body: { email, otp: resetCode, new_password: newPassword },
+      }),
+      200,
+    );
+    const login = await call('login', { body: { email, password: newPassword } });
+    answered(login, 200);
+    accessToken = String(login.body.data!.access_token);
+    answered(
+      await call('changePassword', {
+        headers: bearer(),
+        body: { current_password: newPassword, new_password: password },
+      }),
+      200,
+    );
+    const sessions = await call('listSessions', { headers: bearer() });
+    answered(sessions, 200);
+    const other = await call('login', { body: { email, password } });
+    answered(other, 200);
+    const listed = await call('listSessions', { headers: bearer() });
+    const otherSession = (listed.body.data as unknown as { id: string; current: boolean }[]).find(
+      (session) => !session.current,
+    );
+    answered(
+      await call('revokeSession', { headers: bearer(), pathParameters: { id: otherSession!.id } }),
+      200,
+    );
+    answered(await call('getProfile', { headers: bearer() }), 200);
+    answered(await call('profileUpdate', { headers: bearer(), body: { name: 'Ada L.' } }), 200);
+
+    // One-time passwords: wrong codes and unknown numbers, answered without a 5xx.
+    const phone = '+14155550123';
+    answered(await call('resendEmailOtp', { body: { email } }), 200);
+    answered(await call('resendMobileOtp', { body: { mobile_number: phone } }), 200);
+    await drainQueue('sendAccountCode');
+    answered(await call('verifyEmailOtp', { body: { email, otp: '000000' } }));
+    answered(await call('verifyMobileOtp', { body: { mobile_number: phone, otp: '000000' } }));
+    answered(await call('sendOtp', { body: { phone_number: phone, purpose: 'login' } }));
+    answered(
+      await call('verifyOtp', { body: { phone_number: phone, code: '000000', purpose: 'login' } }),
+    );
+    answered(await call('verifyPhoneAccount', { query: { phone } }), 200);
+
+    // Documents and the catch-all.
+    answered(await call('openapi'), 200);
+    answered(await call('listEventTypes'), 200);
+    answered(await call('notFound', { pathParameters: { proxy: 'no/such/path' } }), 404);
+
+    // The rest of the webhook routes, on the endpoint registered above.
+    const endpoint = { id: endpointId };
+    answered(await call('listWebhooks', { headers: bearer() }), 200);
+    answered(await call('getWebhook', { headers: bearer(), pathParameters: endpoint }), 200);
+    answered(
+      await call('updateWebhook', {
+        headers: bearer(),
+        pathParameters: endpoint,
+        body: { description: 'artifact test' },
+      }),
+      200,
+    );
+    answered(
+      await call('rotateWebhookSecret', { headers: bearer(), pathParameters: endpoint }),
+      200,
+    );
+    const deliveries = await call('listWebhookDeliveries', {
+      headers: bearer(),
+      pathParameters: endpoint,
+    });
+    const [first] = deliveries.body.data as unknown as { id: string }[];
+    answered(
+      await call('getWebhookDelivery', {
+        headers: bearer(),
+        pathParameters: { id: endpointId, delivery_id: first!.id },
+      }),
+      200,
+    );
+    answered(await call('sendWebhookTestEvent', { headers: bearer(), pathParameters: endpoint }));
+    answered(
+      await call('recoverWebhook', {
+        headers: bearer(),
+        pathParameters: endpoint,
+        body: { since: new Date(Date.now() - 3_600_000).toISOString() },
+      }),
+      202,
+    );
+    answered(await call('deleteWebhook', { headers: bearer(), pathParameters: endpoint }), 200);
+    answered(await call('logoutAll', { headers: bearer() }), 200);
+
+    // The other receivers, signed with the secrets the template generated.
+    const secretOf = (routeName: string, name: string) =>
+      extension.values.get(functionOf(routeName).environment[`${name}_SECRET_ARN`]!)!;
+    for (const routeName of [
+      'handleGatewayAWebhook',
+      'handleGatewayAWebhookEnhanced',
+      'handleGatewayASubscriptionWebhook',
+    ]) {
+      const body = Buffer.from(
+        // Distinct bodies: identical ones are one event (deduplicated by their hash).
+        JSON.stringify({ event: 'payment.authorized', payload: {}, note: routeName }),
+      );
+      const signature = createHmac('sha256', secretOf(routeName, 'GATEWAY_A_WEBHOOK_SECRET'))
+        .update(body)
+        .digest('hex');
+      const answer = await (await instanceOf(functionOf(routeName))).invoke<APIGatewayProxyResult>(
+        functionUrlEvent('gatewaya', '203.0.113.8', {
+          method: 'POST',
+          path: '/',
+          headers: { 'content-type': 'application/json', 'x-gateway-a-signature': signature },
+          body,
+        }),
+      );
+      expect(answer.statusCode, `${routeName}: ${answer.body}`).toBe(200);
+    }
+    const messaging = await instanceOf(functionOf('messagingWebhookNotification'));
+    const handshake = await messaging.invoke<APIGatewayProxyResult>(
+      functionUrlEvent('messaging', '203.0.113.9', {
+        method: 'GET',
+        path: '/',
+        query: {
+          'hub.mode': 'subscribe',
+          'hub.verify_token': secretOf('messagingWebhookVerification', 'MESSAGING_VERIFY_TOKEN'),
+          'hub.challenge': 'challenge-1',
+        },
+      }),
+    );
+    expect([handshake.statusCode, handshake.body]).toEqual([200, 'challenge-1']);
+    const notification = Buffer.from(
+      JSON.stringify({ object: 'whatsapp_business_account', entry: [] }),
+    );
+    const notified = await messaging.invoke<APIGatewayProxyResult>(
+      functionUrlEvent('messaging', '203.0.113.9', {
+        method: 'POST',
+        path: '/',
+        headers: {
+          'content-type': 'application/json',
+          'x-hub-signature-256': `sha256=${createHmac('sha256', secretOf('messagingWebhookNotification', 'MESSAGING_APP_SECRET')).update(notification).digest('hex')}`,
+        },
+        body: notification,
+      }),
+    );
+    expect(notified.statusCode, notified.body).toBe(200);
+    await drainQueue('processInboundEvent');
+
+    // The sweepers, as their EventBridge rules invoke them.
+    for (const routeName of ['sweepDeliveries', 'sweepInboundEvents']) {
+      await (await instanceOf(functionOf(routeName))).invoke({
+        version: '0',
+        id: randomUUID(),
+        'detail-type': 'Scheduled Event',
+        source: 'aws.events',
+        account,
+        time: new Date().toISOString(),
+        region,
+        resources: [],
+        detail: {},
+      });
+    }
     expectNoRefusals();
   });
 });
