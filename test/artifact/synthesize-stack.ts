@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -39,7 +39,7 @@ export async function synthesizeStack(context: Record<string, string>): Promise<
   const cli = createRequire(import.meta.url).resolve('aws-cdk/bin/cdk');
   const contextArgs = Object.entries(context).flatMap(([key, value]) => ['-c', `${key}=${value}`]);
   try {
-    await promisify(execFile)(
+    const synth = promisify(execFile)(
       process.execPath,
       [cli, 'synth', '--no-notices', '--quiet', '-o', outdir, ...contextArgs],
       {
@@ -48,6 +48,10 @@ export async function synthesizeStack(context: Record<string, string>): Promise<
         maxBuffer: 64 * 1024 * 1024,
       },
     );
+    // A minute of bundling at full CPU would slow the other test files' waits beside it; at a
+    // lower priority (inherited by the bundlers it starts) it takes the cores they leave idle.
+    if (synth.child.pid !== undefined) setPriority(synth.child.pid, 10);
+    await synth;
   } catch (error) {
     await rm(outdir, { recursive: true, force: true });
     const { stdout, stderr } = error as { stdout?: string; stderr?: string };
