@@ -14,6 +14,7 @@ import type { Construct } from 'constructs';
 import { tableIndexes, tableKeys, ttlAttribute } from '../shared/adapters/table-definition.js';
 import type { SecretName } from '../shared/config.js';
 import { inboundEventAbandonedMessage } from '../shared/domain/inbound/sweep-events.js';
+import { smsCapNearMessage, smsCapReachedMessage } from '../shared/domain/otp/sms-cap.js';
 import { mergedNeeds, routesByEntry } from '../shared/http/route-needs.js';
 import { type ApiRoute, type Route, routes } from '../shared/http/routes.js';
 import { acknowledgeFinding } from './acknowledge-finding.js';
@@ -55,15 +56,16 @@ const secretIdOf = (name: SecretName): string =>
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
     .join('');
 
+export interface ServiceStackProps extends StackProps {
+  /** The stage's settings (infra/settings.ts), read from the context once. */
+  settings: ServiceSettings;
+}
+
 /**
  * The whole service, driven by the route table: one Lambda per distinct entry, placed on the
  * surface its routes name (API Gateway, Function URL, queue, schedule) and granted exactly what
  * their `needs` list.
  */
-export interface ServiceStackProps extends StackProps {
-  settings: ServiceSettings;
-}
-
 export class ServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -280,7 +282,44 @@ export class ServiceStack extends Stack {
       'API Gateway answered 5xx (a 5xx is a bug)',
     );
 
-    this.alarmBeforeTheSmsCap(settings.smsMaxPerHour, alarmAction);
+    // SMS_MAX_PER_HOUR caps the stage's texts; a texting function logs one warning when the
+    // hour's count reaches 80 % of it, and an error for each text refused at the cap. Counted
+    // from every texting function's log: the first alarm comes before codes stop.
+    const texting = [...routesByEntry().values()]
+      .filter((entryRoutes) => mergedNeeds(entryRoutes).sms)
+      .map((entryRoutes) => functionsByRoute.get(entryRoutes[0]!.name)!);
+    for (const [metricName, message, description] of [
+      [
+        'SmsCapNear',
+        smsCapNearMessage,
+        `Texts sent this hour reached 80 % of SMS_MAX_PER_HOUR (${settings.smsMaxPerHour}): codes will soon be refused; look for SMS pumping, or raise smsMaxPerHour`,
+      ],
+      [
+        'SmsCapReached',
+        smsCapReachedMessage,
+        `Texts are being refused: the hour's SMS_MAX_PER_HOUR (${settings.smsMaxPerHour}) is spent`,
+      ],
+    ] as const) {
+      for (const fn of texting) {
+        new logs.MetricFilter(this, `${fn.node.id}${metricName}Filter`, {
+          logGroup: fn.logGroup,
+          filterPattern: logs.FilterPattern.stringValue('$.message', '=', message),
+          metricNamespace: id,
+          metricName,
+          metricValue: '1',
+        });
+      }
+      alarmOnAny(
+        new cloudwatch.Metric({
+          namespace: id,
+          metricName,
+          statistic: 'Sum',
+          period: Duration.minutes(5),
+        }),
+        `${metricName}Alarm`,
+        description,
+      );
+    }
 
     new CfnOutput(this, 'ApiUrl', { value: `${api.stageUrl}/` });
     new CfnOutput(this, 'AccountsBaseUrl', {
@@ -298,29 +337,5 @@ export class ServiceStack extends Stack {
       });
     }
     new CfnOutput(this, 'AlarmTopicArn', { value: alarmTopic.topicArn });
-  }
-
-  /**
-   * SMS_MAX_PER_HOUR caps the texts of the stage; this warns at 80 % of it within an hour, before
-   * codes start being refused. SNS counts the texts published straight to phone numbers for the
-   * whole account and region (dimension PhoneNumber = PhoneNumberDirect): stages sharing an
-   * account add up, so the warning comes early, never late.
-   */
-  private alarmBeforeTheSmsCap(maxPerHour: number, action: cloudwatch.IAlarmAction): void {
-    new cloudwatch.Metric({
-      namespace: 'AWS/SNS',
-      metricName: 'NumberOfMessagesPublished',
-      dimensionsMap: { PhoneNumber: 'PhoneNumberDirect' },
-      statistic: 'Sum',
-      period: Duration.hours(1),
-    })
-      .createAlarm(this, 'SmsNearHourlyCapAlarm', {
-        alarmDescription: `Texts sent this hour passed 80 % of SMS_MAX_PER_HOUR (${maxPerHour}): codes will soon be refused; look for SMS pumping, or raise smsMaxPerHour`,
-        threshold: Math.ceil(maxPerHour * 0.8),
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      })
-      .addAlarmAction(action);
   }
 }

@@ -7,6 +7,7 @@ import { constructIdOf } from '../../infra/service-stack.js';
 import { type ItemFamily, itemFamilies, leadingKeyPattern } from '../../shared/adapters/keys.js';
 import { tableIndexes, tableKeys, ttlAttribute } from '../../shared/adapters/table-definition.js';
 import { rateLimitPerMode } from '../../shared/config.js';
+import { smsCapNearMessage, smsCapReachedMessage } from '../../shared/domain/otp/sms-cap.js';
 import { itemFamiliesOf, mergedNeeds, routesByEntry } from '../../shared/http/route-needs.js';
 import { type ApiRoute, type Route, routes } from '../../shared/http/routes.js';
 
@@ -562,7 +563,9 @@ describe('the service stack', () => {
   it('counts abandoned inbound events from the inbound sweeper’s log and alarms on the first', () => {
     const sweeper = routes.find((route) => route.name === 'sweepInboundEvents')!.entry;
     const logGroupRef = functionOf(sweeper).Properties.LoggingConfig as { LogGroup: unknown };
-    const filters = ofType('AWS::Logs::MetricFilter').map(([, filter]) => filter.Properties);
+    const filters = ofType('AWS::Logs::MetricFilter')
+      .map(([, filter]) => filter.Properties)
+      .filter((filter) => JSON.stringify(filter).includes('InboundEventsAbandoned'));
     expect(filters).toEqual([
       {
         LogGroupName: logGroupRef.LogGroup,
@@ -768,7 +771,7 @@ describe('tokens, addresses, logs and the web ACL', () => {
     });
   });
 
-  it('caps SMS per stage: the allow-list and the hourly cap on every texting function, and an alarm at 80 %', () => {
+  it('caps SMS per stage: the allow-list and the hourly cap on every texting function, alarms at 80 % and at the cap', () => {
     for (const [entry, shared] of routesByEntry()) {
       const needs = mergedNeeds(shared);
       const environment = environmentOf(entry);
@@ -777,14 +780,34 @@ describe('tokens, addresses, logs and the web ACL', () => {
       }
       expect(environment.SMS_MAX_PER_HOUR, entry).toBe(needs.sms ? '50' : undefined);
     }
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/SNS',
-      MetricName: 'NumberOfMessagesPublished',
-      Dimensions: [{ Name: 'PhoneNumber', Value: 'PhoneNumberDirect' }],
-      Period: 3600,
-      Threshold: 40,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
+    // The texting functions' own log lines, counted into the stage's namespace.
+    const texting = [...routesByEntry()]
+      .filter(([, shared]) => mergedNeeds(shared).sms)
+      .map(
+        ([entry]) => (functionOf(entry).Properties.LoggingConfig as { LogGroup: unknown }).LogGroup,
+      );
+    expect(texting.length).toBeGreaterThan(0);
+    const filters = ofType('AWS::Logs::MetricFilter').map(([, filter]) => filter.Properties);
+    for (const [metricName, message] of [
+      ['SmsCapNear', smsCapNearMessage],
+      ['SmsCapReached', smsCapReachedMessage],
+    ]) {
+      const counting = filters.filter(
+        (filter) =>
+          (filter.MetricTransformations as { MetricName: string }[])[0]!.MetricName === metricName,
+      );
+      expect(counting.map((filter) => filter.LogGroupName)).toEqual(texting);
+      for (const filter of counting) {
+        expect(filter.FilterPattern).toBe(`{ $.message = "${message}" }`);
+      }
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AccountOtpWebhookService-test',
+        MetricName: metricName,
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        AlarmActions: [{ Ref: ofType('AWS::SNS::Topic')[0]![0] }],
+      });
+    }
   });
 });
 
