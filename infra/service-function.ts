@@ -9,7 +9,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { type ItemFamily, itemFamilies, leadingKeyPattern } from '../shared/adapters/keys.js';
+import { type ItemFamily, itemFamilyIndex, leadingKeyPattern } from '../shared/adapters/keys.js';
+import type { IndexName } from '../shared/adapters/table-definition.js';
 import type { SecretName } from '../shared/config.js';
 import type { Needs } from '../shared/http/routes.js';
 import { acknowledgeFinding } from './acknowledge-finding.js';
@@ -144,7 +145,7 @@ export class ServiceFunction extends NodejsFunction {
     );
   }
 
-  /** Grants and configures exactly what `needs` lists, plus the table every function uses. */
+  /** Grants and configures exactly what `needs` lists, down to the table's item families. */
   bindNeeds(needs: Needs, resources: ServiceResources): this {
     this.bindTable(resources.table, needs.items ?? []);
     if (needs.email) this.bindEmail(resources.email);
@@ -171,9 +172,9 @@ export class ServiceFunction extends NodejsFunction {
    * table management: no operation needs them.
    */
   bindTable(table: ITable, families: readonly ItemFamily[]): this {
-    const byIndex = new Map<string | undefined, string[]>();
+    const byIndex = new Map<IndexName | undefined, string[]>();
     for (const family of families) {
-      const index: string | undefined = (itemFamilies[family] as { index?: string }).index;
+      const index = itemFamilyIndex(family);
       byIndex.set(index, [...(byIndex.get(index) ?? []), leadingKeyPattern(family)]);
     }
     for (const [index, patterns] of byIndex) {

@@ -170,6 +170,11 @@ interface ItemFamilyKeys {
 
 export type ItemFamily = keyof typeof itemFamilies;
 
+/** Where a family's partitions live: an index, or the table (undefined). */
+export function itemFamilyIndex(family: ItemFamily): IndexName | undefined {
+  return (itemFamilies[family] as ItemFamilyKeys).index;
+}
+
 /** The family's partitions as an IAM `StringLike` pattern. */
 export function leadingKeyPattern(family: ItemFamily): string {
   const keys: ItemFamilyKeys = itemFamilies[family];

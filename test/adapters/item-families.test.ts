@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type ItemFamily,
   itemFamilies,
+  itemFamilyIndex,
   itemFamilyOf,
   keys,
   leadingKeyPattern,
@@ -32,8 +33,7 @@ describe('item families', () => {
     for (const { builder, partition, index } of partitionsOfEveryBuilder()) {
       const matching = (Object.keys(itemFamilies) as ItemFamily[]).filter(
         (family) =>
-          ((itemFamilies[family] as { index?: string }).index ?? undefined) === index &&
-          globMatches(leadingKeyPattern(family), partition),
+          itemFamilyIndex(family) === index && globMatches(leadingKeyPattern(family), partition),
       );
       expect(matching, `${builder}: ${partition}`).toHaveLength(1);
       expect(itemFamilyOf(partition, index), builder).toBe(matching[0]);

@@ -4,7 +4,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addServiceStack } from '../../infra/service-app.js';
 import { constructIdOf } from '../../infra/service-stack.js';
-import { type ItemFamily, itemFamilies, leadingKeyPattern } from '../../shared/adapters/keys.js';
+import { itemFamilyIndex, leadingKeyPattern } from '../../shared/adapters/keys.js';
 import { tableIndexes, tableKeys, ttlAttribute } from '../../shared/adapters/table-definition.js';
 import { rateLimitPerMode } from '../../shared/config.js';
 import { smsCapNearMessage, smsCapReachedMessage } from '../../shared/domain/otp/sms-cap.js';
@@ -74,9 +74,6 @@ function functionIdOf(entry: string): string {
 const functionOf = (entry: string): Resource => resources[functionIdOf(entry)]!;
 const environmentOf = (entry: string): Record<string, unknown> =>
   functionOf(entry).Properties.Environment?.Variables ?? {};
-
-const itemFamilyIndex = (family: ItemFamily): string | undefined =>
-  (itemFamilies[family] as { index?: string }).index;
 
 const roleOf = (entry: string): string =>
   (functionOf(entry).Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
@@ -452,7 +449,7 @@ describe('the service stack', () => {
         .map((index) => ({
           index,
           patterns: families
-            .filter((family) => (itemFamilyIndex(family) ?? undefined) === index)
+            .filter((family) => itemFamilyIndex(family) === index)
             .map(leadingKeyPattern),
         }))
         .filter(({ patterns }) => patterns.length > 0)
