@@ -64,7 +64,8 @@ export async function startDynamoDbLocal(
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
-  const deadline = Date.now() + 30_000;
+  // Java starts in 2–3 s on an idle machine; a loaded one (CI beside other work) takes longer.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     try {
       await client.send(new ListTablesCommand({ Limit: 1 }));

@@ -60,7 +60,8 @@ describe('the local runtime (npm start)', () => {
   });
 });
 
-describe('stopping the local runtime', () => {
+// Each test starts a whole service of its own (up to 45 s on a loaded machine) before it stops it.
+describe('stopping the local runtime', { timeout: 90_000 }, () => {
   it('leaves no DynamoDB Local process behind', async () => {
     const own = await startLocalService();
     const javaOnPort = javaOf(own);
