@@ -1,12 +1,14 @@
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { buildSync } from 'esbuild';
 
 /**
  * The developer dashboard: a single-page app (Preact) served at `/` of the API's origin, so it
  * calls `/v1` without CORS (contract.md, "Developer dashboard and API reference"). It is built
- * once here, by the local runtime at start and by the stack at synth, into the same three files.
+ * here, by the local runtime at start and by the stack at synth (infra/dashboard-site.ts), into
+ * the same files with the same headers. Synchronous, because CDK builds assets synchronously.
  */
 
 const directory = fileURLToPath(new URL('./', import.meta.url));
@@ -16,6 +18,7 @@ export interface StaticFile {
   /** Where it is served, below `/` (`docs` is the reference page at `/docs`). */
   path: string;
   contentType: string;
+  cacheControl: string;
   headers: Record<string, string>;
   body: Buffer;
 }
@@ -58,18 +61,47 @@ export const pageHeaders = {
   },
 } satisfies Record<string, Record<string, string>>;
 
+/**
+ * How long each kind of file may be kept. Pages are checked on every load (they name the current
+ * build's assets); an asset's name carries the hash of its content, so a name is never reused for
+ * other bytes and a browser or CDN may keep it for a year without asking again.
+ */
+export const cacheControl = {
+  page: 'no-cache',
+  asset: 'public, max-age=31536000, immutable',
+};
+
 const assetHeaders = { 'x-content-type-options': 'nosniff' };
 
-const typeOf = (path: string) =>
-  path.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/javascript; charset=utf-8';
+export const contentTypes = {
+  html: 'text/html; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+};
+
+/** `redoc.standalone.js` → `redoc.standalone-<hash of the bytes>.js`. */
+const fingerprinted = (name: string, body: Buffer) => {
+  const hash = createHash('sha256').update(body).digest('hex').slice(0, 10);
+  return name.replace(/(\.[a-z]+)$/, `-${hash}$1`);
+};
+
+/** Every `/assets/<name>` a page links to, replaced by its fingerprinted name. */
+function linked(html: string, assets: Map<string, string>): string {
+  return html.replace(/\/assets\/([\w.-]+)/g, (link, name: string) => {
+    const served = assets.get(name);
+    if (served === undefined) throw new Error(`The page links ${link}, which the build has not`);
+    return `/assets/${served}`;
+  });
+}
 
 /**
- * The dashboard (`index.html`, `assets/app.js`, `assets/app.css`) and the API reference (`docs`,
- * `assets/reference.js`, `assets/redoc.standalone.js`), minified. `localInbox`, when given, is the
- * local runtime's webhook inbox URL prefix: the dashboard offers it as an endpoint URL.
+ * The dashboard (`index.html`, its script and style) and the API reference (`docs`, its script
+ * and Redoc's standalone bundle), minified, each asset named after its content. `localInbox`,
+ * when given, is the local runtime's webhook inbox URL prefix: the dashboard offers it as an
+ * endpoint URL.
  */
-export async function buildDashboard(options: { localInbox?: string } = {}): Promise<StaticFile[]> {
-  const result = await build({
+export function buildDashboard(options: { localInbox?: string } = {}): StaticFile[] {
+  const result = buildSync({
     entryPoints: [
       { in: `${directory}app/main.tsx`, out: 'app' },
       { in: `${directory}app/styles.css`, out: 'app' },
@@ -78,6 +110,7 @@ export async function buildDashboard(options: { localInbox?: string } = {}): Pro
     bundle: true,
     write: false,
     outdir: 'assets',
+    entryNames: '[name]-[hash]',
     format: 'esm',
     platform: 'browser',
     target: 'es2022',
@@ -87,41 +120,43 @@ export async function buildDashboard(options: { localInbox?: string } = {}): Pro
     legalComments: 'none',
     logLevel: 'silent',
   });
-  const built = result.outputFiles.map((file) => ({
-    path: `assets/${file.path.split('/').pop()}`,
-    contentType: typeOf(file.path),
-    headers: assetHeaders,
-    body: Buffer.from(file.contents),
-  }));
-  const redoc = await readFile(require.resolve('redoc/bundles/redoc.standalone.js'));
+  const redoc = readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'));
+  const built = [
+    ...result.outputFiles.map((file) => ({
+      name: file.path.split('/').pop()!,
+      body: Buffer.from(file.contents),
+    })),
+    { name: fingerprinted('redoc.standalone.js', redoc), body: redoc },
+  ];
+  // `app-3FZ5QXKD.js` is linked as `/assets/app.js` in the pages' sources.
+  const assets = new Map(
+    built.map(({ name }) => [name.replace(/-[A-Za-z0-9]+(\.[a-z]+)$/, '$1'), name]),
+  );
   const inboxMeta =
     options.localInbox === undefined
       ? ''
       : `<meta name="local-inbox" content="${encodeURI(options.localInbox)}">`;
-  const dashboard = (await readFile(`${directory}app/index.html`, 'utf8')).replace(
-    '<!-- local -->',
-    inboxMeta,
-  );
-  const html = 'text/html; charset=utf-8';
+  const page = (source: string, headers: Record<string, string>, path: string): StaticFile => ({
+    path,
+    contentType: contentTypes.html,
+    cacheControl: cacheControl.page,
+    headers,
+    body: Buffer.from(
+      linked(
+        readFileSync(`${directory}${source}`, 'utf8').replace('<!-- local -->', inboxMeta),
+        assets,
+      ),
+    ),
+  });
   return [
-    {
-      path: 'index.html',
-      contentType: html,
-      headers: pageHeaders.dashboard,
-      body: Buffer.from(dashboard),
-    },
-    {
-      path: 'docs',
-      contentType: html,
-      headers: pageHeaders.reference,
-      body: await readFile(`${directory}reference/index.html`),
-    },
-    {
-      path: 'assets/redoc.standalone.js',
-      contentType: typeOf('.js'),
+    page('app/index.html', pageHeaders.dashboard, 'index.html'),
+    page('reference/index.html', pageHeaders.reference, 'docs'),
+    ...built.map(({ name, body }) => ({
+      path: `assets/${name}`,
+      contentType: name.endsWith('.css') ? contentTypes.css : contentTypes.js,
+      cacheControl: cacheControl.asset,
       headers: assetHeaders,
-      body: redoc,
-    },
-    ...built,
+      body,
+    })),
   ];
 }

@@ -3,13 +3,11 @@ import { buildDashboard } from '../dashboard/build.js';
 
 /**
  * The developer dashboard at `/` and the API reference at `/docs` of the local runtime: the same
- * built files, with the same security headers, that the stack serves. Answers GET and HEAD of its
- * own files only.
+ * built files, with the same security and caching headers, that the stack serves. Answers GET and
+ * HEAD of its own files only.
  */
-export async function dashboardFiles(localInbox: string) {
-  const files = new Map(
-    (await buildDashboard({ localInbox })).map((file) => [`/${file.path}`, file]),
-  );
+export function dashboardFiles(localInbox: string) {
+  const files = new Map(buildDashboard({ localInbox }).map((file) => [`/${file.path}`, file]));
   return (request: IncomingMessage, response: ServerResponse, pathname: string): boolean => {
     const file = files.get(pathname === '/' ? '/index.html' : pathname);
     if (file === undefined || (request.method !== 'GET' && request.method !== 'HEAD')) {
@@ -19,8 +17,7 @@ export async function dashboardFiles(localInbox: string) {
       ...file.headers,
       'content-type': file.contentType,
       'content-length': file.body.length,
-      // Not fingerprinted: a reload always checks for a newer build.
-      'cache-control': 'no-cache',
+      'cache-control': file.cacheControl,
     });
     response.end(request.method === 'HEAD' ? undefined : file.body);
     return true;

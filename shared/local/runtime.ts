@@ -363,12 +363,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   });
   trustCertificate(inbox.certificate);
   exemptOrigin(inbox.origin);
-  const serveDashboard = await dashboardFiles(`${inbox.origin}/inbox/`).catch(
-    async (error: unknown) => {
-      await Promise.all([inbox.close(), dynamo.stop()]);
-      throw error;
-    },
-  );
+  let serveDashboard: ReturnType<typeof dashboardFiles>;
+  try {
+    serveDashboard = dashboardFiles(`${inbox.origin}/inbox/`);
+  } catch (error) {
+    await Promise.all([inbox.close(), dynamo.stop()]);
+    throw error;
+  }
 
   const outbox = new LocalOutbox(verbose ? (line) => console.log(line) : () => undefined);
   useMailer(outbox.mail);
