@@ -66,6 +66,15 @@ export function rateLimitPerMinute(): number {
 }
 
 /**
+ * DASHBOARD_API_KEY_ID: the id of the API key that only the stage's CloudFront distribution holds
+ * (it serves the developer dashboard and relays its calls); a request under it names its viewer in
+ * a header the distribution writes. Unset off AWS: no request is relayed.
+ */
+export function dashboardApiKeyId(): string | undefined {
+  return optional('DASHBOARD_API_KEY_ID');
+}
+
+/**
  * WEBHOOK_RETRY_DELAYS: the wait before each attempt, in seconds — the first counted from
  * publication, each later one from the previous failure; one entry per attempt.
  */

@@ -9,6 +9,7 @@ import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
 import { consume, type RateLimitDecision } from '../domain/rate-limit.js';
 import { log } from '../log.js';
+import { callerAddress } from './caller-address.js';
 import { corsHeaders } from './cors.js';
 import {
   type HttpResponse,
@@ -37,10 +38,11 @@ export interface ApiRequest<TBody, TQuery, TParams> {
   /** Header names are lower-cased. */
   headers: Record<string, string>;
   requestId: string;
+  /** The caller's address: the connection's, or the dashboard viewer's (`callerAddress`). */
   sourceIp: string;
   /**
    * Who the per-client rate limit counts: the API key API Gateway accepted (its id) with the
-   * source IP, or the source IP alone (`clientOf`).
+   * caller's address, or the address alone (`clientOf`).
    */
   client: string;
   /** The caller, when the operation asked for a Bearer token for this request (`bearerWhen`). */
@@ -224,7 +226,7 @@ function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
       }
       event.headers = headers;
       const identity = event.requestContext?.identity;
-      const sourceIp = identity?.sourceIp ?? 'unknown';
+      const sourceIp = callerAddress(identity, headers);
       states.set(event, {
         headers,
         requestId: event.requestContext?.requestId ?? 'local',

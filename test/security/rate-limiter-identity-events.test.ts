@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as verifyPhoneAccount } from '../../functions/otp/verify-phone-account.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { startOfNextMinute } from '../support/clock.js';
@@ -170,5 +170,99 @@ describe('the identity the rate limiter counts, from API Gateway events', () => 
     }
 
     expect(statuses).toEqual([...Array(10).fill(200), 429, 429]);
+  });
+});
+
+/**
+ * The dashboard's calls reach API Gateway through the stage's CloudFront distribution
+ * (infra/dashboard-site.ts): the connection API Gateway sees is CloudFront's, so its
+ * `identity.sourceIp` is an edge address shared by every viewer behind that edge. CloudFront
+ * adds the dashboard's own API key (an origin custom header only the distribution holds) and a
+ * viewer-request function writes the viewer's address into `true-client-ip`, replacing anything
+ * the viewer sent under that name. The handler trusts that header only on a request whose key
+ * API Gateway accepted as the dashboard's (DASHBOARD_API_KEY_ID).
+ */
+describe('the identity the rate limiter counts, behind the dashboard’s CloudFront distribution', () => {
+  const dashboardKeyId = 'd4shb0ardk';
+  /** Two of CloudFront's origin-facing addresses. */
+  const edge = { a: '130.176.12.34', b: '130.176.98.7' };
+
+  beforeAll(() => {
+    process.env.DASHBOARD_API_KEY_ID = dashboardKeyId;
+  });
+  afterAll(() => {
+    delete process.env.DASHBOARD_API_KEY_ID;
+  });
+
+  /** A request as API Gateway receives it from CloudFront for a viewer at `viewer`. */
+  const throughCloudFront = (viewer: string, edgeAddress = edge.a): Caller => ({
+    apiKeyId: dashboardKeyId,
+    sourceIp: edgeAddress,
+    headers: {
+      'X-Forwarded-For': viewer,
+      Via: '2.0 0a1b2c3d4e5f.cloudfront.net (CloudFront)',
+      'X-Amz-Cf-Id': randomUUID(),
+      'CloudFront-Viewer-Address': `${viewer}:50123`,
+      'true-client-ip': viewer,
+      'x-api-key': 'the-dashboard-key-value-cloudfront-adds',
+    },
+  });
+
+  it('counts two viewers apart, though CloudFront connects for both from one address', async () => {
+    const remaining = await remainingAfter([
+      throughCloudFront('203.0.113.50'),
+      throughCloudFront('203.0.113.50'),
+      throughCloudFront('2001:db8::51'),
+    ]);
+
+    expect(remaining).toEqual(['99', '98', '99']);
+  });
+
+  it('counts one viewer as one client, whichever edge address CloudFront connects from', async () => {
+    const remaining = await remainingAfter([
+      throughCloudFront('203.0.113.60', edge.a),
+      throughCloudFront('203.0.113.60', edge.b),
+    ]);
+
+    expect(remaining).toEqual(['99', '98']);
+  });
+
+  it('ignores the viewer header on any other key: a direct caller cannot buy a fresh window with it', async () => {
+    const forged = () => {
+      const address = `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+      return { 'true-client-ip': address, 'X-Forwarded-For': address };
+    };
+    const remaining = await remainingAfter([
+      { apiKeyId: 'appkey1234', sourceIp: '192.0.2.77', headers: forged() },
+      { apiKeyId: 'appkey1234', sourceIp: '192.0.2.77', headers: forged() },
+      { apiKeyId: null, sourceIp: '192.0.2.78', headers: forged() },
+      { apiKeyId: null, sourceIp: '192.0.2.78', headers: forged() },
+    ]);
+
+    expect(remaining).toEqual(['99', '98', '99', '98']);
+  });
+
+  it('counts the connection when a dashboard request carries no usable viewer address', async () => {
+    const noAddress = { ...throughCloudFront('203.0.113.70', edge.b), headers: {} };
+    const garbled = throughCloudFront('not-an-address', edge.b);
+
+    expect(await remainingAfter([noAddress, garbled])).toEqual(['99', '98']);
+  });
+
+  it('hands the viewer’s address, not CloudFront’s, to the operation (sessions, security notices)', async () => {
+    const whoCalled = apiHandler({}, async (request) => ({ address: request.sourceIp }));
+
+    const viaEdge = await invoke(whoCalled, apiGatewayEvent(throughCloudFront('203.0.113.80')));
+    const direct = await invoke(
+      whoCalled,
+      apiGatewayEvent({
+        apiKeyId: 'appkey1234',
+        sourceIp: '192.0.2.90',
+        headers: { 'true-client-ip': '203.0.113.80' },
+      }),
+    );
+
+    expect(viaEdge.body.data).toEqual({ address: '203.0.113.80' });
+    expect(direct.body.data).toEqual({ address: '192.0.2.90' });
   });
 });
