@@ -9,9 +9,11 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { type RateLimitMode, rateLimitPerMode } from '../shared/config.js';
 import type { ErrorCode } from '../shared/domain/errors.js';
+import { viewerAddressHeader } from '../shared/http/caller-address.js';
 import { corsAllowedHeaders, preflightMaxAgeSeconds } from '../shared/http/cors.js';
 import type { ApiRoute } from '../shared/http/routes.js';
 import { acknowledgeFinding } from './acknowledge-finding.js';
+import type { DashboardApiKey } from './dashboard-site.js';
 import type { DomainSettings, HostedZoneSettings } from './settings.js';
 
 export interface ServiceApiProps {
@@ -19,6 +21,8 @@ export interface ServiceApiProps {
   rateLimitMode: RateLimitMode;
   /** The client apps: one API key each, all in the stage's usage plan. */
   clients: readonly string[];
+  /** The key only the dashboard's CloudFront distribution holds, also in the stage's plan. */
+  dashboardKey: DashboardApiKey;
   /** The web ACL's rate-based rule: requests per source address per five minutes. */
   wafRequestsPerIpPer5Minutes: number;
   /** Whether to set the account's API Gateway CloudWatch Logs role (see ServiceSettings). */
@@ -195,7 +199,9 @@ export class ServiceApi extends Construct {
       }),
     );
 
-    this.webAcl = this.protect(props.wafRequestsPerIpPer5Minutes);
+    this.usagePlan.addApiKey(props.dashboardKey.apiKey);
+
+    this.webAcl = this.protect(props.wafRequestsPerIpPer5Minutes, props.dashboardKey.value);
 
     const zone =
       props.hostedZone === undefined
@@ -215,8 +221,15 @@ export class ServiceApi extends Construct {
    * The stage's web ACL: a rate-based rule per source address (answering 429 in the envelope),
    * then AWS's IP reputation list and common rule set. The common set's 8 KB body-size rule only
    * counts: the service's own limit is 64 KiB (413 from the function).
+   *
+   * Requests relayed by the dashboard's distribution all come from CloudFront's addresses, so
+   * counted by address, every viewer behind one edge would share a limit. Those carry the
+   * dashboard's key (`dashboardKeyValue`, a dynamic reference resolved at deploy) and are counted
+   * by the viewer's address that the distribution writes; every other request by its own address.
+   * The key decides, not the header: a caller that writes the header itself stays counted by its
+   * connection.
    */
-  private protect(requestsPerIpPer5Minutes: number): wafv2.CfnWebACL {
+  private protect(requestsPerIpPer5Minutes: number, dashboardKeyValue: string): wafv2.CfnWebACL {
     const stack = Stack.of(this);
     const visibility = (metricName: string) => ({
       cloudWatchMetricsEnabled: true,
@@ -239,6 +252,40 @@ export class ServiceApi extends Construct {
       },
       visibilityConfig: visibility(name),
     });
+    const fromDashboard: wafv2.CfnWebACL.StatementProperty = {
+      byteMatchStatement: {
+        fieldToMatch: { singleHeader: { Name: 'x-api-key' } },
+        positionalConstraint: 'EXACTLY',
+        searchString: dashboardKeyValue,
+        textTransformations: [{ priority: 0, type: 'NONE' }],
+      },
+    };
+    /** Over `requestsPerIpPer5Minutes` from one address in five minutes: 429 in the envelope. */
+    const rateRule = (
+      priority: number,
+      name: string,
+      counted: Omit<wafv2.CfnWebACL.RateBasedStatementProperty, 'limit' | 'evaluationWindowSec'>,
+    ): wafv2.CfnWebACL.RuleProperty => ({
+      name,
+      priority,
+      action: {
+        block: {
+          customResponse: {
+            responseCode: 429,
+            customResponseBodyKey: 'rateLimited',
+            responseHeaders: [{ name: 'retry-after', value: '300' }],
+          },
+        },
+      },
+      statement: {
+        rateBasedStatement: {
+          limit: requestsPerIpPer5Minutes,
+          evaluationWindowSec: 300,
+          ...counted,
+        },
+      },
+      visibilityConfig: visibility(name),
+    });
     const webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
       scope: 'REGIONAL',
       description: `Protects the API stage of ${stack.stackName}`,
@@ -254,29 +301,18 @@ export class ServiceApi extends Construct {
         },
       },
       rules: [
-        {
-          name: 'RequestsPerSourceAddress',
-          priority: 0,
-          action: {
-            block: {
-              customResponse: {
-                responseCode: 429,
-                customResponseBodyKey: 'rateLimited',
-                responseHeaders: [{ name: 'retry-after', value: '300' }],
-              },
-            },
-          },
-          statement: {
-            rateBasedStatement: {
-              limit: requestsPerIpPer5Minutes,
-              aggregateKeyType: 'IP',
-              evaluationWindowSec: 300,
-            },
-          },
-          visibilityConfig: visibility('RequestsPerSourceAddress'),
-        },
-        managed(1, 'AWSManagedRulesAmazonIpReputationList'),
-        managed(2, 'AWSManagedRulesCommonRuleSet', ['SizeRestrictions_BODY']),
+        rateRule(0, 'RequestsPerSourceAddress', {
+          aggregateKeyType: 'IP',
+          scopeDownStatement: { notStatement: { statement: fromDashboard } },
+        }),
+        rateRule(1, 'RequestsPerDashboardViewer', {
+          aggregateKeyType: 'FORWARDED_IP',
+          // Always present on a relayed request; were it not a valid address, the request counts.
+          forwardedIpConfig: { headerName: viewerAddressHeader, fallbackBehavior: 'MATCH' },
+          scopeDownStatement: fromDashboard,
+        }),
+        managed(2, 'AWSManagedRulesAmazonIpReputationList'),
+        managed(3, 'AWSManagedRulesCommonRuleSet', ['SizeRestrictions_BODY']),
       ],
     });
     new wafv2.CfnWebACLAssociation(this, 'WebAclAssociation', {

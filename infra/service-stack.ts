@@ -18,6 +18,7 @@ import { smsCapNearMessage, smsCapReachedMessage } from '../shared/domain/otp/sm
 import { mergedNeeds, routesByEntry } from '../shared/http/route-needs.js';
 import { type ApiRoute, type Route, routes } from '../shared/http/routes.js';
 import { acknowledgeFinding } from './acknowledge-finding.js';
+import { DashboardApiKey, DashboardSite } from './dashboard-site.js';
 import { DeliveryScheduler } from './delivery-scheduler.js';
 import { ServiceApi } from './service-api.js';
 import { ServiceFunction, type ServiceResources } from './service-function.js';
@@ -136,9 +137,13 @@ export class ServiceStack extends Stack {
       new CfnOutput(this, `${secretIdOf(name)}Arn`, { value: secrets[name].secretArn });
     }
 
+    const dashboardKey = new DashboardApiKey(this, 'DashboardApiKey', {
+      generation: settings.dashboardApiKeyGeneration,
+    });
     const api = new ServiceApi(this, 'Api', {
       rateLimitMode: settings.rateLimitMode,
       clients: settings.apiClients,
+      dashboardKey,
       wafRequestsPerIpPer5Minutes: settings.wafRequestsPerIpPer5Minutes,
       cloudWatchRole: settings.apiGatewayCloudWatchRole,
       accountsDomain: settings.accountsDomain,
@@ -196,7 +201,11 @@ export class ServiceStack extends Stack {
           first.surface === 'function-url' ? settings.receiverReservedConcurrency : undefined,
         environment: {
           ...(first.surface === 'api'
-            ? { RATE_LIMIT_MODE: settings.rateLimitMode, PUBLIC_BASE_URLS: publicBaseUrls }
+            ? {
+                RATE_LIMIT_MODE: settings.rateLimitMode,
+                PUBLIC_BASE_URLS: publicBaseUrls,
+                DASHBOARD_API_KEY_ID: dashboardKey.apiKey.keyId,
+              }
             : {}),
           ...(first.surface === 'api' && settings.corsAllowedOrigins.length > 0
             ? { CORS_ALLOWED_ORIGINS: settings.corsAllowedOrigins.join(',') }
@@ -258,6 +267,12 @@ export class ServiceStack extends Stack {
       routes.filter((route): route is ApiRoute => route.surface === 'api'),
       settings.corsAllowedOrigins,
     );
+    new DashboardSite(this, 'Dashboard', {
+      restApi: api.restApi,
+      apiKey: dashboardKey,
+      domain: settings.dashboardDomain,
+      hostedZone: settings.hostedZone,
+    });
 
     // The inbound sweeper gives an event up (status failed) with one error line, in a run that
     // itself succeeds: only its log says so. Each such line counts 1.

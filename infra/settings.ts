@@ -87,6 +87,19 @@ export interface ServiceSettings {
   /** `hostedZoneId` + `hostedZoneName`: where the domains' records (and certificates) go. */
   hostedZone: HostedZoneSettings | undefined;
   /**
+   * `dashboardDomainName` + `dashboardCertificateArn`: the host of the developer dashboard's
+   * CloudFront distribution. CloudFront reads certificates only in us-east-1, so the ARN is
+   * required (none is issued here); with `hostedZone` the alias records are added.
+   * @default the distribution's own `*.cloudfront.net` name
+   */
+  dashboardDomain: DomainSettings | undefined;
+  /**
+   * Bumping `dashboardApiKeyGeneration` replaces the dashboard's API key (a new generated value in
+   * a new secret) and every place it is used: the distribution's origin header and the web ACL.
+   * @default 1
+   */
+  dashboardApiKeyGeneration: number;
+  /**
    * The `aud` of access tokens (`jwtAudience`).
    * @default the general API's base address ({api_base_url})
    */
@@ -196,18 +209,21 @@ export function readSettings(scope: Construct): ServiceSettings {
   const perMinute = rateLimitPerMode[rateLimitMode as RateLimitMode];
 
   const apiClients = list('apiClients');
-  const badClient = apiClients.find((client) => !clientPattern.test(client));
+  // `dashboard` names the key only the stage's CloudFront distribution holds.
+  const badClient = apiClients.find(
+    (client) => !clientPattern.test(client) || client === 'dashboard',
+  );
   if (
     apiClients.length === 0 ||
     badClient !== undefined ||
     new Set(apiClients).size < apiClients.length
   ) {
     throw new Error(
-      `Context apiClients of stage ${stage} must name each client app once (lower-case letters, digits, dashes), got "${text('apiClients') ?? ''}"`,
+      `Context apiClients of stage ${stage} must name each client app once (lower-case letters, digits, dashes; not dashboard, the dashboard's own key), got "${text('apiClients') ?? ''}"`,
     );
   }
 
-  const domain = (prefix: 'accounts' | 'api'): DomainSettings | undefined => {
+  const domain = (prefix: 'accounts' | 'api' | 'dashboard'): DomainSettings | undefined => {
     const domainName = text(`${prefix}DomainName`)?.toLowerCase();
     const certificateArn = text(`${prefix}CertificateArn`);
     if (domainName === undefined) {
@@ -229,6 +245,15 @@ export function readSettings(scope: Construct): ServiceSettings {
   };
   const accountsDomain = domain('accounts');
   const apiDomain = domain('api');
+  const dashboardDomain = domain('dashboard');
+  if (
+    dashboardDomain !== undefined &&
+    !/^arn:aws[\w-]*:acm:us-east-1:/.test(dashboardDomain.certificateArn ?? '')
+  ) {
+    throw new Error(
+      `The domain ${dashboardDomain.domainName} needs dashboardCertificateArn, an ACM certificate in us-east-1 (the only region CloudFront reads certificates from)`,
+    );
+  }
   const hostedZoneId = text('hostedZoneId');
   const zoneName = text('hostedZoneName')?.toLowerCase();
   if ((hostedZoneId === undefined) !== (zoneName === undefined)) {
@@ -236,7 +261,7 @@ export function readSettings(scope: Construct): ServiceSettings {
   }
   const hostedZone =
     hostedZoneId === undefined || zoneName === undefined ? undefined : { hostedZoneId, zoneName };
-  for (const configured of [accountsDomain, apiDomain]) {
+  for (const configured of [accountsDomain, apiDomain, dashboardDomain]) {
     if (configured === undefined) continue;
     if (configured.certificateArn === undefined && hostedZone === undefined) {
       throw new Error(
@@ -283,6 +308,8 @@ export function readSettings(scope: Construct): ServiceSettings {
     accountsDomain,
     apiDomain,
     hostedZone,
+    dashboardDomain,
+    dashboardApiKeyGeneration: positiveInteger('dashboardApiKeyGeneration', 1),
     jwtAudience: text('jwtAudience'),
     corsAllowedOrigins,
     alarmEmail: text('alarmEmail'),

@@ -41,6 +41,11 @@ describe('cdk-nag AWS Solutions checks', () => {
     'browser origins (gateway-answered preflights)': {
       corsAllowedOrigins: 'https://app.example.com',
     },
+    'the dashboard on its own domain (TLS 1.2 minimum, no acknowledgement)': {
+      dashboardDomainName: 'dashboard.example.com',
+      dashboardCertificateArn:
+        'arn:aws:acm:us-east-1:123456789012:certificate/11111111-2222-3333-4444-555555555555',
+    },
   };
   /** What each synthesis threw: the checks run then, and throw the report of what they found. */
   const outcomes = new Map<string, unknown>();
@@ -77,11 +82,29 @@ describe('cdk-nag AWS Solutions checks', () => {
     expect([...findings.keys()].sort()).toEqual([
       'AwsSolutions-APIG2',
       'AwsSolutions-APIG4',
+      // The dashboard's distribution (infra/dashboard-site.ts).
+      'AwsSolutions-CFR1',
+      'AwsSolutions-CFR2',
+      'AwsSolutions-CFR4',
       'AwsSolutions-COG4',
+      // CDK's BucketDeployment handler, which copies the dashboard's files during a deploy.
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      'AwsSolutions-IAM5[Action::s3:Abort*]',
+      'AwsSolutions-IAM5[Action::s3:DeleteObject*]',
+      'AwsSolutions-IAM5[Action::s3:GetBucket*]',
+      'AwsSolutions-IAM5[Action::s3:GetObject*]',
+      'AwsSolutions-IAM5[Action::s3:List*]',
       'AwsSolutions-IAM5[Resource::*]',
+      'AwsSolutions-IAM5[Resource::<DashboardSiteAB106610.Arn>/*]',
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*]',
       'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<id>/*]',
+      'AwsSolutions-L1',
+      // The dashboard's access-log bucket does not log itself.
+      'AwsSolutions-S1',
       'AwsSolutions-SMG4',
+      // aws-cdk-lib's own: the log bucket takes S3 server access logs through its ACL.
+      'CloudFormation-Validate::W3045',
     ]);
     for (const [rule, reason] of findings) expect(reason.length, rule).toBeGreaterThan(60);
   });

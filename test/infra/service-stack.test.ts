@@ -61,6 +61,9 @@ const entriesOn = (surface: Route['surface']) =>
   [...routesByEntry()].filter(([, shared]) => shared[0]?.surface === surface);
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+/** The service's own functions: not CDK's BucketDeployment handler (infra/dashboard-site.ts). */
+const serviceFunctions = () =>
+  ofType('AWS::Lambda::Function').filter(([id]) => !id.startsWith('CustomCDKBucketDeployment'));
 const asArray = <T>(value: T | T[]): T[] => (Array.isArray(value) ? value : [value]);
 
 /** The logical id of the function built for an entry (construct id + CDK's 8-character hash). */
@@ -104,18 +107,22 @@ function resourcePath(logicalId: string): string {
 
 describe('the service stack', () => {
   it('makes one function per distinct entry of the route table', () => {
-    template.resourceCountIs('AWS::Lambda::Function', new Set(routes.map((r) => r.entry)).size);
+    expect(serviceFunctions()).toHaveLength(new Set(routes.map((r) => r.entry)).size);
     for (const entry of entries) functionIdOf(entry);
   });
 
   it('runs every function on ARM64 and Node.js 24, traced, with source maps and its own log group and role', () => {
-    template.allResourcesProperties('AWS::Lambda::Function', {
-      Architectures: ['arm64'],
-      Runtime: 'nodejs24.x',
-      TracingConfig: { Mode: 'Active' },
-      Environment: { Variables: Match.objectLike({ NODE_OPTIONS: '--enable-source-maps' }) },
-      LoggingConfig: { LogGroup: { Ref: Match.anyValue() } },
-    });
+    for (const [id, fn] of serviceFunctions()) {
+      expect(fn.Properties, id).toMatchObject({
+        Architectures: ['arm64'],
+        Runtime: 'nodejs24.x',
+        TracingConfig: { Mode: 'Active' },
+        Environment: {
+          Variables: expect.objectContaining({ NODE_OPTIONS: '--enable-source-maps' }),
+        },
+        LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
+      });
+    }
     for (const entry of entries) {
       const logGroup = (functionOf(entry).Properties.LoggingConfig as { LogGroup: { Ref: string } })
         .LogGroup.Ref;
@@ -149,16 +156,22 @@ describe('the service stack', () => {
       expect(environmentOf(entry).RATE_LIMIT_MODE, entry).toBe('test');
     }
     const keys = ofType('AWS::ApiGateway::ApiKey');
-    expect(keys.map(([, key]) => key.Properties.Name)).toEqual([
+    expect(keys.map(([, key]) => key.Properties.Name).sort()).toEqual([
+      'AccountOtpWebhookService-test-dashboard',
       'AccountOtpWebhookService-test-example-app',
     ]);
+    // Every key, the dashboard's included, is in the stage's plan.
     expect(
-      ofType('AWS::ApiGateway::UsagePlanKey').map(([, link]) => [
-        link.Properties.KeyId,
-        link.Properties.UsagePlanId,
-      ]),
-    ).toEqual(keys.map(([keyId]) => [{ Ref: keyId }, { Ref: planId }]));
-    expect(template.toJSON().Outputs.ExampleAppApiKeyId.Value).toEqual({ Ref: keys[0]![0] });
+      ofType('AWS::ApiGateway::UsagePlanKey')
+        .map(([, link]) => [link.Properties.KeyId, link.Properties.UsagePlanId])
+        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    ).toEqual(
+      keys
+        .map(([keyId]) => [{ Ref: keyId }, { Ref: planId }])
+        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    );
+    const exampleApp = keys.find(([, key]) => String(key.Properties.Name).endsWith('example-app'));
+    expect(template.toJSON().Outputs.ExampleAppApiKeyId.Value).toEqual({ Ref: exampleApp![0] });
   });
 
   it('puts every api route on its own method with the right authorisation and function', () => {
@@ -739,6 +752,7 @@ describe('tokens, addresses, logs and the web ACL', () => {
     }[];
     expect(rules.map((rule) => rule.Name)).toEqual([
       'RequestsPerSourceAddress',
+      'RequestsPerDashboardViewer',
       'AWSManagedRulesAmazonIpReputationList',
       'AWSManagedRulesCommonRuleSet',
     ]);
@@ -826,7 +840,8 @@ describe('stages', () => {
       Throttle: { BurstLimit: rateLimitPerMode.production },
     });
     production.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
-    production.resourceCountIs('AWS::ApiGateway::UsagePlanKey', 2);
+    // The two client apps' keys and the dashboard's.
+    production.resourceCountIs('AWS::ApiGateway::UsagePlanKey', 3);
     production.hasResourceProperties('AWS::ApiGateway::ApiKey', {
       Name: 'AccountOtpWebhookService-production-ios-app',
     });
