@@ -9,6 +9,7 @@ import {
   Duration,
   RemovalPolicy,
   Stack,
+  Token,
 } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as acm from 'aws-cdk-lib/aws-certificatemanager';
@@ -281,9 +282,14 @@ export class DashboardSite extends Construct {
         },
       },
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
-      minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
-      domainNames: props.domain === undefined ? undefined : [props.domain.domainName],
-      certificate,
+      // Only a distribution with its own certificate can set it (see the CFR4 note below).
+      ...(certificate === undefined
+        ? {}
+        : {
+            certificate,
+            domainNames: [props.domain!.domainName],
+            minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+          }),
       enableLogging: true,
       logBucket,
       logFilePrefix: 'cloudfront/',
@@ -407,6 +413,9 @@ function acknowledgeDeploymentFindings(stack: Stack, siteBucket: s3.Bucket): voi
   const qualifier: string =
     stack.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') ??
     DefaultStackSynthesizer.DEFAULT_QUALIFIER;
+  // As cdk-nag writes them: the pseudo parameter, or the value when the CLI resolved it.
+  const region = Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+  const account = Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
   const site = stack.getLogicalId(siteBucket.node.defaultChild as s3.CfnBucket);
   for (const grant of [
     'Action::s3:GetObject*',
@@ -414,7 +423,7 @@ function acknowledgeDeploymentFindings(stack: Stack, siteBucket: s3.Bucket): voi
     'Action::s3:List*',
     'Action::s3:DeleteObject*',
     'Action::s3:Abort*',
-    `Resource::arn:<AWS::Partition>:s3:::cdk-${qualifier}-assets-<AWS::AccountId>-<AWS::Region>/*`,
+    `Resource::arn:<AWS::Partition>:s3:::cdk-${qualifier}-assets-${account}-${region}/*`,
     `Resource::<${site}.Arn>/*`,
     'Resource::*',
   ]) {

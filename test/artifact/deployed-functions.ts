@@ -51,7 +51,12 @@ export function deployedFunctions(
   deployment: LocalDeployment,
   stack: SynthesizedStack,
 ): DeployedFunction[] {
-  return deployment.resourcesOf('AWS::Lambda::Function').map((logicalId) => {
+  // CDK's BucketDeployment handler (Python) copies the dashboard's files during a deploy; it is
+  // no function of the service. The dashboard's files are checked on their own.
+  const serviceFunctions = deployment
+    .resourcesOf('AWS::Lambda::Function')
+    .filter((logicalId) => !logicalId.startsWith('CustomCDKBucketDeployment'));
+  return serviceFunctions.map((logicalId) => {
     const properties = deployment.properties(logicalId);
     const roleId = (properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     const environment = deployment.resolve(

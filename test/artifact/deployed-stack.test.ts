@@ -1,9 +1,12 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
   DeleteTableCommand,
   DynamoDBClient,
+  QueryCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResult, SQSBatchResponse } from 'aws-lambda';
@@ -128,7 +131,9 @@ async function instanceOf(fn: DeployedFunction): Promise<FunctionInstance> {
 
 /** The API key a client app of this stage sends, and the throttle of its usage plan. */
 function clientOfPlan(): { caller: Caller; perMinute: number } {
-  const [, planKey] = resourcesOf('AWS::ApiGateway::UsagePlanKey')[0]!;
+  const [, planKey] = resourcesOf('AWS::ApiGateway::UsagePlanKey').find(
+    ([, link]) => (link.Properties!.KeyId as { Ref: string }).Ref !== dashboardKeyId(),
+  )!;
   const keyId = (planKey.Properties!.KeyId as { Ref: string }).Ref;
   const planId = (planKey.Properties!.UsagePlanId as { Ref: string }).Ref;
   const throttle = deployment.properties(planId).Throttle as { RateLimit: number };
@@ -141,6 +146,12 @@ function clientOfPlan(): { caller: Caller; perMinute: number } {
     perMinute: Math.round(throttle.RateLimit * 60),
   };
 }
+
+/** The logical id of the key only the dashboard's CloudFront distribution holds. */
+const dashboardKeyId = () =>
+  resourcesOf('AWS::ApiGateway::ApiKey').find(([, key]) =>
+    String(key.Properties!.Name).endsWith('-dashboard'),
+  )![0];
 
 interface Answer {
   status: number;
@@ -579,5 +590,67 @@ describe('the synthesized bundles, run with their template environment', () => {
       });
     }
     expectNoRefusals();
+  });
+});
+
+describe('the developer dashboard the stack serves through CloudFront', () => {
+  it('uploads the pages and the assets they link, built at synth, with no API key in them', async () => {
+    const deployments = resourcesOf('Custom::CDKBucketDeployment');
+    const objectKeys = new Set(
+      deployments.flatMap(([, d]) => d.Properties!.SourceObjectKeys as string[]),
+    );
+    expect(objectKeys.size).toBe(1);
+    const site = stack.assetOfObjectKey([...objectKeys][0]!);
+    const files = (await readdir(site, { recursive: true, withFileTypes: true }))
+      .filter((entry) => entry.isFile())
+      .map((entry) => relative(site, join(entry.parentPath, entry.name)));
+    expect(files).toEqual(expect.arrayContaining(['index.html', 'docs']));
+    const pages = await Promise.all(
+      ['index.html', 'docs'].map((page) => readFile(join(site, page), 'utf8')),
+    );
+    const linked = pages.flatMap((page) =>
+      [...page.matchAll(/\/assets\/[\w.-]+/g)].map((match) => match[0].slice(1)),
+    );
+    expect(linked.length).toBeGreaterThan(3);
+    expect(files.sort()).toEqual(['docs', 'index.html', ...linked].sort());
+    for (const file of files) {
+      expect(await readFile(join(site, file), 'utf8'), file).not.toMatch(/x-api-key/i);
+    }
+  });
+
+  it('counts each viewer apart behind one CloudFront address, with the key id the template gives the functions', async () => {
+    const edge = '130.176.12.34';
+    const dashboardKey = deployment.ref(dashboardKeyId());
+    const viaDistribution = (viewer: string) =>
+      call(
+        'listEventTypes',
+        { headers: { 'true-client-ip': viewer, Via: '2.0 0a1b2c3d.cloudfront.net (CloudFront)' } },
+        { apiKey: 'the-value-cloudfront-adds', apiKeyId: dashboardKey, sourceIp: edge },
+      );
+    /** The per-client windows the limiter has counted for `client` (rateCounter items). */
+    const windowsOf = async (client: string) => {
+      const [tableId] = deployment.resourcesOf('AWS::DynamoDB::Table');
+      const { Count } = await dynamo.send(
+        new QueryCommand({
+          TableName: deployment.ref(tableId!),
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': { S: `RATE#api#${client}` } },
+        }),
+      );
+      return Count ?? 0;
+    };
+
+    for (const viewer of ['203.0.113.101', '203.0.113.102']) {
+      expect((await viaDistribution(viewer)).status).toBe(200);
+    }
+    // A client app's caller writing the same header is still counted by its connection.
+    const { caller } = clientOfPlan();
+    await call('listEventTypes', { headers: { 'true-client-ip': '203.0.113.103' } }, caller);
+
+    expect(await windowsOf(`key:${dashboardKey}|ip:203.0.113.101`)).toBeGreaterThan(0);
+    expect(await windowsOf(`key:${dashboardKey}|ip:203.0.113.102`)).toBeGreaterThan(0);
+    expect(await windowsOf(`key:${dashboardKey}|ip:${edge}`)).toBe(0);
+    expect(await windowsOf(`key:${caller.apiKeyId}|ip:${caller.sourceIp}`)).toBeGreaterThan(0);
+    expect(await windowsOf(`key:${caller.apiKeyId}|ip:203.0.113.103`)).toBe(0);
   });
 });

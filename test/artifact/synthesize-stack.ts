@@ -24,6 +24,8 @@ export interface SynthesizedStack {
   template: Template;
   /** The directory of a resource's asset (a Lambda function's bundle), as the template names it. */
   assetDirectory(logicalId: string): string;
+  /** The directory of the asset uploaded as `<hash>.zip` (a BucketDeployment's source). */
+  assetOfObjectKey(objectKey: string): string;
   remove(): Promise<void>;
 }
 
@@ -78,6 +80,7 @@ export async function synthesizeStack(context: Record<string, string>): Promise<
       if (typeof path !== 'string') throw new Error(`${logicalId} has no asset`);
       return join(outdir, path);
     },
+    assetOfObjectKey: (objectKey) => join(outdir, `asset.${objectKey.replace(/\.zip$/, '')}`),
     remove: () => rm(outdir, { recursive: true, force: true }),
   };
 }
