@@ -254,10 +254,11 @@ export class DashboardSite extends Construct {
       code: cloudfront.FunctionCode.fromInline(viewerAddressFunctionCode),
     });
 
+    const { domain } = props;
     const certificate =
-      props.domain?.certificateArn === undefined
+      domain?.certificateArn === undefined
         ? undefined
-        : acm.Certificate.fromCertificateArn(this, 'Certificate', props.domain.certificateArn);
+        : acm.Certificate.fromCertificateArn(this, 'Certificate', domain.certificateArn);
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       comment: `Developer dashboard and API reference of ${stack.stackName}`,
       defaultRootObject: 'index.html',
@@ -283,11 +284,11 @@ export class DashboardSite extends Construct {
       },
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       // Only a distribution with its own certificate can set it (see the CFR4 note below).
-      ...(certificate === undefined
+      ...(domain === undefined || certificate === undefined
         ? {}
         : {
             certificate,
-            domainNames: [props.domain!.domainName],
+            domainNames: [domain.domainName],
             minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
           }),
       enableLogging: true,
@@ -363,26 +364,23 @@ export class DashboardSite extends Construct {
         },
       },
     });
-    const deployments = siteFileGroups.map(
-      (group) =>
-        new s3deploy.BucketDeployment(this, `${group.id}Deployment`, {
-          sources: [files],
-          destinationBucket: bucket,
-          exclude: ['*'],
-          include: [...group.include],
-          contentType: group.contentType,
-          cacheControl: [s3deploy.CacheControl.fromString(group.cacheControl)],
-          prune: group.cacheControl !== cacheControl.asset,
-          ...(group.cacheControl === cacheControl.page
-            ? {
-                distribution: this.distribution,
-                distributionPaths: ['/', '/index.html', '/docs'],
-              }
-            : {}),
-        }),
-    );
-    const [scripts, styles, pages] = deployments;
-    pages?.node.addDependency(scripts!, styles!);
+    const deploy = (group: (typeof siteFileGroups)[number]) =>
+      new s3deploy.BucketDeployment(this, `${group.id}Deployment`, {
+        sources: [files],
+        destinationBucket: bucket,
+        exclude: ['*'],
+        include: [...group.include],
+        contentType: group.contentType,
+        cacheControl: [s3deploy.CacheControl.fromString(group.cacheControl)],
+        prune: group.cacheControl === cacheControl.page,
+        ...(group.cacheControl === cacheControl.page
+          ? { distribution: this.distribution, distributionPaths: ['/', '/index.html', '/docs'] }
+          : {}),
+      });
+    const assets = siteFileGroups.filter((group) => group.cacheControl === cacheControl.asset);
+    const pages = siteFileGroups.filter((group) => group.cacheControl === cacheControl.page);
+    const assetDeployments = assets.map(deploy);
+    for (const page of pages.map(deploy)) page.node.addDependency(...assetDeployments);
     acknowledgeDeploymentFindings(Stack.of(this), bucket);
   }
 }
