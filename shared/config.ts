@@ -46,6 +46,14 @@ function list(name: string): string[] {
     .filter((item) => item !== '');
 }
 
+/**
+ * SERVICE_NAME: the stage's name (the stack sets its own, `AccountOtpWebhookService-<stage>`):
+ * the `service` of every log line and the CloudWatch namespace of the service's metrics.
+ */
+export function serviceName(): string {
+  return optional('SERVICE_NAME') ?? 'AccountOtpWebhookService-local';
+}
+
 export function tableName(): string {
   return required('TABLE_NAME');
 }

@@ -1,5 +1,4 @@
-import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { decodeAttemptMessage } from '../../shared/adapters/attempt-message.js';
+import { attemptMessageCodec } from '../../shared/adapters/attempt-message.js';
 import { dynamoAccountDirectory } from '../../shared/adapters/dynamo-account-directory.js';
 import { dynamoDeliveryRepository } from '../../shared/adapters/dynamo-deliveries.js';
 import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
@@ -13,6 +12,7 @@ import {
   type AttemptDependencies,
   attemptDelivery,
 } from '../../shared/domain/webhooks/attempt-delivery.js';
+import { queueWorker } from '../../shared/lambda/queue-worker.js';
 import { log } from '../../shared/log.js';
 
 const dependencies = (): AttemptDependencies => ({
@@ -30,27 +30,19 @@ const dependencies = (): AttemptDependencies => ({
 
 /**
  * One attempt per SQS message, the batch's records in parallel. Only infrastructure errors
- * (DynamoDB unavailable…) report the record as failed, so SQS redelivers it; a duplicate, a
- * failed attempt or a malformed message is handled, and done.
+ * (DynamoDB unavailable…) fail a record, so SQS redelivers it; a duplicate, a failed attempt or
+ * a malformed message is handled, and done.
  */
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const deps = dependencies();
-  const batchItemFailures: SQSBatchItemFailure[] = [];
-  await Promise.all(
-    event.Records.map(async (record) => {
-      const message = decodeAttemptMessage(record.body);
-      if (message === undefined) {
-        log.error('dropping a malformed delivery message', { messageId: record.messageId });
-        return;
-      }
-      try {
-        const result = await attemptDelivery(deps, message);
-        log.info('delivery attempt', { ...message, result });
-      } catch (error) {
-        log.error('delivery attempt crashed; SQS will redeliver it', { ...message, error });
-        batchItemFailures.push({ itemIdentifier: record.messageId });
-      }
-    }),
-  );
-  return { batchItemFailures };
-};
+export const handler = queueWorker({
+  codec: attemptMessageCodec,
+  describe: (message) => ({ delivery_id: message.deliveryId, attempt: message.attempt }),
+  handle: async (message) => {
+    const result = await attemptDelivery(dependencies(), message);
+    log.info('delivery attempt', {
+      delivery_id: message.deliveryId,
+      attempt: message.attempt,
+      result,
+    });
+    return 'done';
+  },
+});

@@ -1,38 +1,23 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { decodeProcessingRequest } from '../../shared/adapters/inbound-message.js';
+import { inboundMessageCodec } from '../../shared/adapters/inbound-message.js';
 import { processDependencies } from '../../shared/adapters/inbound-wiring.js';
 import { processEvent } from '../../shared/domain/inbound/process-event.js';
+import { queueWorker } from '../../shared/lambda/queue-worker.js';
 import { log } from '../../shared/log.js';
 
 /**
- * Processes accepted inbound events, one per SQS record. Records that failed for a reason that may
- * pass (or whose event another worker holds right now) are reported in `batchItemFailures`, so SQS
- * redelivers only those (ReportBatchItemFailures).
+ * Processes accepted inbound events, one per SQS record. A record whose event another worker
+ * holds right now comes back later; one that failed for a reason that may pass is retried.
  */
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const deps = processDependencies();
-  const failures = await Promise.all(
-    event.Records.map(async (record) => {
-      const request = decodeProcessingRequest(record.body);
-      if (request === undefined) {
-        log.error('dropped an inbound message this service did not write', {
-          messageId: record.messageId,
-        });
-        return undefined;
-      }
-      try {
-        const outcome = await processEvent(deps, request);
-        log.info('inbound event processed', { ...request, outcome });
-        return outcome === 'retry' ? record.messageId : undefined;
-      } catch (error) {
-        log.error('inbound event processing failed; it will be retried', { ...request, error });
-        return record.messageId;
-      }
-    }),
-  );
-  return {
-    batchItemFailures: failures
-      .filter((id): id is string => id !== undefined)
-      .map((itemIdentifier) => ({ itemIdentifier })),
-  };
-};
+export const handler = queueWorker({
+  codec: inboundMessageCodec,
+  describe: (request) => ({ source: request.source, event_id: request.eventId }),
+  handle: async (request) => {
+    const outcome = await processEvent(processDependencies(), request);
+    log.info('inbound event processed', {
+      source: request.source,
+      event_id: request.eventId,
+      outcome,
+    });
+    return outcome === 'retry' ? 'later' : 'done';
+  },
+});

@@ -1,11 +1,11 @@
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { decodeAccountCodeRequest } from '../../shared/adapters/account-code-message.js';
+import { accountCodeMessageCodec } from '../../shared/adapters/account-code-message.js';
 import { otpOperationDeps } from '../../shared/adapters/otp-operations.js';
 import { mailer } from '../../shared/adapters/ses-mailer.js';
 import { dynamoSignupNotices } from '../../shared/adapters/signup-notices.js';
 import { systemClock } from '../../shared/domain/clock.js';
 import { ServiceError } from '../../shared/domain/errors.js';
 import { type CodeRequestDeps, fulfilCodeRequest } from '../../shared/domain/otp/code-requests.js';
+import { queueWorker } from '../../shared/lambda/queue-worker.js';
 import { log } from '../../shared/log.js';
 
 async function workDeps(): Promise<CodeRequestDeps> {
@@ -21,47 +21,21 @@ async function workDeps(): Promise<CodeRequestDeps> {
 /**
  * Issues and sends the codes (and signup notices) that signup, forgotPassword, resendEmailOtp and
  * resendMobileOtp queued, one per SQS record (docs/accounts.md, "Signup without enumeration",
- * "Forgot password"). Records that failed for a reason that may pass (storage, SES, SNS) are
- * reported in `batchItemFailures`, so SQS redelivers only those (ReportBatchItemFailures); the
- * visibility timeout outlasts the 60 s code cooldown, so the redelivery issues and sends a fresh
- * code. Logs name the kind of work, never the target.
+ * "Forgot password"). A record that failed for a reason that may pass (storage, SES, SNS) is
+ * retried alone; the visibility timeout outlasts the 60 s code cooldown, so the redelivery issues
+ * and sends a fresh code. Logs name the kind of work, never the target.
  */
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
-  const deps = await workDeps();
-  const failures = await Promise.all(
-    event.Records.map(async (record) => {
-      const work = decodeAccountCodeRequest(record.body);
-      if (work === undefined) {
-        log.error('dropped an account-code message this service did not write', {
-          messageId: record.messageId,
-        });
-        return undefined;
-      }
-      try {
-        await fulfilCodeRequest(deps, work);
-        return undefined;
-      } catch (error) {
-        if (error instanceof ServiceError) {
-          // A refusal a retry would meet again (a number SNS will not text): drop it.
-          log.warn('account code not sent: refused', {
-            kind: work.kind,
-            messageId: record.messageId,
-            code: error.code,
-          });
-          return undefined;
-        }
-        log.error('account code failed; it will be retried', {
-          kind: work.kind,
-          messageId: record.messageId,
-          error,
-        });
-        return record.messageId;
-      }
-    }),
-  );
-  return {
-    batchItemFailures: failures
-      .filter((id): id is string => id !== undefined)
-      .map((itemIdentifier) => ({ itemIdentifier })),
-  };
-};
+export const handler = queueWorker({
+  codec: accountCodeMessageCodec,
+  describe: (work) => ({ kind: work.kind }),
+  handle: async (work) => {
+    try {
+      await fulfilCodeRequest(await workDeps(), work);
+    } catch (error) {
+      // A refusal a retry would meet again (a number SNS will not text): drop it.
+      if (!(error instanceof ServiceError)) throw error;
+      log.warn('account code not sent: refused', { kind: work.kind, code: error.code });
+    }
+    return 'done';
+  },
+});

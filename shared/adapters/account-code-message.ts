@@ -4,6 +4,7 @@ import {
   accountCodeRequestKinds,
   securityNotices,
 } from '../domain/accounts/ports.js';
+import { messageCodec } from './message-codec.js';
 
 /** Longer than any email (254) or E.164 number the schemas accept. */
 const target = v.pipe(v.string(), v.minLength(1), v.maxLength(320));
@@ -24,16 +25,7 @@ const AccountCodeMessage = v.variant('kind', [
   }),
 ]);
 
-export const encodeAccountCodeRequest = (work: AccountCodeRequest): string => JSON.stringify(work);
-
-/** Undefined for a body this service did not write (it is dropped, not retried forever). */
-export function decodeAccountCodeRequest(body: string): AccountCodeRequest | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  const result = v.safeParse(AccountCodeMessage, parsed);
-  return result.success ? result.output : undefined;
-}
+export const accountCodeMessageCodec = messageCodec(AccountCodeMessage, {
+  toBody: (work: AccountCodeRequest) => work,
+  fromBody: (body): AccountCodeRequest => body,
+});

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import type { AttemptMessage } from '../domain/webhooks/model.js';
+import { messageCodec } from './message-codec.js';
 
 /**
  * The body of a delivery-queue message (also the Input of a retry schedule, which EventBridge
@@ -10,19 +11,10 @@ const AttemptMessageBody = v.object({
   attempt: v.pipe(v.number(), v.integer(), v.minValue(1)),
 });
 
-export const encodeAttemptMessage = (message: AttemptMessage): string =>
-  JSON.stringify({ delivery_id: message.deliveryId, attempt: message.attempt });
-
-/** Undefined for a body that is not an attempt message (it is dropped, never retried). */
-export function decodeAttemptMessage(body: string): AttemptMessage | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  const result = v.safeParse(AttemptMessageBody, parsed);
-  return result.success
-    ? { deliveryId: result.output.delivery_id, attempt: result.output.attempt }
-    : undefined;
-}
+export const attemptMessageCodec = messageCodec(AttemptMessageBody, {
+  toBody: (message: AttemptMessage) => ({
+    delivery_id: message.deliveryId,
+    attempt: message.attempt,
+  }),
+  fromBody: (body): AttemptMessage => ({ deliveryId: body.delivery_id, attempt: body.attempt }),
+});

@@ -6,7 +6,7 @@ import {
 import { required } from '../config.js';
 import type { AttemptMessage } from '../domain/webhooks/model.js';
 import type { RetryScheduler } from '../domain/webhooks/ports.js';
-import { encodeAttemptMessage } from './attempt-message.js';
+import { attemptMessageCodec } from './attempt-message.js';
 
 export interface SchedulerSettings {
   groupName: string;
@@ -43,7 +43,7 @@ export class EventBridgeRetryScheduler implements RetryScheduler {
           Target: {
             Arn: this.settings.queueArn,
             RoleArn: this.settings.roleArn,
-            Input: encodeAttemptMessage(message),
+            Input: attemptMessageCodec.encode(message),
             // The scheduler's own retries if SQS is briefly unavailable; the sweeper backs it up.
             RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
           },

@@ -1,23 +1,14 @@
-import {
-  type InboundSource,
-  inboundSources,
-  type ProcessingRequest,
-} from '../domain/inbound/model.js';
+import * as v from 'valibot';
+import { inboundSources, type ProcessingRequest } from '../domain/inbound/model.js';
+import { messageCodec } from './message-codec.js';
 
 /** The inbound queue's message body: which stored event to process (the body stays in the table). */
-export const encodeProcessingRequest = (request: ProcessingRequest): string =>
-  JSON.stringify({ source: request.source, event_id: request.eventId });
+const ProcessingRequestBody = v.object({
+  source: v.picklist(inboundSources),
+  event_id: v.pipe(v.string(), v.minLength(1)),
+});
 
-/** Undefined for a body this service did not write (it is dropped, not retried forever). */
-export function decodeProcessingRequest(body: string): ProcessingRequest | undefined {
-  try {
-    const parsed: unknown = JSON.parse(body);
-    if (typeof parsed !== 'object' || parsed === null) return undefined;
-    const { source, event_id: eventId } = parsed as { source?: unknown; event_id?: unknown };
-    if (!inboundSources.includes(source as InboundSource)) return undefined;
-    if (typeof eventId !== 'string' || eventId === '') return undefined;
-    return { source: source as InboundSource, eventId };
-  } catch {
-    return undefined;
-  }
-}
+export const inboundMessageCodec = messageCodec(ProcessingRequestBody, {
+  toBody: (request: ProcessingRequest) => ({ source: request.source, event_id: request.eventId }),
+  fromBody: (body): ProcessingRequest => ({ source: body.source, eventId: body.event_id }),
+});

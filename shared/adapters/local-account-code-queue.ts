@@ -1,5 +1,5 @@
 import type { AccountCodeQueue, AccountCodeRequest } from '../domain/accounts/ports.js';
-import { encodeAccountCodeRequest } from './account-code-message.js';
+import { accountCodeMessageCodec } from './account-code-message.js';
 import { LocalMessageQueue, type LocalMessageQueueOptions, type QueueWorker } from './local-sqs.js';
 
 /**
@@ -21,6 +21,6 @@ export class LocalAccountCodeQueue extends LocalMessageQueue implements AccountC
   }
 
   async request(work: AccountCodeRequest): Promise<void> {
-    this.send(encodeAccountCodeRequest(work));
+    this.send(accountCodeMessageCodec.encode(work));
   }
 }

@@ -4,7 +4,7 @@ import type { AttemptMessage } from '../domain/webhooks/model.js';
 import type { DeliveryQueue, EnqueuedAttempt, RetryScheduler } from '../domain/webhooks/ports.js';
 import { lambdaContext } from '../local/lambda-context.js';
 import { log } from '../log.js';
-import { encodeAttemptMessage } from './attempt-message.js';
+import { attemptMessageCodec } from './attempt-message.js';
 import {
   batchItemFailures,
   type LocalMessage,
@@ -52,7 +52,7 @@ export class LocalDeliveryQueue implements DeliveryQueue {
       const group = byDelay.get(delayMs) ?? [];
       group.push({
         messageId: randomUUID(),
-        body: encodeAttemptMessage(message),
+        body: attemptMessageCodec.encode(message),
         sentAt: Date.now(),
         receiveCount: 0,
       });

@@ -1,5 +1,5 @@
 import type { InboundQueue } from '../domain/inbound/ports.js';
-import { encodeProcessingRequest } from './inbound-message.js';
+import { inboundMessageCodec } from './inbound-message.js';
 import { LocalMessageQueue, type LocalMessageQueueOptions, type QueueWorker } from './local-sqs.js';
 
 /**
@@ -17,7 +17,7 @@ export class LocalInboundQueue extends LocalMessageQueue implements InboundQueue
   }
 
   async enqueue(request: Parameters<InboundQueue['enqueue']>[0]): Promise<void> {
-    this.send(encodeProcessingRequest(request));
+    this.send(inboundMessageCodec.encode(request));
   }
 
   async enqueueMany(requests: Parameters<InboundQueue['enqueueMany']>[0]): Promise<void> {

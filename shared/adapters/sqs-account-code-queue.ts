@@ -1,7 +1,7 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { required } from '../config.js';
 import type { AccountCodeQueue, AccountCodeRequest } from '../domain/accounts/ports.js';
-import { encodeAccountCodeRequest } from './account-code-message.js';
+import { accountCodeMessageCodec } from './account-code-message.js';
 
 /** The account-code queue on SQS: one SendMessage per request (ACCOUNT_CODE_QUEUE_URL). */
 export class SqsAccountCodeQueue implements AccountCodeQueue {
@@ -14,7 +14,7 @@ export class SqsAccountCodeQueue implements AccountCodeQueue {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
-        MessageBody: encodeAccountCodeRequest(work),
+        MessageBody: accountCodeMessageCodec.encode(work),
       }),
     );
   }

@@ -1,7 +1,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { required } from '../config.js';
 import type { DeliveryQueue, EnqueuedAttempt } from '../domain/webhooks/ports.js';
-import { encodeAttemptMessage } from './attempt-message.js';
+import { attemptMessageCodec } from './attempt-message.js';
 import { sendMessageBatches } from './sqs-batches.js';
 
 /** SQS's longest message delay. */
@@ -23,7 +23,7 @@ export class SqsDeliveryQueue implements DeliveryQueue {
       this.client,
       this.queueUrl,
       messages.map((message) => ({
-        MessageBody: encodeAttemptMessage(message),
+        MessageBody: attemptMessageCodec.encode(message),
         DelaySeconds: Math.min(maxDelaySeconds, Math.max(0, Math.ceil(message.delaySeconds))),
       })),
       'delivery',

@@ -1,7 +1,7 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { required } from '../config.js';
 import type { InboundQueue } from '../domain/inbound/ports.js';
-import { encodeProcessingRequest } from './inbound-message.js';
+import { inboundMessageCodec } from './inbound-message.js';
 import { sendMessageBatches } from './sqs-batches.js';
 
 /**
@@ -19,7 +19,7 @@ export class SqsInboundQueue implements InboundQueue {
     await this.client.send(
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
-        MessageBody: encodeProcessingRequest(request),
+        MessageBody: inboundMessageCodec.encode(request),
       }),
     );
   }
@@ -32,7 +32,7 @@ export class SqsInboundQueue implements InboundQueue {
     await sendMessageBatches(
       this.client,
       this.queueUrl,
-      requests.map((request) => ({ MessageBody: encodeProcessingRequest(request) })),
+      requests.map((request) => ({ MessageBody: inboundMessageCodec.encode(request) })),
       'inbound',
     );
   }

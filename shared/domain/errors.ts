@@ -38,12 +38,19 @@ export class ServiceError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details: ErrorDetail[] = [],
-    options?: { cause?: unknown; retryAfterSeconds?: number },
+    options?: { cause?: unknown; retryAfterSeconds?: number; limit?: string },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.retryAfterSeconds = options?.retryAfterSeconds;
+    this.limit = options?.limit;
   }
 
   /** Seconds the client should wait before retrying; sent as Retry-After on a 429. */
   readonly retryAfterSeconds: number | undefined;
+
+  /**
+   * Which limit refused a 429 (`api`, `otp-cooldown`, `sms-hourly-cap`…): the dimension of the
+   * RateLimited metric, for the on-call. Never sent to the client.
+   */
+  readonly limit: string | undefined;
 }

@@ -7,7 +7,9 @@ import { dynamoWindowCounter } from '../adapters/window-counter.js';
 import { corsAllowedOrigins, rateLimitPerMinute } from '../config.js';
 import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
+import { metrics } from '../domain/metrics.js';
 import { consume, type RateLimitDecision } from '../domain/rate-limit.js';
+import { instrumented } from '../lambda/invocation.js';
 import { log } from '../log.js';
 import { callerAddress } from './caller-address.js';
 import { corsHeaders } from './cors.js';
@@ -195,17 +197,17 @@ const clientOf = (apiKeyId: string | null, sourceIp: string): string =>
 
 /**
  * Normalises headers, remembers the request id, puts the headers of every answer on the response
- * and logs one line per request.
+ * and logs one line per request (its ids are in the line's context: shared/lambda/invocation.ts).
  */
 function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
   const finish = (event: ApiEvent, response: HttpResponse | null | undefined) => {
     const state = stateOf(event);
     log.info('request', {
-      requestId: state.requestId,
       method: event.httpMethod,
+      resource: event.resource,
       path: event.path,
       status: response?.statusCode,
-      durationMs: Date.now() - state.startedAt,
+      duration_ms: Date.now() - state.startedAt,
     });
   };
   const decorate = (event: ApiEvent, response: HttpResponse | null | undefined) => {
@@ -265,7 +267,7 @@ function rateLimit(): MiddlewareObj<ApiEvent, HttpResponse> {
         );
       } catch (error) {
         // Fail open: the usage plan on API Gateway stays as the backstop.
-        log.warn('rate limiter unavailable', { requestId: state.requestId, error });
+        log.warn('rate limiter unavailable', { error });
         return;
       }
       if (!state.rateLimit.allowed) {
@@ -273,9 +275,7 @@ function rateLimit(): MiddlewareObj<ApiEvent, HttpResponse> {
           'rate_limited',
           'Too many requests; retry after the window resets',
           [],
-          {
-            retryAfterSeconds: state.rateLimit.retryAfter,
-          },
+          { retryAfterSeconds: state.rateLimit.retryAfter, limit: window.scope },
         );
       }
     },
@@ -302,22 +302,32 @@ async function enforceRouteLimit<TRequest>(
     );
   } catch (error) {
     // Fail open like the per-client limit; the OTP engine's own caps are conditional writes.
-    log.warn('route limiter unavailable', { requestId: state.requestId, error });
+    log.warn('route limiter unavailable', { scope: routeLimit.scope, error });
     return;
   }
   if (!decision.allowed) {
     state.rateLimit = decision;
     throw new ServiceError('rate_limited', 'Too many requests for this; retry later', [], {
       retryAfterSeconds: decision.retryAfter,
+      limit: routeLimit.scope,
     });
   }
 }
 
-/** Maps whatever was thrown to the error envelope (5xx bodies stay generic). */
+/**
+ * Maps whatever was thrown to the error envelope (5xx bodies stay generic), and counts each 429
+ * by the limit that refused it.
+ */
 function errorEnvelope(): MiddlewareObj<ApiEvent, HttpResponse> {
   return {
     onError: (request) => {
-      request.response = responseForError(request.error, stateOf(request.event).requestId);
+      const { error } = request;
+      request.response = responseForError(error, stateOf(request.event).requestId);
+      if (request.response.statusCode === 429) {
+        metrics.count('RateLimited', {
+          Limit: (error instanceof ServiceError ? error.limit : undefined) ?? 'unnamed',
+        });
+      }
     },
   };
 }
@@ -406,7 +416,10 @@ function buildHandler<
     });
   }
   if (options.body) stack.use(httpJsonBodyParser());
-  return stack as unknown as Handler;
+  return instrumented(
+    stack as unknown as Handler,
+    (event) => event.requestContext?.requestId ?? undefined,
+  );
 }
 
 /**

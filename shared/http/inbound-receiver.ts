@@ -30,10 +30,7 @@ const auditRefusal =
         statusOfCode[error.code],
       );
     } catch (cause) {
-      log.error('could not record a refused inbound webhook', {
-        requestId: request.requestId,
-        error: cause,
-      });
+      log.error('could not record a refused inbound webhook', { error: cause });
     }
   };
 

@@ -1,6 +1,11 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda';
 import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
+import { instrumented } from '../lambda/invocation.js';
 import { log } from '../log.js';
 import { type HttpResponse, responseForError, successResponse } from './responses.js';
 import type { HttpMethod } from './routes.js';
@@ -36,7 +41,10 @@ interface ReceiverOptions {
   onRefused?: (request: InboundRequest, error: ServiceError) => Promise<void>;
 }
 
-type Handler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+type Handler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
 
 function toResponse(result: unknown): HttpResponse {
   if (result instanceof PlainText) {
@@ -55,34 +63,41 @@ const withRequestId = (response: HttpResponse, requestId: string): HttpResponse 
   headers: { ...response.headers, 'x-request-id': requestId },
 });
 
+/** The call as the handler sees it: lower-cased headers, the exact bytes sent. */
+function inboundRequest(event: APIGatewayProxyEventV2): InboundRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) {
+    if (value !== undefined) headers[name.toLowerCase()] = value;
+  }
+  return {
+    method: event.requestContext.http.method.toUpperCase() as HttpMethod,
+    headers,
+    query: Object.fromEntries(
+      Object.entries(event.queryStringParameters ?? {}).filter(
+        (entry): entry is [string, string] => entry[1] !== undefined,
+      ),
+    ),
+    rawBody: Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8'),
+    requestId: event.requestContext.requestId,
+    sourceIp: event.requestContext.http.sourceIp,
+    // The service's clock (movable in the local runtime): signature tolerance is judged by it.
+    receivedAt: systemClock.now(),
+  };
+}
+
 /**
  * A Lambda Function URL receiver. Function URLs base64-encode bodies that are not text; either
- * way the handler gets the exact bytes that were sent, never a re-serialised copy.
+ * way the handler gets the exact bytes that were sent, never a re-serialised copy. The Function
+ * URL's request id is the correlation id of everything the call sets off.
  */
 export function receiverHandler(
   options: ReceiverOptions,
   run: (request: InboundRequest) => Promise<unknown>,
 ): Handler {
   const maxBodyBytes = options.maxBodyBytes ?? maxReceiverBodyBytes;
-  return async (event) => {
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(event.headers ?? {})) {
-      if (value !== undefined) headers[name.toLowerCase()] = value;
-    }
-    const request: InboundRequest = {
-      method: event.requestContext.http.method.toUpperCase() as HttpMethod,
-      headers,
-      query: Object.fromEntries(
-        Object.entries(event.queryStringParameters ?? {}).filter(
-          (entry): entry is [string, string] => entry[1] !== undefined,
-        ),
-      ),
-      rawBody: Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8'),
-      requestId: event.requestContext.requestId,
-      sourceIp: event.requestContext.http.sourceIp,
-      // The service's clock (movable in the local runtime): signature tolerance is judged by it.
-      receivedAt: systemClock.now(),
-    };
+  const receive = async (event: APIGatewayProxyEventV2): Promise<HttpResponse> => {
+    const request = inboundRequest(event);
+    let response: HttpResponse;
     try {
       if (!options.methods.includes(request.method)) {
         throw new ServiceError('not_found', `${request.method} is not served here`);
@@ -94,16 +109,15 @@ export function receiverHandler(
           [{ field: 'body', message: `must be at most ${maxBodyBytes} bytes` }],
         );
       }
-      const response = toResponse(await run(request));
-      log.info('inbound webhook', { requestId: request.requestId, status: response.statusCode });
-      return withRequestId(response, request.requestId);
+      response = toResponse(await run(request));
     } catch (error) {
       if (error instanceof ServiceError && options.onRefused) {
         await options.onRefused(request, error);
       }
-      const response = responseForError(error, request.requestId);
-      log.info('inbound webhook', { requestId: request.requestId, status: response.statusCode });
-      return withRequestId(response, request.requestId);
+      response = responseForError(error, request.requestId);
     }
+    log.info('inbound webhook', { method: request.method, status: response.statusCode });
+    return withRequestId(response, request.requestId);
   };
+  return instrumented(receive, (event) => event.requestContext.requestId);
 }

@@ -26,11 +26,13 @@ import { preflightHeaders } from '../http/cors.js';
 import { errorResponse, type HttpResponse, successResponse } from '../http/responses.js';
 import { itemFamiliesOf, routesByEntry } from '../http/route-needs.js';
 import { type HttpRouteEntry, httpRoutes, routes } from '../http/routes.js';
+import { useLogWriter } from '../log.js';
 import { dashboardFiles } from './dashboard-files.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.js';
 import { guardedHandler, guardItemAccess } from './item-access-guard.js';
 import { lambdaContext } from './lambda-context.js';
 import { localScheduleIntervalMs, runPeriodically } from './periodic.js';
+import { prettyLogWriter } from './pretty-log.js';
 import { startLocalWebhookDelivery } from './webhook-delivery.js';
 import { inboxNamePattern, startWebhookInbox, type WebhookInbox } from './webhook-inbox.js';
 
@@ -339,6 +341,8 @@ async function loadHandlers(): Promise<Map<string, LambdaHandler>> {
  */
 export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
   const verbose = options.verbose ?? true;
+  // The functions' JSON lines, readable on a terminal; piped, they stay JSON.
+  if (verbose && process.stdout.isTTY) useLogWriter(prettyLogWriter());
   for (const [name, value] of Object.entries(localDefaults)) process.env[name] ??= value;
   // The port is known before the handlers load: their configuration (the OpenAPI document's
   // servers) is read at cold start, as on AWS, and names this runtime's own address.

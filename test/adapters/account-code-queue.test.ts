@@ -2,7 +2,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { decodeAccountCodeRequest } from '../../shared/adapters/account-code-message.js';
+import { accountCodeMessageCodec } from '../../shared/adapters/account-code-message.js';
 import { LocalAccountCodeQueue } from '../../shared/adapters/local-account-code-queue.js';
 import { SqsAccountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
 
@@ -36,10 +36,9 @@ describe('the SQS account-code queue', () => {
   });
 
   it('reads back what it wrote and nothing else', () => {
-    expect(decodeAccountCodeRequest('{"kind":"resend_email","target":"ada@example.com"}')).toEqual({
-      kind: 'resend_email',
-      target: 'ada@example.com',
-    });
+    expect(
+      accountCodeMessageCodec.decode('{"kind":"resend_email","target":"ada@example.com"}'),
+    ).toEqual({ message: { kind: 'resend_email', target: 'ada@example.com' } });
     for (const body of [
       '',
       'null',
@@ -49,7 +48,7 @@ describe('the SQS account-code queue', () => {
       '{"kind":"forgot_password","target":""}',
       `{"kind":"forgot_password","target":"${'a'.repeat(400)}"}`,
     ]) {
-      expect(decodeAccountCodeRequest(body), body).toBeUndefined();
+      expect(accountCodeMessageCodec.decode(body), body).toBeUndefined();
     }
   });
 });

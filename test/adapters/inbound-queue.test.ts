@@ -1,7 +1,7 @@
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { decodeProcessingRequest } from '../../shared/adapters/inbound-message.js';
+import { inboundMessageCodec } from '../../shared/adapters/inbound-message.js';
 import { SqsInboundQueue } from '../../shared/adapters/sqs-inbound-queue.js';
 
 const queueUrl = 'https://sqs.us-east-1.amazonaws.com/123456789012/inbound';
@@ -84,9 +84,8 @@ describe('the SQS inbound queue', () => {
   });
 
   it('reads back what it wrote and nothing else', () => {
-    expect(decodeProcessingRequest('{"source":"gateway-a","event_id":"evt_9"}')).toEqual({
-      source: 'gateway-a',
-      eventId: 'evt_9',
+    expect(inboundMessageCodec.decode('{"source":"gateway-a","event_id":"evt_9"}')).toEqual({
+      message: { source: 'gateway-a', eventId: 'evt_9' },
     });
     for (const body of [
       '',
@@ -94,7 +93,7 @@ describe('the SQS inbound queue', () => {
       '{"source":"gateway-c","event_id":"x"}',
       '{"source":"gateway-a"}',
     ]) {
-      expect(decodeProcessingRequest(body), body).toBeUndefined();
+      expect(inboundMessageCodec.decode(body), body).toBeUndefined();
     }
   });
 });

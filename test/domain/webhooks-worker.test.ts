@@ -13,6 +13,7 @@ import {
   type TestCertificate,
   TestReceiver,
 } from '../e2e/webhooks-receiver.js';
+import { lambdaContext } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 import { RecordingMailer, RecordingQueue, RecordingScheduler } from './webhooks-harness.js';
 
@@ -82,7 +83,7 @@ describe('the deliverWebhook worker', () => {
     const body = JSON.stringify({ delivery_id: first?.deliveryId, attempt: 1 });
     const event: SQSEvent = { Records: [record('m-1', body), record('m-2', body)] };
 
-    const response = await handler(event);
+    const response = await handler(event, lambdaContext);
 
     expect(response).toEqual({ batchItemFailures: [] });
     expect(receiver.connections).toBe(1);
@@ -96,7 +97,10 @@ describe('the deliverWebhook worker', () => {
   });
 
   it('drops a malformed message instead of having SQS retry it forever', async () => {
-    const response = await handler({ Records: [record('m-3', '{"delivery_id":"nope"}')] });
+    const response = await handler(
+      { Records: [record('m-3', '{"delivery_id":"nope"}')] },
+      lambdaContext,
+    );
     expect(response).toEqual({ batchItemFailures: [] });
   });
 });

@@ -21,7 +21,8 @@ import { dynamoUserRepository } from '../../shared/adapters/user-repository.js';
 import { signupNoticeWindowMs } from '../../shared/domain/accounts/signup.js';
 import { newId, type User } from '../../shared/domain/accounts/user.js';
 import { advanceSystemClock } from '../../shared/domain/clock.js';
-import { invoke, restEvent } from '../support/events.js';
+import { BatchFailedError } from '../../shared/lambda/queue-worker.js';
+import { invoke, lambdaContext, restEvent } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 
 /**
@@ -142,7 +143,7 @@ async function request(handler: Handler, body: unknown) {
 
 /** What the worker does with the messages queued so far (each delivered as SQS would). */
 async function runWorker(records: SQSRecord[] = queued.splice(0)) {
-  return sendAccountCode({ Records: records } satisfies SQSEvent);
+  return sendAccountCode({ Records: records } satisfies SQSEvent, lambdaContext);
 }
 
 let n = 0;
@@ -215,8 +216,14 @@ describe('signup', () => {
     expect(answers[0]!.status).toBe(201);
     // Nothing is sent on the request path; the message says what to do, never a code.
     for (const email of [fresh, unverified, verified]) expect(outbox.list(email)).toEqual([]);
+    // Each message carries the id its request was answered with: the worker's lines carry it too.
+    const requestIds = results.map(({ answer }) => answer.headers['x-request-id']);
     expect(queued.map((record) => JSON.parse(record.body))).toEqual(
-      [fresh, unverified, verified].map((target) => ({ kind: 'signup', target })),
+      [fresh, unverified, verified].map((target, index) => ({
+        kind: 'signup',
+        target,
+        correlation_id: requestIds[index],
+      })),
     );
   });
 
@@ -296,11 +303,12 @@ describe('signup', () => {
     const [record] = queued.splice(0);
     sesDown = true;
 
-    const failed = await runWorker([record!]);
+    // The batch's one record failed, so the invocation fails (the worker's error alarm counts
+    // it) and SQS delivers the message again.
+    await expect(runWorker([record!])).rejects.toThrow(BatchFailedError);
     sesDown = false;
     const redelivered = await runWorker([sqsRecord(record!.messageId, record!.body, 2)]);
 
-    expect(failed.batchItemFailures).toEqual([{ itemIdentifier: record!.messageId }]);
     expect(redelivered.batchItemFailures).toEqual([]);
     expect(subjectsTo(verified)).toEqual(['Someone tried to sign up with your email']);
   });
@@ -332,7 +340,11 @@ describe('forgotPassword', () => {
     expect(outbox.list(unverified)).toEqual([]);
     expect(outbox.list(verified)).toEqual([]);
     expect(queued.map((record) => JSON.parse(record.body))).toEqual(
-      [unknown, unverified, verified].map((target) => ({ kind: 'forgot_password', target })),
+      [unknown, unverified, verified].map((target) => ({
+        kind: 'forgot_password',
+        target,
+        correlation_id: expect.stringMatching(/^req-/),
+      })),
     );
   });
 
@@ -382,13 +394,12 @@ describe('forgotPassword', () => {
     const [record] = queued.splice(0);
     sesDown = true;
 
-    const failed = await runWorker([record!]);
+    await expect(runWorker([record!])).rejects.toThrow(BatchFailedError);
     sesDown = false;
     // The queue's visibility timeout (180 s) outlasts the 60 s cooldown of the code engine.
     advanceSystemClock(61_000);
     const redelivered = await runWorker([sqsRecord(record!.messageId, record!.body, 2)]);
 
-    expect(failed.batchItemFailures).toEqual([{ itemIdentifier: record!.messageId }]);
     expect(redelivered.batchItemFailures).toEqual([]);
     expect(subjectsTo(verified)).toEqual(['Your password reset code']);
   });
@@ -536,7 +547,11 @@ describe('sendOtp with purpose login', () => {
       });
     }
     expect(queued.map((record) => JSON.parse(record.body))).toEqual(
-      phones.map((target) => ({ kind: 'sms_login', target })),
+      phones.map((target) => ({
+        kind: 'sms_login',
+        target,
+        correlation_id: expect.stringMatching(/^req-/),
+      })),
     );
   });
 

@@ -4,6 +4,7 @@ import { dynamoInboundAttemptLog } from '../../shared/adapters/dynamo-inbound-ev
 import { useInboundQueue } from '../../shared/adapters/sqs-inbound-queue.js';
 import type { ProcessingRequest } from '../../shared/domain/inbound/model.js';
 import { gatewayBEvent, gatewayBHeader } from '../domain/inbound-support.js';
+import { lambdaContext } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 
 // Two active secrets, newest first, as during a rotation.
@@ -49,7 +50,7 @@ function functionUrlEvent(
 }
 
 const invoke = async (event: APIGatewayProxyEventV2) => {
-  const result = await handler(event);
+  const result = await handler(event, lambdaContext);
   if (typeof result === 'string') throw new Error('expected a structured result');
   return {
     status: result.statusCode,

@@ -11,7 +11,7 @@ import { documentClient } from '../../shared/adapters/dynamodb.js';
 import { LocalOutbox } from '../../shared/adapters/local-outbox.js';
 import { useMailer } from '../../shared/adapters/ses-mailer.js';
 import { useAccountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
-import { invoke, restEvent } from '../support/events.js';
+import { invoke, lambdaContext, restEvent } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 
 /**
@@ -71,7 +71,7 @@ afterAll(() => {
   vi.useRealTimers();
 });
 
-const runWorker = () => sendAccountCode({ Records: queued.splice(0) });
+const runWorker = () => sendAccountCode({ Records: queued.splice(0) }, lambdaContext);
 
 const codeFor = (email: string) => {
   const code = /\b(\d{6})\b/.exec(outbox.list(email)[0]?.text ?? '')?.[1];

@@ -1,4 +1,5 @@
 import { ServiceError } from '../errors.js';
+import { metrics } from '../metrics.js';
 import type { AccountDeps } from './deps.js';
 import {
   hashPassword,
@@ -49,7 +50,7 @@ async function checkPasswordOf(
       'too_many_attempts',
       'Too many failed attempts; try again later or reset the password',
       [],
-      { retryAfterSeconds: Math.ceil((throttle.lockedUntil - now) / 1000) },
+      { retryAfterSeconds: Math.ceil((throttle.lockedUntil - now) / 1000), limit: 'login-lock' },
     );
   }
   const matches =
@@ -88,6 +89,13 @@ export async function checkCurrentPassword(
   }
 }
 
+/** The Logins metric's outcome of each refusal login answers with. */
+const loginOutcomes: Partial<Record<string, string>> = {
+  invalid_credentials: 'failed',
+  too_many_attempts: 'locked',
+  email_not_verified: 'unverified',
+};
+
 /**
  * Email + password login. Unknown email and wrong password answer the same 401 after the same
  * calls and one Argon2 computation each; a lock answers the same 429 for both. Only the right
@@ -96,6 +104,22 @@ export async function checkCurrentPassword(
  * refresh token, account, throttle cleared).
  */
 export async function login(
+  deps: AccountDeps,
+  input: { email: string; password: string },
+  client: SignInClient,
+): Promise<TokenResponse> {
+  try {
+    const signedIn = await passwordLogin(deps, input, client);
+    metrics.count('Logins', { Outcome: 'ok' });
+    return signedIn;
+  } catch (error) {
+    const outcome = error instanceof ServiceError ? loginOutcomes[error.code] : undefined;
+    metrics.count('Logins', { Outcome: outcome ?? 'error' });
+    throw error;
+  }
+}
+
+async function passwordLogin(
   deps: AccountDeps,
   input: { email: string; password: string },
   client: SignInClient,

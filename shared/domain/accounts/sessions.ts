@@ -1,4 +1,5 @@
 import { ServiceError } from '../errors.js';
+import { metrics } from '../metrics.js';
 import { accessTokenSeconds } from './access-tokens.js';
 import type { AccountDeps } from './deps.js';
 import type { SignInChanges, SignInClient } from './ports.js';
@@ -77,6 +78,11 @@ export async function startSession(
   return tokenResponse(deps, signedIn, sessionId, refreshToken);
 }
 
+/** How a refresh ended: the Refreshes metric's outcome, with the pair or the refusal. */
+type RefreshResult =
+  | { outcome: 'rotated' | 'grace'; tokens: TokenResponse }
+  | { outcome: 'reuse_detected' | 'refused'; refusal: ServiceError };
+
 /**
  * Exchanges a refresh token for a new pair (rotation). The token is single-use by a conditional
  * write; a token presented again within 10 seconds (two tabs refreshing at once) gets the same
@@ -84,8 +90,19 @@ export async function startSession(
  * Round trips: one transactional read, one transactional write.
  */
 export async function refreshSession(deps: AccountDeps, presented: string): Promise<TokenResponse> {
+  const result = await exchange(deps, presented);
+  metrics.count('Refreshes', { Outcome: result.outcome });
+  if ('refusal' in result) throw result.refusal;
+  return result.tokens;
+}
+
+async function exchange(deps: AccountDeps, presented: string): Promise<RefreshResult> {
+  const refused = (message?: string): RefreshResult => ({
+    outcome: 'refused',
+    refusal: invalidRefreshToken(message),
+  });
   const parts = parseRefreshToken(presented);
-  if (parts === undefined) throw invalidRefreshToken();
+  if (parts === undefined) return refused();
   const tokenHash = hashRefreshToken(presented);
   const { refreshSuccessorKey } = await deps.tokenKeys();
   const successor = successorOf(presented, refreshSuccessorKey);
@@ -94,19 +111,25 @@ export async function refreshSession(deps: AccountDeps, presented: string): Prom
   for (let pass = 0; pass < 2; pass++) {
     const state = await deps.sessions.loadForRefresh(parts.userId, parts.sessionId, tokenHash);
     const now = deps.clock.now();
-    if (state.token === undefined || state.token.expiresAt <= now) throw invalidRefreshToken();
+    if (state.token === undefined || state.token.expiresAt <= now) return refused();
     if (!state.sessionLive || state.user === undefined) {
-      throw invalidRefreshToken('The session of this refresh token has ended');
+      return refused('The session of this refresh token has ended');
     }
     const { rotatedAt } = state.token;
     if (rotatedAt !== undefined) {
       if (now - rotatedAt <= reuseGraceMs) {
-        return tokenResponse(deps, state.user, parts.sessionId, successor);
+        return {
+          outcome: 'grace',
+          tokens: await tokenResponse(deps, state.user, parts.sessionId, successor),
+        };
       }
       await deps.sessions.revoke(parts.userId, parts.sessionId);
-      throw invalidRefreshToken(
-        'This refresh token was already used; the session has been revoked. Log in again',
-      );
+      return {
+        outcome: 'reuse_detected',
+        refusal: invalidRefreshToken(
+          'This refresh token was already used; the session has been revoked. Log in again',
+        ),
+      };
     }
     const outcome = await deps.sessions.rotate({
       userId: parts.userId,
@@ -115,12 +138,15 @@ export async function refreshSession(deps: AccountDeps, presented: string): Prom
       successorHash: hashRefreshToken(successor),
       now,
     });
-    if (outcome === 'rotated') return tokenResponse(deps, state.user, parts.sessionId, successor);
-    if (outcome === 'session_gone') {
-      throw invalidRefreshToken('The session of this refresh token has ended');
+    if (outcome === 'rotated') {
+      return {
+        outcome: 'rotated',
+        tokens: await tokenResponse(deps, state.user, parts.sessionId, successor),
+      };
     }
+    if (outcome === 'session_gone') return refused('The session of this refresh token has ended');
   }
-  throw invalidRefreshToken();
+  return refused();
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import type { Mailer } from '../messages.js';
+import { metrics } from '../metrics.js';
 import type { AccountDeps } from './deps.js';
 import type { AccountDirectory } from './directory.js';
 import { hashPassword } from './password-hashing.js';
@@ -68,6 +69,7 @@ export async function signup(
   // the signup itself), as it refuses a verified holder; only a pending holder is marked
   // contested. Skipping it on a fresh email would make a taken email measurably slower.
   const holderId = creation.outcome === 'created' ? user.id : creation.holderId;
+  if (creation.outcome === 'created') metrics.count('Signups', {});
   await Promise.all([
     deps.users.contestPendingSignup(holderId, user.email, input.name, user.id),
     queue.request({ kind: 'signup', target: user.email }),
@@ -161,6 +163,7 @@ export async function verifySignup(
     const activation = activationOf(user);
     try {
       const signedIn = await startSession(deps, user, client, { activation });
+      metrics.count('Activations', {});
       if (!activation.contested && user.pendingPhone !== null) {
         await queue.request({ kind: 'resend_mobile', target: user.pendingPhone, subject: user.id });
       }

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type ErrorCode, ServiceError } from '../errors.js';
+import { metrics } from '../metrics.js';
 import type { Acknowledgement, AttemptOutcome, InboundAttempt, InboundCall } from './model.js';
 import type { ReceiveDependencies } from './ports.js';
 import { isObject, type JsonObject, type SourceRules } from './sources.js';
@@ -48,11 +49,11 @@ export async function receiveEvent(
       await deps.queue.enqueue({ source: rules.source, eventId });
     } catch (error) {
       // Answered 500 so that the sender retries; the retry finds the event stalled and re-queues.
-      await deps.attempts.record(attempt('failed', 500));
+      await audit(deps, attempt('failed', 500));
       throw error;
     }
   }
-  await deps.attempts.record(attempt(stored.created ? 'accepted' : 'duplicate', 200));
+  await audit(deps, attempt(stored.created ? 'accepted' : 'duplicate', 200));
   return { received: true, event_id: eventId, duplicate: !stored.created, route };
 }
 
@@ -106,7 +107,7 @@ export async function verifySubscription(
       { field: 'hub.challenge', message: `must be at most ${maxChallengeLength} characters` },
     ]);
   }
-  await deps.attempts.record(attemptOf(deps, 'messaging', call, 'verified', 200));
+  await audit(deps, attemptOf(deps, 'messaging', call, 'verified', 200));
   return challenge;
 }
 
@@ -127,10 +128,19 @@ export async function recordRefusal(
   error: ServiceError,
   statusCode: number,
 ): Promise<void> {
-  await deps.attempts.record({
+  await audit(deps, {
     ...attemptOf(deps, source, call, refusalOutcomes[error.code] ?? 'failed', statusCode),
     errorCode: error.code,
   });
+}
+
+/** Every call is audited once, and counted once by source and outcome (InboundEvents). */
+async function audit(
+  deps: Pick<ReceiveDependencies, 'attempts'>,
+  attempt: InboundAttempt,
+): Promise<void> {
+  metrics.count('InboundEvents', { Source: attempt.source, Outcome: attempt.outcome });
+  await deps.attempts.record(attempt);
 }
 
 function attemptOf(

@@ -1,4 +1,6 @@
 import type { Mailer, SmsSender } from '../messages.js';
+import { metrics } from '../metrics.js';
+import { phoneCountry } from '../phone.js';
 import { OtpChecks } from './checks.js';
 import {
   type IssuedCode,
@@ -45,6 +47,7 @@ export class OtpCodes extends OtpChecks {
     if (channel === 'email') {
       const issued = await this.engine.issue(key, subject);
       await this.mailer.send({ to: target, ...codeEmail(purpose, issued.code, minutes(issued)) });
+      metrics.count('OtpSent', { Channel: 'email' });
       return;
     }
     refuseUnlistedSmsCountry(target, this.smsCountries, 'phone_number');
@@ -59,6 +62,8 @@ export class OtpCodes extends OtpChecks {
       throw error;
     }
     await this.sms.send({ to: target, text: codeSms(purpose, issued.code, minutes(issued)) });
+    // By country: what SMS spend follows, and where SMS pumping shows first.
+    metrics.count('OtpSent', { Channel: 'sms', Country: phoneCountry(target) ?? 'unknown' });
   }
 }
 

@@ -2,6 +2,7 @@ import { createHmac, randomInt } from 'node:crypto';
 import { log } from '../../log.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
+import { metrics } from '../metrics.js';
 
 /**
  * The one OTP engine of the service (contract.md, "OTPs"). Every code — sign-up, email and phone
@@ -218,6 +219,7 @@ export class OtpEngine {
               (outcome.lastIssuedAt ?? now) + this.policy.cooldownSeconds * 1000,
               now,
             ),
+            limit: 'otp-cooldown',
           },
         );
       case 'hourly_cap':
@@ -225,7 +227,10 @@ export class OtpEngine {
           'rate_limited',
           `At most ${this.policy.sendsPerHour} codes an hour can be sent to one address`,
           [],
-          { retryAfterSeconds: secondsUntil((hourStart + 3600) * 1000, now) },
+          {
+            retryAfterSeconds: secondsUntil((hourStart + 3600) * 1000, now),
+            limit: 'otp-hourly-cap',
+          },
         );
       case 'attempts':
         throw new ServiceError('too_many_attempts', 'Too many wrong codes; try again later', [], {
@@ -233,6 +238,7 @@ export class OtpEngine {
             outcome.windowEndsAt ?? now + this.attemptWindowSeconds(key.purpose) * 1000,
             now,
           ),
+          limit: 'otp-attempts',
         });
     }
   }
@@ -245,6 +251,18 @@ export class OtpEngine {
    * Round trips: success 3 (reserve, consume, clear budget); wrong 2.
    */
   async verify(key: OtpKey, code: string): Promise<{ subject?: string }> {
+    try {
+      const verified = await this.check(key, code);
+      metrics.count('OtpVerifications', { Outcome: 'verified', Channel: key.channel });
+      return verified;
+    } catch (error) {
+      const outcome = error instanceof ServiceError ? verifyOutcomes[error.code] : undefined;
+      metrics.count('OtpVerifications', { Outcome: outcome ?? 'error', Channel: key.channel });
+      throw error;
+    }
+  }
+
+  private async check(key: OtpKey, code: string): Promise<{ subject?: string }> {
     const now = this.clock.now();
     const reservation = await this.store.reserveAttempt(key, {
       maxAttempts: this.policy.maxAttempts,
@@ -318,11 +336,16 @@ export class OtpEngine {
       'too_many_attempts',
       'Too many wrong codes; request a new code later',
       [],
-      {
-        retryAfterSeconds: secondsUntil(windowEndsAt, now),
-      },
+      { retryAfterSeconds: secondsUntil(windowEndsAt, now), limit: 'otp-attempts' },
     );
   }
 }
+
+/** The OtpVerifications metric's outcome of each refusal `verify` answers with. */
+const verifyOutcomes: Partial<Record<string, string>> = {
+  invalid_otp: 'invalid',
+  otp_expired: 'expired',
+  too_many_attempts: 'too_many_attempts',
+};
 
 const expired = () => new ServiceError('otp_expired', 'The code has expired; request a new one');

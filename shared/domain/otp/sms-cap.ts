@@ -79,7 +79,10 @@ export class SmsCap {
       'rate_limited',
       'Text messages are paused for the rest of the hour; try again later',
       [],
-      { retryAfterSeconds: Math.max(1, Math.ceil(((hourStart + 3600) * 1000 - now) / 1000)) },
+      {
+        retryAfterSeconds: Math.max(1, Math.ceil(((hourStart + 3600) * 1000 - now) / 1000)),
+        limit: 'sms-hourly-cap',
+      },
     );
   }
 }

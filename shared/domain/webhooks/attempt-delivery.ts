@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { log } from '../../log.js';
+import { metrics } from '../metrics.js';
 import { noteEndpointHealth } from './endpoint-health.js';
 import { signingSecrets } from './endpoints.js';
 import type { AttemptMessage, AttemptRecord, Delivery } from './model.js';
@@ -85,6 +86,15 @@ export async function attemptDelivery(
   deps: AttemptDependencies,
   message: AttemptMessage,
 ): Promise<AttemptResult> {
+  const result = await runAttempt(deps, message);
+  metrics.count('DeliveryAttempts', { Outcome: result, Attempt: String(message.attempt) });
+  return result;
+}
+
+async function runAttempt(
+  deps: AttemptDependencies,
+  message: AttemptMessage,
+): Promise<AttemptResult> {
   const claimedAt = deps.clock.now();
   const token = randomUUID();
   const delivery = await deps.deliveries.claim(message.deliveryId, message.attempt, {
@@ -152,7 +162,10 @@ export async function attemptDelivery(
   }
   await noteEndpointHealth(deps, endpoint, succeeded, finishedAt);
 
-  if (resolution.status === 'delivered') return 'delivered';
+  if (resolution.status === 'delivered') {
+    metrics.measure('DeliveryLatency', finishedAt - Date.parse(event.createdAt), {});
+    return 'delivered';
+  }
   if (resolution.status === 'pending') {
     try {
       await scheduleAttempt(

@@ -1,4 +1,5 @@
 import { log } from '../../log.js';
+import { metrics } from '../metrics.js';
 import type { WebhookEndpoint } from './model.js';
 import { endpointDisabledNotice, sendNotice } from './notices.js';
 import type { WebhookDependencies } from './ports.js';
@@ -41,6 +42,7 @@ export async function noteEndpointHealth(
     // attempts, one disables it and emails; a success that came meanwhile keeps it enabled.
     if (await deps.endpoints.disableForFailing(accountId, id, failingSince, at)) {
       log.warn('webhook endpoint disabled after failing', { endpointId: id, failingSince });
+      metrics.count('EndpointsAutoDisabled', {});
       await sendNotice(deps, accountId, endpointDisabledNotice(endpoint, deps.disableAfterDays));
     }
   } catch (error) {
