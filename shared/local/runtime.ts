@@ -26,7 +26,7 @@ import { preflightHeaders } from '../http/cors.js';
 import { errorResponse, type HttpResponse, successResponse } from '../http/responses.js';
 import { itemFamiliesOf, routesByEntry } from '../http/route-needs.js';
 import { type HttpRouteEntry, httpRoutes, routes } from '../http/routes.js';
-import { useLogWriter } from '../log.js';
+import { log, useLogWriter } from '../log.js';
 import { dashboardFiles } from './dashboard-files.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.js';
 import { guardedHandler, guardItemAccess } from './item-access-guard.js';
@@ -403,25 +403,28 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
 
   // Node would answer a missing Host with a bare 400; the handler below answers it in the envelope.
   const server: Server = createServer({ requireHostHeader: false }, async (request, response) => {
+    // Every answer names a request, as API Gateway's and the handlers' do.
+    const requestId = randomUUID();
+    const answer = (
+      result: HttpResponse | APIGatewayProxyResult,
+      extraHeaders: Record<string, string> = {},
+    ) => send(response, result, { 'x-request-id': requestId, ...extraHeaders });
     try {
       if (request.httpVersion === '1.1' && request.headers.host === undefined) {
         // RFC 9112 §3.2: a server must refuse an HTTP/1.1 request without a Host header.
-        send(response, errorResponse('invalid_request', 'An HTTP/1.1 request needs a Host header'));
+        answer(errorResponse('invalid_request', 'An HTTP/1.1 request needs a Host header'));
         return;
       }
       const url = requestTarget(request.url, origin);
       if (url === undefined) {
-        send(
-          response,
-          errorResponse('invalid_request', 'The request target must be a path such as /v1/…'),
-        );
+        answer(errorResponse('invalid_request', 'The request target must be a path such as /v1/…'));
         return;
       }
       if (url.pathname === '/_local/outbox' && request.method === 'GET') {
         // Codes queued by earlier requests are sent first: `forgot-password` then `outbox` shows
         // the code, as it did when codes were sent on the request path.
         await accountCodeQueue.idle(codeQueueWaitMs);
-        send(response, successResponse(200, outbox.list(literalQueryParam(url, 'to'))));
+        answer(successResponse(200, outbox.list(literalQueryParam(url, 'to'))));
         return;
       }
       const inboxName = /^\/_local\/inbox\/([^/]+)$/.exec(url.pathname)?.[1];
@@ -432,17 +435,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       if (url.pathname === '/_local/clock' && request.method === 'POST') {
         const seconds = Number(url.searchParams.get('advance_seconds'));
         if (!Number.isFinite(seconds) || seconds < 0) {
-          send(
-            response,
-            errorResponse('invalid_request', 'advance_seconds must be a non-negative number'),
-          );
+          answer(errorResponse('invalid_request', 'advance_seconds must be a non-negative number'));
           return;
         }
         // Queued codes are issued at the time their request saw, not after the jump.
         await accountCodeQueue.idle(codeQueueWaitMs);
         advanceSystemClock(seconds * 1000);
-        send(
-          response,
+        answer(
           successResponse(200, {
             advanced_seconds: seconds,
             now: new Date(systemClock.now()).toISOString(),
@@ -459,8 +458,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
           corsAllowedOrigins(),
         );
         if (allowed === undefined) {
-          send(
-            response,
+          answer(
             errorResponse(
               'forbidden',
               'Cross-origin request refused: the origin is not allowed or the path has no such method',
@@ -468,7 +466,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
           );
           return;
         }
-        send(response, { statusCode: 204, headers: allowed, body: '' });
+        answer({ statusCode: 204, headers: allowed, body: '' });
         return;
       }
       if (serveDashboard(request, response, url.pathname)) return;
@@ -476,10 +474,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         ? match(request.method ?? 'GET', url.pathname.slice('/v1'.length))
         : undefined;
       if (matched === undefined) {
-        send(
-          response,
-          errorResponse('not_found', `No route for ${request.method} ${url.pathname}`),
-        );
+        answer(errorResponse('not_found', `No route for ${request.method} ${url.pathname}`));
         return;
       }
       // A body over the limit is refused as soon as it is known to be one (declared, or read so
@@ -489,24 +484,20 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
           ? undefined
           : await readBody(request);
       if (body === undefined) {
-        send(response, errorResponse('payload_too_large', 'The request body is too large'), {
+        answer(errorResponse('payload_too_large', 'The request body is too large'), {
           connection: 'close',
         });
         return;
       }
-      const requestId = randomUUID();
       const handler = handlers.get(matched.route.entry)!;
       const event =
         matched.route.surface === 'api'
           ? restEvent(request, url, matched, body, requestId)
           : functionUrlEvent(request, url, body, requestId);
-      send(
-        response,
-        await handler(event, lambdaContext(matched.route.name, httpMemoryMb, requestId)),
-      );
+      answer(await handler(event, lambdaContext(matched.route.name, httpMemoryMb, requestId)));
     } catch (error) {
-      console.error('local runtime: handler crashed', error);
-      send(response, errorResponse('internal_error', 'Something went wrong on our side'));
+      log.error('local runtime: handler crashed', { error });
+      answer(errorResponse('internal_error', 'Something went wrong on our side'));
     }
   });
   // Framing Node's parser cannot read (a header without a colon, an oversized header block):
