@@ -2,9 +2,7 @@ import { type App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ServiceStack } from './service-stack.js';
 import { readSettings } from './settings.js';
-
-/** Stacks are named `<serviceName>-<stage>`. */
-export const serviceName = 'AccountOtpWebhookService';
+import { stackNameOf } from './stack-outputs.js';
 
 /**
  * What `cdk synth` and `cdk deploy` build — `bin/app.ts` calls this, and so do the tests, so
@@ -14,7 +12,7 @@ export const serviceName = 'AccountOtpWebhookService';
  */
 export function addServiceStack(app: App): ServiceStack {
   const settings = readSettings(app);
-  const stack = new ServiceStack(app, `${serviceName}-${settings.stage}`, {
+  const stack = new ServiceStack(app, stackNameOf(settings.stage), {
     settings,
     description: `Account, OTP and webhook service, stage ${settings.stage}`,
     // Set when the CLI has credentials; without them (offline synth) the stack is

@@ -7,6 +7,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IConfigurationSet } from 'aws-cdk-lib/aws-ses';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { type ItemFamily, itemFamilyIndex, leadingKeyPattern } from '../shared/adapters/keys.js';
@@ -42,10 +43,12 @@ export interface ServiceFunctionProps {
   environment?: Record<string, string>;
 }
 
-/** SES sending, scoped to one sender. */
+/** SES sending, scoped to one sender and the stage's configuration set. */
 export interface EmailSender {
   /** The From address (`EMAIL_FROM`). */
   from: string;
+  /** What every email is sent through (`SES_CONFIGURATION_SET`): its events feed the alarms. */
+  configurationSet: IConfigurationSet;
 }
 
 export interface SmsSettings {
@@ -87,7 +90,9 @@ export interface ServiceResources {
 /**
  * Every Lambda of the service: ARM64 (unless told otherwise), Node.js 24, an ESM bundle built
  * locally by esbuild (no Docker), source maps, X-Ray active tracing, its own log group with a
- * retention, and its own role that may write only to that log group (no AWS managed policy).
+ * retention, the stack's name as SERVICE_NAME (the `service` of its log lines and the namespace
+ * of its embedded metrics), and its own role that may write only to that log group (no AWS
+ * managed policy).
  * The bind methods grant a permission and set the environment that goes with it in one call, so
  * the two cannot drift apart.
  */
@@ -124,7 +129,11 @@ export class ServiceFunction extends NodejsFunction {
             { logLevel: lambda.ParamsAndSecretsLogLevel.WARN },
           )
         : undefined,
-      environment: { NODE_OPTIONS: '--enable-source-maps', ...props.environment },
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        SERVICE_NAME: Stack.of(scope).stackName,
+        ...props.environment,
+      },
       bundling: {
         format: OutputFormat.ESM,
         target: esbuildOptions.target,
@@ -202,20 +211,33 @@ export class ServiceFunction extends NodejsFunction {
     return this;
   }
 
-  /** SES sending, only from the configured address (whether its address or domain is verified). */
+  /**
+   * SES sending, only from the configured address (whether its address or domain is verified),
+   * and only through the stage's configuration set, which SES authorises as a resource of the
+   * send too.
+   */
   bindEmail(sender: EmailSender): this {
     const stack = Stack.of(this);
     const domain = sender.from.slice(sender.from.lastIndexOf('@') + 1);
+    const { configurationSetName } = sender.configurationSet;
     this.addToRolePolicy(
       new iam.PolicyStatement({
         actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-        resources: [sender.from, domain].map((identity) =>
-          stack.formatArn({ service: 'ses', resource: 'identity', resourceName: identity }),
-        ),
+        resources: [
+          ...[sender.from, domain].map((identity) =>
+            stack.formatArn({ service: 'ses', resource: 'identity', resourceName: identity }),
+          ),
+          stack.formatArn({
+            service: 'ses',
+            resource: 'configuration-set',
+            resourceName: configurationSetName,
+          }),
+        ],
         conditions: { StringEquals: { 'ses:FromAddress': sender.from } },
       }),
     );
     this.addEnvironment('EMAIL_FROM', sender.from);
+    this.addEnvironment('SES_CONFIGURATION_SET', configurationSetName);
     return this;
   }
 

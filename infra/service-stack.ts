@@ -8,6 +8,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as ses from 'aws-cdk-lib/aws-ses';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
@@ -20,9 +21,12 @@ import { type ApiRoute, type Route, routes } from '../shared/http/routes.js';
 import { acknowledgeFinding } from './acknowledge-finding.js';
 import { DashboardApiKey, DashboardSite } from './dashboard-site.js';
 import { DeliveryScheduler } from './delivery-scheduler.js';
+import { type OperatedFunction, ServiceOperations } from './operations.js';
+import { type RunbookSection, withRunbook } from './runbooks.js';
 import { ServiceApi } from './service-api.js';
 import { ServiceFunction, type ServiceResources } from './service-function.js';
 import type { ServiceSettings } from './settings.js';
+import { queueOutputNames } from './stack-outputs.js';
 import { WorkQueue } from './work-queue.js';
 
 /**
@@ -102,21 +106,54 @@ export class ServiceStack extends Stack {
     // not handed to a second worker while the poller may still be retrying a throttled invoke.
     const sixTimesWorkerTimeout = Duration.seconds(surfaceDefaults.queue.timeout.toSeconds() * 6);
     const queues = {
+      // Messages wait up to 15 minutes on purpose (the SQS delay of an early retry).
       delivery: new WorkQueue(this, 'Delivery', {
         visibilityTimeout: sixTimesWorkerTimeout,
+        maxMessageAge: Duration.minutes(30),
         alarmAction,
       }),
+      // A gateway's event is acknowledged at once; its effects should follow within minutes.
       inbound: new WorkQueue(this, 'Inbound', {
         visibilityTimeout: sixTimesWorkerTimeout,
+        maxMessageAge: Duration.minutes(15),
         alarmAction,
       }),
       // Also longer than the 60 s code cooldown: a code whose send failed is redelivered after
-      // the cooldown, so the retry issues and sends a fresh code instead of being absorbed.
+      // the cooldown, so the retry issues and sends a fresh code instead of being absorbed. A
+      // code older than its queue's alarm is one a user has given up waiting for.
       accountCode: new WorkQueue(this, 'AccountCode', {
         visibilityTimeout: sixTimesWorkerTimeout,
+        maxMessageAge: Duration.minutes(5),
         alarmAction,
       }),
     };
+    // What `npm run redrive -- <queue>` reads to move a dead-letter queue's messages back.
+    for (const [name, work] of Object.entries(queues)) {
+      const outputs = queueOutputNames(name);
+      new CfnOutput(this, outputs.queueArn, { value: work.queue.queueArn });
+      new CfnOutput(this, outputs.deadLetterQueueArn, { value: work.deadLetterQueue.queueArn });
+    }
+
+    // Every email goes through it: SES then counts sends, bounces and complaints per stage.
+    const emailConfigurationSet = new ses.ConfigurationSet(this, 'EmailConfigurationSet', {
+      reputationMetrics: true,
+    });
+    emailConfigurationSet.addEventDestination('CloudWatch', {
+      destination: ses.EventDestination.cloudWatchDimensions([
+        {
+          name: 'ses:configuration-set',
+          source: ses.CloudWatchDimensionSource.MESSAGE_TAG,
+          defaultValue: 'none',
+        },
+      ]),
+      events: [
+        ses.EmailSendingEvent.SEND,
+        ses.EmailSendingEvent.REJECT,
+        ses.EmailSendingEvent.DELIVERY,
+        ses.EmailSendingEvent.BOUNCE,
+        ses.EmailSendingEvent.COMPLAINT,
+      ],
+    });
     const deliveryScheduler = new DeliveryScheduler(this, 'DeliveryScheduler', {
       deliveryQueue: queues.delivery.queue,
     });
@@ -153,7 +190,7 @@ export class ServiceStack extends Stack {
 
     const resources: ServiceResources = {
       table,
-      email: { from: settings.emailFrom },
+      email: { from: settings.emailFrom, configurationSet: emailConfigurationSet },
       sms: {
         senderId: settings.smsSenderId,
         allowedCountries: settings.smsAllowedCountries,
@@ -171,10 +208,15 @@ export class ServiceStack extends Stack {
     // Where clients reach the API (the OpenAPI document's servers): both hosts, once each.
     const publicBaseUrls = [...new Set([api.accountsBaseUrl, api.apiBaseUrl])].join(',');
     /** Notifies the alarm topic as soon as the metric sums above zero in one period. */
-    const alarmOnAny = (metric: cloudwatch.Metric, alarmId: string, description: string) =>
+    const alarmOnAny = (
+      metric: cloudwatch.Metric,
+      alarmId: string,
+      description: string,
+      runbook: RunbookSection,
+    ) =>
       metric
         .createAlarm(this, alarmId, {
-          alarmDescription: description,
+          alarmDescription: withRunbook(description, runbook),
           threshold: 0,
           comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
           evaluationPeriods: 1,
@@ -182,6 +224,7 @@ export class ServiceStack extends Stack {
         })
         .addAlarmAction(alarmAction);
     const functionsByRoute = new Map<string, ServiceFunction>();
+    const operated: OperatedFunction[] = [];
 
     for (const [entry, entryRoutes] of routesByEntry()) {
       const [first] = entryRoutes as [Route, ...Route[]];
@@ -214,6 +257,7 @@ export class ServiceStack extends Stack {
         },
       }).bindNeeds(needs, resources);
       for (const route of entryRoutes) functionsByRoute.set(route.name, fn);
+      operated.push({ entry, surface: first.surface, fn });
 
       switch (first.surface) {
         case 'api':
@@ -242,7 +286,8 @@ export class ServiceStack extends Stack {
           alarmOnAny(
             fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
             `${functionId}ErrorsAlarm`,
-            `${entry} failed invocations`,
+            `${entry} failed invocations: a whole batch failed, or the worker crashed`,
+            'worker-errors',
           );
           break;
         }
@@ -258,6 +303,7 @@ export class ServiceStack extends Stack {
             fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
             `${functionId}ErrorsAlarm`,
             `${entry} failed runs: overdue work is not being swept`,
+            'sweeper-errors',
           );
           break;
       }
@@ -289,12 +335,14 @@ export class ServiceStack extends Stack {
       abandoned.metric({ period: Duration.minutes(5), statistic: 'Sum' }),
       'InboundEventsAbandonedAlarm',
       'An inbound event was abandoned after repeated sweeps: fix the cause, then have it resent',
+      'abandoned-inbound-events',
     );
 
     alarmOnAny(
       api.restApi.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
       'Api5xxAlarm',
       'API Gateway answered 5xx (a 5xx is a bug)',
+      'api-5xx',
     );
 
     // SMS_MAX_PER_HOUR caps the stage's texts; a texting function logs one warning when the
@@ -303,16 +351,18 @@ export class ServiceStack extends Stack {
     const texting = [...routesByEntry().values()]
       .filter((entryRoutes) => mergedNeeds(entryRoutes).sms)
       .map((entryRoutes) => functionsByRoute.get(entryRoutes[0]!.name)!);
-    for (const [metricName, message, description] of [
+    for (const [metricName, message, description, runbook] of [
       [
         'SmsCapNear',
         smsCapNearMessage,
         `Texts sent this hour reached 80 % of SMS_MAX_PER_HOUR (${settings.smsMaxPerHour}): codes will soon be refused; look for SMS pumping, or raise smsMaxPerHour`,
+        'sms-cap-near',
       ],
       [
         'SmsCapReached',
         smsCapReachedMessage,
         `Texts are being refused: the hour's SMS_MAX_PER_HOUR (${settings.smsMaxPerHour}) is spent`,
+        'sms-cap-reached',
       ],
     ] as const) {
       for (const fn of texting) {
@@ -333,8 +383,22 @@ export class ServiceStack extends Stack {
         }),
         `${metricName}Alarm`,
         description,
+        runbook,
       );
     }
+
+    // Last: its dashboard lists every alarm made above.
+    new ServiceOperations(this, 'Operations', {
+      alarmAction,
+      namespace: this.stackName,
+      restApi: api.restApi,
+      table,
+      queues,
+      functions: operated,
+      emailConfigurationSet: emailConfigurationSet.configurationSetName,
+      smsMonthlySpendAlarmUsd: settings.smsMonthlySpendAlarmUsd,
+      signupDroughtHours: settings.signupDroughtHours,
+    });
 
     new CfnOutput(this, 'ApiUrl', { value: `${api.stageUrl}/` });
     new CfnOutput(this, 'AccountsBaseUrl', {

@@ -51,6 +51,18 @@ export interface ServiceSettings {
   /** Texts the whole stage may send in one hour (`smsMaxPerHour`): required, SMS spend's cap. */
   smsMaxPerHour: number;
   /**
+   * SNS's month-to-date SMS spend, in whole US dollars, past which an alarm fires
+   * (`smsMonthlySpendAlarmUsd`): required, and below the account's SNS monthly spend limit,
+   * where SNS stops texting altogether (docs/operations.md, "SMS spend").
+   */
+  smsMonthlySpendAlarmUsd: number;
+  /**
+   * Hours without a single signup after which an alarm fires (`signupDroughtHours`, 1 to 168):
+   * a broken signup path is otherwise silent, since nobody who fails to sign up reports it.
+   * @default 24
+   */
+  signupDroughtHours: number;
+  /**
    * The usage plan of the stage and the per-client limit of the API handlers (`rateLimitMode`):
    * test 100/min, production 1,000/min.
    * @default 'test'
@@ -278,6 +290,14 @@ export function readSettings(scope: Construct): ServiceSettings {
     }
   }
 
+  const signupDroughtHours = positiveInteger('signupDroughtHours', 24);
+  if (signupDroughtHours > 168) {
+    // CloudWatch evaluates an alarm over at most seven days.
+    throw new Error(
+      `Context signupDroughtHours must be at most 168 (a week), got ${signupDroughtHours}`,
+    );
+  }
+
   const architecture = text('architecture') ?? 'arm64';
   if (architecture !== 'arm64' && architecture !== 'x86_64') {
     throw new Error(`Context architecture must be arm64 or x86_64, got "${architecture}"`);
@@ -300,6 +320,8 @@ export function readSettings(scope: Construct): ServiceSettings {
     smsSenderId,
     smsAllowedCountries,
     smsMaxPerHour: positiveInteger('smsMaxPerHour'),
+    smsMonthlySpendAlarmUsd: positiveInteger('smsMonthlySpendAlarmUsd'),
+    signupDroughtHours,
     rateLimitMode: rateLimitMode as RateLimitMode,
     apiClients,
     receiverReservedConcurrency: positiveInteger('receiverReservedConcurrency', 10),

@@ -54,6 +54,14 @@ export function serviceName(): string {
   return optional('SERVICE_NAME') ?? 'AccountOtpWebhookService-local';
 }
 
+/**
+ * SES_CONFIGURATION_SET: the configuration set email is sent through (the stack sets its own, whose
+ * sends, bounces and complaints feed the bounce and complaint alarms). Unset: none (local runs).
+ */
+export function sesConfigurationSet(): string | undefined {
+  return optional('SES_CONFIGURATION_SET');
+}
+
 export function tableName(): string {
   return required('TABLE_NAME');
 }

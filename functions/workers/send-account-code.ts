@@ -31,6 +31,7 @@ export const handler = queueWorker({
   handle: async (work) => {
     try {
       await fulfilCodeRequest(await workDeps(), work);
+      log.info('account code request fulfilled', { kind: work.kind });
     } catch (error) {
       // A refusal a retry would meet again (a number SNS will not text): drop it.
       if (!(error instanceof ServiceError)) throw error;

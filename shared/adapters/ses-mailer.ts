@@ -1,18 +1,23 @@
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
-import { required } from '../config.js';
+import { required, sesConfigurationSet } from '../config.js';
 import type { EmailMessage, Mailer } from '../domain/messages.js';
 
-/** Email through SES (SendEmail with a text and an HTML part). */
+/**
+ * Email through SES (SendEmail with a text and an HTML part), through the stage's configuration
+ * set: SES then counts its sends, bounces and complaints, which the stack's alarms watch.
+ */
 export class SesMailer implements Mailer {
   constructor(
     private readonly client: SESClient,
     private readonly from: string,
+    private readonly configurationSet?: string,
   ) {}
 
   async send(message: EmailMessage): Promise<void> {
     await this.client.send(
       new SendEmailCommand({
         Source: this.from,
+        ConfigurationSetName: this.configurationSet,
         Destination: { ToAddresses: [message.to] },
         Message: {
           Subject: { Data: message.subject, Charset: 'UTF-8' },
@@ -30,7 +35,11 @@ let mailerInstance: Mailer | undefined;
 
 /** The mailer of this process: SES unless a stand-in was installed (local runtime, tests). */
 export function mailer(): Mailer {
-  mailerInstance ??= new SesMailer(new SESClient({}), required('EMAIL_FROM'));
+  mailerInstance ??= new SesMailer(
+    new SESClient({}),
+    required('EMAIL_FROM'),
+    sesConfigurationSet(),
+  );
   return mailerInstance;
 }
 

@@ -5,12 +5,16 @@ import { SesMailer } from '../../shared/adapters/ses-mailer.js';
 import { codeEmail } from '../../shared/domain/otp/templates.js';
 
 const ses = mockClient(SESClient);
-const mailer = new SesMailer(new SESClient({ region: 'us-east-1' }), 'no-reply@example.com');
+const mailer = new SesMailer(
+  new SESClient({ region: 'us-east-1' }),
+  'no-reply@example.com',
+  'stage-email',
+);
 
 beforeEach(() => ses.reset());
 
 describe('the SES mailer', () => {
-  it('sends a code email from the configured address with its text and HTML bodies', async () => {
+  it('sends a code email from the configured address, through the stage’s configuration set, with its text and HTML bodies', async () => {
     ses.on(SendEmailCommand).resolves({ MessageId: 'm-1' });
     const message = codeEmail('password_reset', '042137', 10);
 
@@ -19,6 +23,7 @@ describe('the SES mailer', () => {
     expect(ses.commandCalls(SendEmailCommand).map((call) => call.args[0].input)).toEqual([
       {
         Source: 'no-reply@example.com',
+        ConfigurationSetName: 'stage-email',
         Destination: { ToAddresses: ['ada@example.com'] },
         Message: {
           Subject: { Data: 'Your password reset code', Charset: 'UTF-8' },

@@ -22,6 +22,8 @@ export interface SentMessage {
 
 export interface SentEmail {
   from: string;
+  /** The configuration set it was sent through, if any. */
+  configurationSet: string | undefined;
   to: string[];
   subject: string;
   text: string;
@@ -324,7 +326,10 @@ export class AwsStandIn {
     }
   }
 
-  /** SES authorises the sending identity: the From address's, or its domain's. */
+  /**
+   * SES authorises the sending identity (the From address's, or its domain's) and, for an email
+   * sent through a configuration set, that configuration set as well.
+   */
   private ses(caller: DeployedFunction, form: URLSearchParams): Answer {
     if (form.get('Action') !== 'SendEmail') {
       return this.unexpected(`${caller.logicalId} called SES ${form.get('Action')}`);
@@ -341,11 +346,22 @@ export class AwsStandIn {
     if (![from, domain].some((identity) => isAllowed(caller.statements, asked(identity)))) {
       this.authorize(caller, [asked(from)]);
     }
+    const configurationSet = form.get('ConfigurationSetName') ?? undefined;
+    if (configurationSet !== undefined) {
+      this.authorize(caller, [
+        {
+          action: 'ses:SendEmail',
+          resource: `arn:aws:ses:${this.stack.region}:${this.stack.account}:configuration-set/${configurationSet}`,
+          context: { 'ses:FromAddress': from },
+        },
+      ]);
+    }
     const to = [...form.entries()]
       .filter(([name]) => name.startsWith('Destination.ToAddresses.member.'))
       .map(([, value]) => value);
     this.emails.push({
       from,
+      configurationSet,
       to,
       subject: form.get('Message.Subject.Data') ?? '',
       text: form.get('Message.Body.Text.Data') ?? '',

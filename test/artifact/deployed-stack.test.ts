@@ -269,6 +269,10 @@ describe('the synthesized bundles, run with their template environment', () => {
     expect(await drainQueue('sendAccountCode')).toBe(1);
     const mail = aws.emails.find((sent) => sent.to.includes(email));
     expect(mail?.from).toBe(functionOf('sendAccountCode').environment.EMAIL_FROM);
+    // Through the stage's configuration set, whose events feed the bounce and complaint alarms.
+    expect(mail?.configurationSet).toBe(
+      deployment.ref(resourcesOf('AWS::SES::ConfigurationSet')[0]![0]),
+    );
     const code = /\b(\d{6})\b/.exec(mail?.text ?? '')?.[1];
     expect(code, mail?.text).toBeDefined();
 

@@ -216,6 +216,8 @@ export class LocalDeployment {
         const id = randomBytes(5).toString('hex');
         return { ref: id, attributes: { RootResourceId: randomBytes(3).toString('hex') } };
       }
+      case 'AWS::SES::ConfigurationSet':
+        return { ref: this.generatedName(logicalId), attributes: {} };
       case 'AWS::ApiGateway::ApiKey':
         return { ref: randomBytes(5).toString('hex'), attributes: {} };
       default:
