@@ -108,6 +108,9 @@ export class ServiceApi extends Construct {
       retention: logs.RetentionDays.THREE_MONTHS,
     });
     this.restApi = new apigateway.RestApi(this, 'RestApi', {
+      // API Gateway's metrics are per API name: two stages in one account need names of their
+      // own, or each stage's 5xx and latency alarms would count the other's requests too.
+      restApiName: stack.stackName,
       description: `Account, OTP and webhook service (${stack.stackName})`,
       endpointTypes: [apigateway.EndpointType.REGIONAL],
       // API Gateway writes logs only through this account-wide role. Retained: another stage's

@@ -73,7 +73,7 @@ const serialised = (_key: string, value: unknown): unknown =>
     : value;
 
 /** The JSON line of a record; warnings and errors on stderr, as Lambda's own lines are. */
-export const jsonLogWriter: LogWriter = (record, level) => {
+const jsonLogWriter: LogWriter = (record, level) => {
   const line = `${JSON.stringify(record, serialised)}\n`;
   (level === 'error' || level === 'warn' ? process.stderr : process.stdout).write(line);
 };

@@ -308,7 +308,7 @@ describe('the alarms beyond queues and 5xx', () => {
     });
   });
 
-  it('page when signups drop to zero for a day, counting no data as none', () => {
+  it('page when signups drop to zero for the stage’s hours, counting no data as none', () => {
     const [drought, ...more] = alarmsFor('signups-stopped');
     expect(more).toEqual([]);
     expect(statsOf(drought![1])).toEqual([
@@ -318,9 +318,12 @@ describe('the alarms beyond queues and 5xx', () => {
         Stat: 'Sum',
       },
     ]);
+    // The test stage sets a week (cdk.json): a quiet stage is not an outage.
+    const hours = checkedInContext.stages.test.signupDroughtHours;
+    expect(hours).toBe(168);
     expect(drought![1].Properties).toMatchObject({
-      EvaluationPeriods: 24,
-      DatapointsToAlarm: 24,
+      EvaluationPeriods: hours,
+      DatapointsToAlarm: hours,
       Threshold: 1,
       ComparisonOperator: 'LessThanThreshold',
       TreatMissingData: 'breaching',
@@ -426,6 +429,16 @@ describe('what the functions and the redrive command are given', () => {
         .Variables;
       expect(environment.SERVICE_NAME, id).toBe('AccountOtpWebhookService-test');
     }
+  });
+
+  it('names the REST API after the stack: API Gateway’s metrics, alarmed on, are per API name', () => {
+    const [[, restApi], ...more] = ofType('AWS::ApiGateway::RestApi') as [[string, Resource]];
+    expect(more).toEqual([]);
+    expect(restApi.Properties.Name).toBe('AccountOtpWebhookService-test');
+    const latency = alarmsFor('api-latency')[0]![1];
+    expect(latency.Properties.Dimensions).toEqual([
+      { Name: 'ApiName', Value: 'AccountOtpWebhookService-test' },
+    ]);
   });
 
   it('outputs each work queue’s ARN and its dead-letter queue’s, for npm run redrive', () => {
