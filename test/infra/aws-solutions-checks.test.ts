@@ -49,6 +49,7 @@ describe('cdk-nag AWS Solutions checks', () => {
   };
   /** What each synthesis threw: the checks run then, and throw the report of what they found. */
   const outcomes = new Map<string, unknown>();
+  // Four whole syntheses with every rule checked: over a minute on a loaded 2-core machine.
   beforeAll(() => {
     for (const [name, context] of Object.entries(variants)) {
       const app = appWith(context);
@@ -60,7 +61,7 @@ describe('cdk-nag AWS Solutions checks', () => {
         outcomes.set(name, error);
       }
     }
-  });
+  }, 240_000);
 
   it('find nothing unacknowledged in the stack cdk.json describes, nor with domains or origins', () => {
     expect(Object.fromEntries(outcomes)).toEqual(
