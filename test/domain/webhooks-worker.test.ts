@@ -1,4 +1,4 @@
-import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/workers/deliver-webhook.js';
 import { dynamoDeliveryRepository } from '../../shared/adapters/dynamo-deliveries.js';
@@ -13,7 +13,7 @@ import {
   type TestCertificate,
   TestReceiver,
 } from '../e2e/webhooks-receiver.js';
-import { lambdaContext } from '../support/events.js';
+import { lambdaContext, sqsRecord } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 import { RecordingMailer, RecordingQueue, RecordingScheduler } from './webhooks-harness.js';
 
@@ -41,23 +41,6 @@ afterAll(async () => {
   certificate?.remove();
 });
 
-const record = (messageId: string, body: string): SQSRecord => ({
-  messageId,
-  receiptHandle: `${messageId}-handle`,
-  body,
-  attributes: {
-    ApproximateReceiveCount: '1',
-    SentTimestamp: String(Date.now()),
-    SenderId: 'test',
-    ApproximateFirstReceiveTimestamp: String(Date.now()),
-  },
-  messageAttributes: {},
-  md5OfBody: '',
-  eventSource: 'aws:sqs',
-  eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:deliveries',
-  awsRegion: 'us-east-1',
-});
-
 describe('the deliverWebhook worker', () => {
   it('makes one attempt when SQS hands it the same message twice in a batch', async () => {
     await dynamoEndpointRepository.create(
@@ -81,7 +64,7 @@ describe('the deliverWebhook worker', () => {
     });
     const [first] = queue.messages.splice(0);
     const body = JSON.stringify({ delivery_id: first?.deliveryId, attempt: 1 });
-    const event: SQSEvent = { Records: [record('m-1', body), record('m-2', body)] };
+    const event: SQSEvent = { Records: [sqsRecord('m-1', body), sqsRecord('m-2', body)] };
 
     const response = await handler(event, lambdaContext);
 
@@ -98,7 +81,7 @@ describe('the deliverWebhook worker', () => {
 
   it('drops a malformed message instead of having SQS retry it forever', async () => {
     const response = await handler(
-      { Records: [record('m-3', '{"delivery_id":"nope"}')] },
+      { Records: [sqsRecord('m-3', '{"delivery_id":"nope"}')] },
       lambdaContext,
     );
     expect(response).toEqual({ batchItemFailures: [] });

@@ -22,7 +22,7 @@ import { signupNoticeWindowMs } from '../../shared/domain/accounts/signup.js';
 import { newId, type User } from '../../shared/domain/accounts/user.js';
 import { advanceSystemClock } from '../../shared/domain/clock.js';
 import { BatchFailedError } from '../../shared/lambda/queue-worker.js';
-import { invoke, lambdaContext, restEvent } from '../support/events.js';
+import { invoke, lambdaContext, restEvent, sqsRecord } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 
 /**
@@ -106,25 +106,6 @@ beforeEach(() => {
   });
   queued.length = 0;
 });
-
-function sqsRecord(messageId: string, body: string, receiveCount = 1): SQSRecord {
-  return {
-    messageId,
-    receiptHandle: `${messageId}#${receiveCount}`,
-    body,
-    attributes: {
-      ApproximateReceiveCount: String(receiveCount),
-      SentTimestamp: String(Date.now()),
-      SenderId: 'test',
-      ApproximateFirstReceiveTimestamp: String(Date.now()),
-    },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:account-code',
-    awsRegion: 'us-east-1',
-  };
-}
 
 type Handler = typeof forgotPassword;
 

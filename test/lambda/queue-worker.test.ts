@@ -9,7 +9,7 @@ import {
   type RecordOutcome,
 } from '../../shared/lambda/queue-worker.js';
 import { log } from '../../shared/log.js';
-import { lambdaContext } from '../support/events.js';
+import { lambdaContext, sqsRecord } from '../support/events.js';
 import { type RecordedLogs, recordLogs } from '../support/log-recorder.js';
 
 /** A queue of jobs: `{"job": "<what to do>"}`, as the service's three queues carry their work. */
@@ -18,22 +18,7 @@ const jobCodec = messageCodec(v.object({ job: v.pipe(v.string(), v.minLength(1))
   fromBody: (body) => body.job,
 });
 
-const record = (body: string, messageId = randomUUID()): SQSRecord => ({
-  messageId,
-  receiptHandle: `${messageId}#1`,
-  body,
-  attributes: {
-    ApproximateReceiveCount: '1',
-    SentTimestamp: String(Date.now()),
-    SenderId: 'test',
-    ApproximateFirstReceiveTimestamp: String(Date.now()),
-  },
-  messageAttributes: {},
-  md5OfBody: '',
-  eventSource: 'aws:sqs',
-  eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:jobs',
-  awsRegion: 'us-east-1',
-});
+const record = (body: string) => sqsRecord(randomUUID(), body);
 
 /** Each job says what its handler does: finish, ask to come back later, or crash. */
 const outcomes: Record<string, () => Promise<RecordOutcome>> = {

@@ -1,4 +1,5 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, SQSRecord } from 'aws-lambda';
+import { sqsRecord as queueRecord } from '../../shared/adapters/local-sqs.js';
 
 /** A minimal API Gateway REST proxy event, as the stage v1 integration sends it. */
 export function restEvent(overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent {
@@ -42,3 +43,7 @@ export async function invoke(handler: RestHandler, event: APIGatewayProxyEvent) 
     body: JSON.parse(response.body),
   };
 }
+
+/** One SQS record as the event source hands it to a worker, received `receiveCount` times. */
+export const sqsRecord = (messageId: string, body: string, receiveCount = 1): SQSRecord =>
+  queueRecord('test-queue', { messageId, body, sentAt: Date.now(), receiveCount });
