@@ -15,6 +15,7 @@ import { deliveryIdFor } from '../../shared/domain/webhooks/ids.js';
 import type { SendOutcome, SignedRequest } from '../../shared/domain/webhooks/ports.js';
 import { publishEvent, sendTestEvent } from '../../shared/domain/webhooks/publish-event.js';
 import { sweepDeliveries, sweepGraceMs } from '../../shared/domain/webhooks/sweep-deliveries.js';
+import { recordMetrics } from '../support/metric-recorder.js';
 import { useFreshTable } from '../support/table.js';
 import { createAccount, drain, type Harness, harness } from './webhooks-harness.js';
 
@@ -250,7 +251,21 @@ describe('disabling a failing endpoint automatically', () => {
     deps.clock.advance(4 * dayMs);
     for (let index = 0; index < 4; index++) await publish(account, 'order.updated');
     const messages = deps.queue.messages.splice(0);
-    await Promise.all(messages.map((message) => attemptDelivery(deps, message)));
+    const recorded = recordMetrics();
+    try {
+      await Promise.all(messages.map((message) => attemptDelivery(deps, message)));
+    } finally {
+      recorded.stop();
+    }
+    // Counted once for the on-call, however many failures raced to disable it.
+    expect(recorded.points.filter((point) => point.name === 'EndpointsAutoDisabled')).toHaveLength(
+      1,
+    );
+    expect(
+      recorded.points
+        .filter((point) => point.name === 'DeliveryAttempts')
+        .map((point) => point.dimensions),
+    ).toEqual(Array(4).fill({ Outcome: 'retry_scheduled', Attempt: '1' }));
 
     const disabled = await deps.endpoints.get(account, endpoint.id);
     expect(disabled).toMatchObject({ status: 'disabled', disabledReason: 'failing' });
