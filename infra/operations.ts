@@ -38,7 +38,7 @@ const fiveMinutes = Duration.minutes(5);
 
 /**
  * A p99 above this for 15 minutes pages: every operation answers well within it (a login, the
- * slowest, hashes for about 100 ms on a function's full vCPU), and API Gateway gives up at 29 s.
+ * slowest, spends about 100 ms hashing its password), and API Gateway gives up at 29 s.
  */
 export const apiP99LatencyAlarmMs = 3_000;
 
@@ -50,8 +50,8 @@ export const apiP99LatencyAlarmMs = 3_000;
  */
 const emailRateWindow = Duration.hours(6);
 const emailRateMinimumSends = 20;
-export const bounceRateAlarmPercent = 5;
-export const complaintRateAlarmPercent = 0.1;
+const bounceRateAlarmPercent = 5;
+const complaintRateAlarmPercent = 0.1;
 
 /** The DynamoDB operations the service makes (ThrottledRequests is published per operation). */
 const tableOperations = [
