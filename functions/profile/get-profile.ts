@@ -1,6 +1,6 @@
 import { accountDeps } from '../../shared/adapters/accounts.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { getProfile } from '../../shared/domain/accounts/profile.js';
+import { getProfile } from '../../shared/domain/accounts/profile-view.js';
 import { authenticatedHandler } from '../../shared/http/api-handler.js';
 
 /** GET /v1/profile: the caller's own profile. */

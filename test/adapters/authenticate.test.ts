@@ -3,7 +3,8 @@ import { accountDeps } from '../../shared/adapters/accounts.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
 import { documentClient } from '../../shared/adapters/dynamodb.js';
 import { logout } from '../../shared/domain/accounts/sessions.js';
-import { signup, verifySignup } from '../../shared/domain/accounts/signup.js';
+import { signup } from '../../shared/domain/accounts/signup.js';
+import { verifySignup } from '../../shared/domain/accounts/signup-activation.js';
 import {
   inlineSignupQueue,
   MemoryCodes,

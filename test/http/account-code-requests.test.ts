@@ -18,7 +18,7 @@ import {
   useAccountCodeQueue,
 } from '../../shared/adapters/sqs-account-code-queue.js';
 import { dynamoUserRepository } from '../../shared/adapters/user-repository.js';
-import { signupNoticeWindowMs } from '../../shared/domain/accounts/signup.js';
+import { signupNoticeWindowMs } from '../../shared/domain/accounts/signup-follow-up.js';
 import { newId, type User } from '../../shared/domain/accounts/user.js';
 import { advanceSystemClock } from '../../shared/domain/clock.js';
 import { invoke, restEvent } from '../support/events.js';
