@@ -122,9 +122,9 @@ if (wanted('ceiling')) {
 if (wanted('operations')) {
   await run('operations', 'Per operation', async () => {
     const service = await localRuntime();
-    const { documentClient } = await import('../shared/adapters/dynamodb.js');
+    const { dynamo } = await import('../shared/adapters/dynamodb.js');
     const counter = new DynamoCallCounter(isSweeperPoll);
-    counter.install(documentClient());
+    counter.install(dynamo());
     return operationsSection(service, counter, settings.operationIterations, ceiling, httpP50);
   });
 }

@@ -1,15 +1,8 @@
-import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  type BatchGetCommandInput,
-  type BatchGetCommandOutput,
-  BatchWriteCommand,
-  type BatchWriteCommandInput,
-  GetCommand,
-  PutCommand,
-  type QueryCommandInput,
-  UpdateCommand,
-  type UpdateCommandInput,
+import type {
+  BatchGetCommandInput,
+  BatchWriteCommandInput,
+  QueryCommandInput,
+  UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
@@ -23,7 +16,8 @@ import {
 import type { CreatedWindow, DeliveryRepository } from '../domain/webhooks/ports.js';
 import { endpointFromItem } from './dynamo-webhook-endpoints.js';
 import { eventFromItem, eventRetentionSeconds } from './dynamo-webhook-events.js';
-import { documentClient, queryAll, queryWork, type WorkRange, workBefore } from './dynamodb.js';
+import { dynamo, queryAll, queryWork, type WorkRange, workBefore } from './dynamodb.js';
+import { ConditionalCheckFailed } from './dynamodb-client.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
@@ -142,9 +136,9 @@ async function batchWrite(requests: NonNullable<BatchWriteCommandInput['RequestI
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt > 0) await pause(attempt);
     if (attempt > 8) throw new Error('BatchWriteItem left items unprocessed');
-    const { UnprocessedItems } = await documentClient().send(
-      new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }),
-    );
+    const { UnprocessedItems } = await dynamo().batchWrite({
+      RequestItems: { [tableName()]: pending },
+    });
     pending = UnprocessedItems?.[tableName()] ?? [];
   }
 }
@@ -158,9 +152,7 @@ async function batchGet(
   for (let attempt = 0; pending !== undefined && (pending.Keys?.length ?? 0) > 0; attempt++) {
     if (attempt > 0) await pause(attempt);
     if (attempt > 8) throw new Error('BatchGetItem left keys unprocessed');
-    const result: BatchGetCommandOutput = await documentClient().send(
-      new BatchGetCommand({ RequestItems: { [tableName()]: pending } }),
-    );
+    const result = await dynamo().batchGet({ RequestItems: { [tableName()]: pending } });
     found.push(...(result.Responses?.[tableName()] ?? []));
     pending = result.UnprocessedKeys?.[tableName()];
   }
@@ -175,12 +167,10 @@ const chunks = <T>(items: T[], size: number): T[][] =>
 /** An update that holds only under its condition; false when the condition failed. */
 async function conditionalUpdate(input: Omit<UpdateCommandInput, 'TableName'>) {
   try {
-    const { Attributes } = await documentClient().send(
-      new UpdateCommand({ TableName: tableName(), ...input }),
-    );
+    const { Attributes } = await dynamo().update({ TableName: tableName(), ...input });
     return { ok: true as const, attributes: Attributes };
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return { ok: false as const };
+    if (error instanceof ConditionalCheckFailed) return { ok: false as const };
     throw error;
   }
 }
@@ -188,17 +178,18 @@ async function conditionalUpdate(input: Omit<UpdateCommandInput, 'TableName'>) {
 const releaseClaim = 'claim_token, claim_attempt, claim_expires_at, claim_count';
 
 /**
- * Whether a delivery item as DynamoDB returned it with a failed condition (wire format: the
- * document client leaves an error's contents as they are) has no claim left and `record` as its
- * last attempt: the same attempt number at the same millisecond can only be this worker's.
+ * Whether a delivery item as DynamoDB returned it with a failed condition has no claim left and
+ * `record` as its last attempt: the same attempt number at the same millisecond can only be this
+ * worker's.
  */
-function holdsRecord(item: Record<string, AttributeValue> | undefined, record: AttemptRecord) {
-  const last = item?.attempts?.L?.at(-1)?.M;
+function holdsRecord(item: Record<string, unknown> | undefined, record: AttemptRecord) {
+  const attempts = item?.attempts;
+  const last = Array.isArray(attempts) ? (attempts.at(-1) as Partial<AttemptItem>) : undefined;
   return (
     item !== undefined &&
     item.claim_token === undefined &&
-    last?.attempt?.N === String(record.attempt) &&
-    last.attempted_at?.S === record.attemptedAt
+    last?.attempt === record.attempt &&
+    last.attempted_at === record.attemptedAt
   );
 }
 
@@ -252,16 +243,14 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
         .filter((delivery) => !existing.has(delivery.id))
         .map(async (delivery) => {
           try {
-            await documentClient().send(
-              new PutCommand({
-                TableName: tableName(),
-                Item: toItem(delivery),
-                ConditionExpression: 'attribute_not_exists(pk)',
-              }),
-            );
+            await dynamo().put({
+              TableName: tableName(),
+              Item: toItem(delivery),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            });
             return delivery;
           } catch (error) {
-            if (error instanceof ConditionalCheckFailedException) return undefined;
+            if (error instanceof ConditionalCheckFailed) return undefined;
             throw error;
           }
         }),
@@ -270,13 +259,11 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
   },
 
   async get(deliveryId) {
-    const { Item } = await documentClient().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: keys.delivery(deliveryId),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await dynamo().get({
+      TableName: tableName(),
+      Key: keys.delivery(deliveryId),
+      ConsistentRead: true,
+    });
     return Item === undefined ? undefined : fromItem(Item);
   },
 
@@ -357,13 +344,13 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     };
     try {
-      await documentClient().send(new UpdateCommand({ TableName: tableName(), ...update }));
+      await dynamo().update({ TableName: tableName(), ...update });
       return true;
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      // The SDK retries a write whose answer it did not get; when that first try went through,
-      // the retry finds the claim released and this very record last: recorded, not lost.
-      return holdsRecord(error.Item, record);
+      if (!(error instanceof ConditionalCheckFailed)) throw error;
+      // The client retries a write whose answer it did not get; when that first try went
+      // through, the retry finds the claim released and this very record last: recorded, not lost.
+      return holdsRecord(error.item, record);
     }
   },
 

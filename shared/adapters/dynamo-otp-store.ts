@@ -1,8 +1,7 @@
-import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import type { AttemptReservation, OtpKey, OtpStore, StoredOtp } from '../domain/otp/engine.js';
-import { documentClient } from './dynamodb.js';
+import { dynamo } from './dynamodb.js';
+import { ConditionalCheckFailed } from './dynamodb-client.js';
 import { type ItemKey, keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 import { transactWrite } from './transactions.js';
@@ -28,13 +27,6 @@ const otpKey = (key: OtpKey) => keys.otp(key.channel, key.target, key.purpose, k
 const attemptsKey = (key: OtpKey) =>
   keys.otpAttempts(key.channel, key.target, key.purpose, key.subject);
 
-/** A raw (marshalled) item, as ConditionalCheckFailedException returns it. */
-type RawItem = Record<string, AttributeValue> | undefined;
-const rawNumber = (item: RawItem, name: string): number | undefined => {
-  const value = item?.[name];
-  return value !== undefined && 'N' in value && value.N !== undefined ? Number(value.N) : undefined;
-};
-
 function storedOtp(item: Record<string, unknown>): StoredOtp {
   return {
     codeHash: String(item.codeHash),
@@ -45,9 +37,7 @@ function storedOtp(item: Record<string, unknown>): StoredOtp {
 }
 
 async function getItem(key: ItemKey): Promise<Record<string, unknown> | undefined> {
-  const result = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
-  );
+  const result = await dynamo().get({ TableName: tableName(), Key: key, ConsistentRead: true });
   return result.Item;
 }
 
@@ -130,54 +120,38 @@ export const dynamoOtpStore: OtpStore = {
 
   async consume(key, codeHash) {
     try {
-      const result = await documentClient().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: otpKey(key),
-          ConditionExpression: 'codeHash = :hash',
-          ExpressionAttributeValues: { ':hash': codeHash },
-          ReturnValues: 'ALL_OLD',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      const result = await dynamo().delete({
+        TableName: tableName(),
+        Key: otpKey(key),
+        ConditionExpression: 'codeHash = :hash',
+        ExpressionAttributeValues: { ':hash': codeHash },
+        ReturnValues: 'ALL_OLD',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       return { outcome: 'consumed', otp: storedOtp(result.Attributes ?? {}) };
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const codeHash = error.Item?.codeHash;
-      if (codeHash === undefined || !('S' in codeHash) || codeHash.S === undefined) {
-        return { outcome: 'none' };
-      }
-      return {
-        outcome: 'mismatch',
-        otp: {
-          codeHash: codeHash.S,
-          issuedAt: rawNumber(error.Item, 'issuedAt') ?? 0,
-          expiresAt: rawNumber(error.Item, 'expiresAt') ?? 0,
-        },
-      };
+      if (!(error instanceof ConditionalCheckFailed)) throw error;
+      if (typeof error.item?.codeHash !== 'string') return { outcome: 'none' };
+      return { outcome: 'mismatch', otp: storedOtp(error.item) };
     }
   },
 
   async burn(key, codeHash) {
     try {
-      await documentClient().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: otpKey(key),
-          ConditionExpression: 'codeHash = :hash',
-          ExpressionAttributeValues: { ':hash': codeHash },
-        }),
-      );
+      await dynamo().delete({
+        TableName: tableName(),
+        Key: otpKey(key),
+        ConditionExpression: 'codeHash = :hash',
+        ExpressionAttributeValues: { ':hash': codeHash },
+      });
     } catch (error) {
       // A newer code replaced it meanwhile: that one keeps its own (shared) budget.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!(error instanceof ConditionalCheckFailed)) throw error;
     }
   },
 
   async clearAttempts(key) {
-    await documentClient().send(
-      new DeleteCommand({ TableName: tableName(), Key: attemptsKey(key) }),
-    );
+    await dynamo().delete({ TableName: tableName(), Key: attemptsKey(key) });
   },
 
   async lastSubject(key) {
@@ -218,35 +192,32 @@ async function spendInOpenWindow(
   budget: Budget,
 ): Promise<AttemptReservation | number> {
   try {
-    const result = await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: attemptsKey(key),
-        UpdateExpression:
-          'SET attempts = if_not_exists(attempts, :zero) + :one, windowEndsAt = if_not_exists(windowEndsAt, :end), #ttl = if_not_exists(#ttl, :ttl)',
-        ConditionExpression:
-          'attribute_not_exists(pk) OR (attempts < :max AND windowEndsAt > :now)',
-        ExpressionAttributeNames: { '#ttl': ttlAttribute },
-        ExpressionAttributeValues: {
-          ':zero': 0,
-          ':one': 1,
-          ':end': budget.windowEndsAt,
-          ':ttl': seconds(budget.windowEndsAt) + 60,
-          ':max': budget.maxAttempts,
-          ':now': budget.now,
-        },
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
+    const result = await dynamo().update({
+      TableName: tableName(),
+      Key: attemptsKey(key),
+      UpdateExpression:
+        'SET attempts = if_not_exists(attempts, :zero) + :one, windowEndsAt = if_not_exists(windowEndsAt, :end), #ttl = if_not_exists(#ttl, :ttl)',
+      ConditionExpression: 'attribute_not_exists(pk) OR (attempts < :max AND windowEndsAt > :now)',
+      ExpressionAttributeNames: { '#ttl': ttlAttribute },
+      ExpressionAttributeValues: {
+        ':zero': 0,
+        ':one': 1,
+        ':end': budget.windowEndsAt,
+        ':ttl': seconds(budget.windowEndsAt) + 60,
+        ':max': budget.maxAttempts,
+        ':now': budget.now,
+      },
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
     return {
       allowed: true,
       used: Number(result.Attributes?.attempts),
       windowEndsAt: Number(result.Attributes?.windowEndsAt),
     };
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    const windowEndsAt = rawNumber(error.Item, 'windowEndsAt') ?? 0;
+    if (!(error instanceof ConditionalCheckFailed)) throw error;
+    const windowEndsAt = Number(error.item?.windowEndsAt ?? 0);
     if (windowEndsAt > budget.now) return { allowed: false, windowEndsAt };
     return windowEndsAt;
   }
@@ -255,22 +226,20 @@ async function spendInOpenWindow(
 /** Replaces a stale window (TTL had not removed it yet) with a fresh one holding this attempt. */
 async function openNewWindow(key: OtpKey, budget: Budget, staleEnd: number): Promise<boolean> {
   try {
-    await documentClient().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...attemptsKey(key),
-          attempts: 1,
-          windowEndsAt: budget.windowEndsAt,
-          [ttlAttribute]: seconds(budget.windowEndsAt) + 60,
-        },
-        ConditionExpression: 'windowEndsAt = :stale',
-        ExpressionAttributeValues: { ':stale': staleEnd },
-      }),
-    );
+    await dynamo().put({
+      TableName: tableName(),
+      Item: {
+        ...attemptsKey(key),
+        attempts: 1,
+        windowEndsAt: budget.windowEndsAt,
+        [ttlAttribute]: seconds(budget.windowEndsAt) + 60,
+      },
+      ConditionExpression: 'windowEndsAt = :stale',
+      ExpressionAttributeValues: { ':stale': staleEnd },
+    });
     return true;
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!(error instanceof ConditionalCheckFailed)) throw error;
     return false;
   }
 }

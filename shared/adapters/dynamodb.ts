@@ -1,30 +1,20 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  BatchWriteCommand,
-  DynamoDBDocumentClient,
-  QueryCommand,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
+import { DynamoClient } from './dynamodb-client.js';
 
-let client: DynamoDBDocumentClient | undefined;
+let client: DynamoClient | undefined;
 
 /**
- * The DocumentClient every repository uses, built once per cold start. DYNAMODB_ENDPOINT points
+ * The DynamoDB client every repository uses, built once per cold start. DYNAMODB_ENDPOINT points
  * it at DynamoDB Local (the local runtime and tests); on AWS it is unset.
  */
-export function documentClient(): DynamoDBDocumentClient {
-  client ??= DynamoDBDocumentClient.from(
-    new DynamoDBClient(
-      process.env.DYNAMODB_ENDPOINT ? { endpoint: process.env.DYNAMODB_ENDPOINT } : {},
-    ),
-    { marshallOptions: { removeUndefinedValues: true } },
-  );
+export function dynamo(): DynamoClient {
+  client ??= new DynamoClient();
   return client;
 }
 
-/** Replaces the client (tests, benchmarks that count calls). */
-export function useDocumentClient(replacement: DynamoDBDocumentClient): void {
+/** Replaces the client (tests pointing at their own table or DynamoDB Local). */
+export function useDynamo(replacement: DynamoClient): void {
   client = replacement;
 }
 
@@ -33,9 +23,7 @@ export async function queryAll(input: QueryCommandInput): Promise<Record<string,
   const items: Record<string, unknown>[] = [];
   let cursor: Record<string, unknown> | undefined;
   do {
-    const page = await documentClient().send(
-      new QueryCommand({ ...input, ExclusiveStartKey: cursor }),
-    );
+    const page = await dynamo().query({ ...input, ExclusiveStartKey: cursor });
     items.push(...(page.Items ?? []));
     cursor = page.LastEvaluatedKey;
   } while (cursor !== undefined);
@@ -49,9 +37,7 @@ export async function deleteItems(itemKeys: { pk: string; sk: string }[]): Promi
       .slice(start, start + 25)
       .map((key) => ({ DeleteRequest: { Key: key } }));
     while (requests.length > 0) {
-      const result = await documentClient().send(
-        new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }),
-      );
+      const result = await dynamo().batchWrite({ RequestItems: { [tableName()]: requests } });
       requests = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
     }
   }
@@ -81,14 +67,12 @@ export async function queryWork(
   limit: number,
   range?: WorkRange,
 ): Promise<Record<string, unknown>[]> {
-  const { Items } = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName,
-      IndexName: 'gsi2',
-      KeyConditionExpression: `gsi2pk = :pk${range?.condition ?? ''}`,
-      ExpressionAttributeValues: { ':pk': partition, ...range?.values },
-      Limit: limit,
-    }),
-  );
+  const { Items } = await dynamo().query({
+    TableName: tableName,
+    IndexName: 'gsi2',
+    KeyConditionExpression: `gsi2pk = :pk${range?.condition ?? ''}`,
+    ExpressionAttributeValues: { ':pk': partition, ...range?.values },
+    Limit: limit,
+  });
   return Items ?? [];
 }

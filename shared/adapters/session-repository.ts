@@ -1,9 +1,4 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  TransactGetCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import type {
   NewSession,
@@ -14,7 +9,7 @@ import type {
 import { refreshTokenSeconds } from '../domain/accounts/refresh-tokens.js';
 import { epochSeconds } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
-import { deleteItems, documentClient, queryAll } from './dynamodb.js';
+import { deleteItems, dynamo, queryAll } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 import { transactWrite } from './transactions.js';
@@ -112,15 +107,13 @@ export const dynamoSessionRepository: SessionRepository = {
   },
 
   async loadForRefresh(userId, sessionId, tokenHash): Promise<RefreshState> {
-    const result = await documentClient().send(
-      new TransactGetCommand({
-        TransactItems: [
-          { Get: { TableName: tableName(), Key: keys.refreshToken(tokenHash) } },
-          { Get: { TableName: tableName(), Key: keys.session(userId, sessionId) } },
-          { Get: { TableName: tableName(), Key: keys.user(userId) } },
-        ],
-      }),
-    );
+    const result = await dynamo().transactGet({
+      TransactItems: [
+        { Get: { TableName: tableName(), Key: keys.refreshToken(tokenHash) } },
+        { Get: { TableName: tableName(), Key: keys.session(userId, sessionId) } },
+        { Get: { TableName: tableName(), Key: keys.user(userId) } },
+      ],
+    });
     const [token, session, user] = (result.Responses ?? []).map((response) => response.Item);
     // The ids come from the presented token: the stored token must agree with them.
     const tokenMatches =
@@ -182,14 +175,12 @@ export const dynamoSessionRepository: SessionRepository = {
 
   async isLive(sessionId, userId) {
     // Strongly consistent: a logout that just returned must already count.
-    const result = await documentClient().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: keys.session(userId, sessionId),
-        ProjectionExpression: 'pk',
-        ConsistentRead: true,
-      }),
-    );
+    const result = await dynamo().get({
+      TableName: tableName(),
+      Key: keys.session(userId, sessionId),
+      ProjectionExpression: 'pk',
+      ConsistentRead: true,
+    });
     return result.Item !== undefined;
   },
 
@@ -217,13 +208,11 @@ export const dynamoSessionRepository: SessionRepository = {
   },
 
   async revoke(userId, sessionId) {
-    const result = await documentClient().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.session(userId, sessionId),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
+    const result = await dynamo().delete({
+      TableName: tableName(),
+      Key: keys.session(userId, sessionId),
+      ReturnValues: 'ALL_OLD',
+    });
     return result.Attributes !== undefined;
   },
 

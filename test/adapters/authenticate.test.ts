@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { accountDeps } from '../../shared/adapters/accounts.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { documentClient } from '../../shared/adapters/dynamodb.js';
+import { dynamo } from '../../shared/adapters/dynamodb.js';
 import { logout } from '../../shared/domain/accounts/sessions.js';
 import { signup } from '../../shared/domain/accounts/signup.js';
 import { verifySignup } from '../../shared/domain/accounts/signup-activation.js';
@@ -20,13 +20,10 @@ beforeAll(async () => {
   process.env.JWT_SIGNING_KEYS = 'authenticate-test-seed';
   process.env.JWT_ISSUER = 'https://issuer.test';
   process.env.JWT_AUDIENCE = 'test-audience';
-  documentClient().middlewareStack.add(
-    (next, context) => async (args) => {
-      commands.push(String(context.commandName));
-      return next(args);
-    },
-    { step: 'initialize', name: 'countCommands' },
-  );
+  dynamo().use(async ({ operation }, next) => {
+    commands.push(operation);
+    return next();
+  });
 });
 
 async function signedIn() {
@@ -52,7 +49,7 @@ describe('authenticate', () => {
     const principal = await authenticate(`Bearer ${pair.access_token}`);
 
     expect(principal).toEqual({ userId: pair.user.id, sessionId: expect.stringMatching(/^ses_/) });
-    expect(commands).toEqual(['GetItemCommand']);
+    expect(commands).toEqual(['GetItem']);
   });
 
   it('answers unauthorized without a Bearer token and reads nothing', async () => {

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamoOtpStore } from '../../shared/adapters/dynamo-otp-store.js';
-import { documentClient } from '../../shared/adapters/dynamodb.js';
+import { dynamo } from '../../shared/adapters/dynamodb.js';
 import { keys } from '../../shared/adapters/keys.js';
 import { tableName } from '../../shared/config.js';
 import { ManualClock } from '../../shared/domain/clock.js';
@@ -64,12 +63,10 @@ describe('the OTP engine', () => {
     const { code } = await engine.issue(key);
 
     expect(code).toMatch(/^\d{6}$/);
-    const stored = await documentClient().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: keys.otp(key.channel, key.target, key.purpose),
-      }),
-    );
+    const stored = await dynamo().get({
+      TableName: tableName(),
+      Key: keys.otp(key.channel, key.target, key.purpose),
+    });
     expect(JSON.stringify(stored.Item)).not.toContain(code);
     expect(await outcome(engine.verify(key, code))).toBe('ok');
     expect(await outcome(engine.verify(key, code))).toBe('invalid_otp');

@@ -9,7 +9,7 @@ import { handler as resendEmailOtp } from '../../functions/otp/resend-email-otp.
 import { handler as resendMobileOtp } from '../../functions/otp/resend-mobile-otp.js';
 import { handler as sendOtp } from '../../functions/otp/send-otp.js';
 import { handler as sendAccountCode } from '../../functions/workers/send-account-code.js';
-import { documentClient } from '../../shared/adapters/dynamodb.js';
+import { dynamo } from '../../shared/adapters/dynamodb.js';
 import { LocalOutbox } from '../../shared/adapters/local-outbox.js';
 import { useMailer } from '../../shared/adapters/ses-mailer.js';
 import { useSmsSender } from '../../shared/adapters/sns-sms-sender.js';
@@ -67,7 +67,7 @@ function describeCall(command: string, input: Record<string, unknown>): string {
           .join(),
       ).join(', ')}]`
     : '';
-  return `${command.replace(/Command$/, '')}${kind}${consistent}${projection}${transaction}`;
+  return `${command}${kind}${consistent}${projection}${transaction}`;
 }
 
 beforeAll(async () => {
@@ -75,15 +75,10 @@ beforeAll(async () => {
   process.env.RATE_LIMIT_PER_MINUTE = '100000';
   process.env.OTP_PEPPER = 'test-pepper';
   process.env.EMAIL_FROM = 'no-reply@example.com';
-  documentClient().middlewareStack.add(
-    (next, context) => async (args) => {
-      calls.dynamo.push(
-        describeCall(context.commandName ?? '?', args.input as Record<string, unknown>),
-      );
-      return next(args);
-    },
-    { step: 'initialize', name: 'recordCalls' },
-  );
+  dynamo().use(async ({ operation, input }, next) => {
+    calls.dynamo.push(describeCall(operation, input as Record<string, unknown>));
+    return next();
+  });
   useAccountCodeQueue(new SqsAccountCodeQueue(sqsClient, 'https://sqs.test/account-code'));
   // The code engine takes the mailer once per process: this one can be told to fail.
   useMailer({
