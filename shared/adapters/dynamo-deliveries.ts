@@ -1,5 +1,4 @@
 import type {
-  BatchGetCommandInput,
   BatchWriteCommandInput,
   QueryCommandInput,
   UpdateCommandInput,
@@ -16,7 +15,14 @@ import {
 import type { CreatedWindow, DeliveryRepository } from '../domain/webhooks/ports.js';
 import { endpointFromItem } from './dynamo-webhook-endpoints.js';
 import { eventFromItem, eventRetentionSeconds } from './dynamo-webhook-events.js';
-import { dynamo, queryAll, queryWork, type WorkRange, workBefore } from './dynamodb.js';
+import {
+  batchGetAll,
+  dynamo,
+  queryAll,
+  queryWork,
+  type WorkRange,
+  workBefore,
+} from './dynamodb.js';
 import { ConditionalCheckFailed } from './dynamodb-client.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
@@ -143,22 +149,6 @@ async function batchWrite(requests: NonNullable<BatchWriteCommandInput['RequestI
   }
 }
 
-/** BatchGetItem, re-asking for unprocessed keys. */
-async function batchGet(
-  request: NonNullable<BatchGetCommandInput['RequestItems']>[string],
-): Promise<Record<string, unknown>[]> {
-  const found: Record<string, unknown>[] = [];
-  let pending: typeof request | undefined = request;
-  for (let attempt = 0; pending !== undefined && (pending.Keys?.length ?? 0) > 0; attempt++) {
-    if (attempt > 0) await pause(attempt);
-    if (attempt > 8) throw new Error('BatchGetItem left keys unprocessed');
-    const result = await dynamo().batchGet({ RequestItems: { [tableName()]: pending } });
-    found.push(...(result.Responses?.[tableName()] ?? []));
-    pending = result.UnprocessedKeys?.[tableName()];
-  }
-  return found;
-}
-
 const chunks = <T>(items: T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, index) =>
     items.slice(index * size, index * size + size),
@@ -232,7 +222,7 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
     // only the missing ones, each under a condition in case a concurrent fan-out races us.
     const existing = new Set<string>();
     for (const chunk of chunks(deliveries, 100)) {
-      const found = await batchGet({
+      const found = await batchGetAll({
         Keys: chunk.map((delivery) => keys.delivery(delivery.id)),
         ProjectionExpression: 'id',
       });
@@ -295,7 +285,7 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
 
   async loadTarget(delivery) {
     const endpointKey = keys.webhookEndpoint(delivery.accountId, delivery.endpointId);
-    const items = await batchGet({
+    const items = await batchGetAll({
       Keys: [keys.event(delivery.eventId), endpointKey],
       ConsistentRead: true,
     });

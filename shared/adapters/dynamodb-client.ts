@@ -144,6 +144,8 @@ const retryableNames = new Set([
   'ThrottlingException',
   'RequestLimitExceeded',
   'TransactionInProgressException',
+  // A single-item write met an ongoing transaction on its item: nothing was written.
+  'TransactionConflictException',
   'InternalServerError',
   'ServiceUnavailable',
 ]);

@@ -1,4 +1,4 @@
-import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { BatchGetCommandInput, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { DynamoClient } from './dynamodb-client.js';
 
@@ -41,6 +41,25 @@ export async function deleteItems(itemKeys: { pk: string; sk: string }[]): Promi
       requests = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
     }
   }
+}
+
+const pause = (attempt: number) =>
+  new Promise((resume) => setTimeout(resume, 20 * 2 ** attempt + Math.random() * 20));
+
+/** BatchGetItem on the table, re-asking with backoff for keys it left unprocessed (throttling). */
+export async function batchGetAll(
+  request: NonNullable<BatchGetCommandInput['RequestItems']>[string],
+): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  let pending: typeof request | undefined = request;
+  for (let attempt = 0; pending !== undefined && (pending.Keys?.length ?? 0) > 0; attempt++) {
+    if (attempt > 0) await pause(attempt);
+    if (attempt > 8) throw new Error('BatchGetItem left keys unprocessed');
+    const result = await dynamo().batchGet({ RequestItems: { [tableName()]: pending } });
+    found.push(...(result.Responses?.[tableName()] ?? []));
+    pending = result.UnprocessedKeys?.[tableName()];
+  }
+  return found;
 }
 
 /** A condition on gsi2sk, added to a gsi2 partition's key condition. */

@@ -7,7 +7,7 @@ import { dynamoWindowCounter } from '../adapters/window-counter.js';
 import { corsAllowedOrigins, rateLimitPerMinute } from '../config.js';
 import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
-import { consume, type RateLimitDecision } from '../domain/rate-limit.js';
+import { consume, PendingHit, type RateLimitDecision, rateLimited } from '../domain/rate-limit.js';
 import { log } from '../log.js';
 import { callerAddress } from './caller-address.js';
 import { corsHeaders } from './cors.js';
@@ -47,6 +47,11 @@ export interface ApiRequest<TBody, TQuery, TParams> {
   client: string;
   /** The caller, when the operation asked for a Bearer token for this request (`bearerWhen`). */
   principal?: Principal;
+  /**
+   * The request's hit on its client's window, not counted yet, for an operation that counts it
+   * in its own write (`countsOwnHit`); whatever it leaves uncounted is counted after it.
+   */
+  hit?: PendingHit;
 }
 
 export interface AuthenticatedRequest<TBody, TQuery, TParams>
@@ -98,6 +103,13 @@ interface Options<TBody, TQuery, TParams> {
   /** Route-specific limits; a refusal is a 429 with the headers of the limit that refused. */
   limits?: RouteLimit<ApiRequest<Output<TBody>, Output<TQuery>, Output<TParams>>>[];
   /**
+   * The use-case counts the request's per-client hit itself, inside a write it makes anyway
+   * (`request.hit`): one round trip less. The hit is then counted after validation and the
+   * use-case's reads — a request over the limit still gets its 429 and writes nothing — and the
+   * HTTP layer counts it alone on every path that did not. @default false
+   */
+  countsOwnHit?: boolean;
+  /**
    * For an operation public for some requests only (sendOtp and verifyOtp: purpose generic needs
    * a signed-in user, login does not): after validation, before the route limits, a request
    * `needed` for is authenticated as authenticatedHandler's are, and its `principal` set.
@@ -121,6 +133,8 @@ interface State {
   sourceIp: string;
   client: string;
   rateLimit?: RateLimitDecision;
+  /** The per-client hit, when the use-case counts it (`countsOwnHit`). */
+  hit?: PendingHit;
   principal?: Principal;
   startedAt: number;
 }
@@ -242,9 +256,11 @@ function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
 
 /**
  * The per-client fixed window of contract.md, counted for `clientOf`. Every response carries the
- * X-RateLimit-* headers.
+ * X-RateLimit-* headers. With `countsOwnHit`, the hit is handed to the use-case uncounted, and
+ * counted here afterwards only if the use-case's write did not count it.
  */
-function rateLimit(): MiddlewareObj<ApiEvent, HttpResponse> {
+function rateLimit(countsOwnHit: boolean): MiddlewareObj<ApiEvent, HttpResponse> {
+  type Request = { event: ApiEvent; response: HttpResponse | null | undefined };
   const addHeaders = (event: ApiEvent, response: HttpResponse | null | undefined) => {
     const decision = stateOf(event).rateLimit;
     if (decision === undefined || !response) return;
@@ -252,10 +268,28 @@ function rateLimit(): MiddlewareObj<ApiEvent, HttpResponse> {
     response.headers['x-ratelimit-remaining'] = String(decision.remaining);
     response.headers['x-ratelimit-reset'] = String(decision.reset);
   };
+  /** Counts a hit the use-case left uncounted; a request over the limit is answered 429. */
+  const settle = async (request: Request) => {
+    const state = stateOf(request.event);
+    if (state.hit === undefined) return;
+    try {
+      state.rateLimit = await state.hit.count();
+    } catch (error) {
+      log.warn('rate limiter unavailable', { requestId: state.requestId, error });
+      return;
+    }
+    if (!state.rateLimit.allowed) {
+      request.response = responseForError(rateLimited(state.rateLimit), state.requestId);
+    }
+  };
   return {
     before: async ({ event }) => {
       const state = stateOf(event);
       const window = { scope: 'api', limit: rateLimitPerMinute(), windowSeconds: 60 };
+      if (countsOwnHit) {
+        state.hit = new PendingHit(dynamoWindowCounter, window, state.client, systemClock.now());
+        return;
+      }
       try {
         state.rateLimit = await consume(
           dynamoWindowCounter,
@@ -268,19 +302,16 @@ function rateLimit(): MiddlewareObj<ApiEvent, HttpResponse> {
         log.warn('rate limiter unavailable', { requestId: state.requestId, error });
         return;
       }
-      if (!state.rateLimit.allowed) {
-        throw new ServiceError(
-          'rate_limited',
-          'Too many requests; retry after the window resets',
-          [],
-          {
-            retryAfterSeconds: state.rateLimit.retryAfter,
-          },
-        );
-      }
+      if (!state.rateLimit.allowed) throw rateLimited(state.rateLimit);
     },
-    after: ({ event, response }) => addHeaders(event, response),
-    onError: ({ event, response }) => addHeaders(event, response),
+    after: async (request) => {
+      await settle(request);
+      addHeaders(request.event, request.response);
+    },
+    onError: async (request) => {
+      await settle(request);
+      addHeaders(request.event, request.response);
+    },
   };
 }
 
@@ -369,6 +400,7 @@ function buildHandler<
       sourceIp: state.sourceIp,
       client: state.client,
       principal: state.principal as Principal,
+      hit: state.hit,
     } as AuthenticatedRequest<Output<TBody>, Output<TQuery>, Output<TParams>>;
     // Before the route limits: an anonymous request that needs a token spends no one's budget.
     if (options.bearerWhen?.needed(request)) {
@@ -393,7 +425,7 @@ function buildHandler<
 
   const stack = middy<ApiEvent, HttpResponse>(core)
     .use(requestState())
-    .use(rateLimit())
+    .use(rateLimit(options.countsOwnHit ?? false))
     .use(errorEnvelope())
     .use(bodyLimit());
   // Credentials are checked before the body is read: an anonymous caller learns nothing more.

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as getProfileHandler } from '../../functions/profile/get-profile.js';
 import { accountDeps } from '../../shared/adapters/accounts.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
 import { dynamo } from '../../shared/adapters/dynamodb.js';
@@ -11,6 +12,7 @@ import {
   testClient,
   uniqueEmail,
 } from '../domain/accounts/support.js';
+import { invoke, restEvent } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 
 const commands: string[] = [];
@@ -66,5 +68,44 @@ describe('authenticate', () => {
     await expect(authenticate(`Bearer ${pair.access_token}`)).rejects.toMatchObject({
       code: 'invalid_token',
     });
+  });
+});
+
+describe('getProfile, which reads the session with the profile', () => {
+  const getProfile = (accessToken?: string) =>
+    invoke(
+      getProfileHandler,
+      restEvent({
+        httpMethod: 'GET',
+        headers: accessToken === undefined ? {} : { Authorization: `Bearer ${accessToken}` },
+      }),
+    );
+
+  it('answers the profile in one round trip besides the rate-limit hit', async () => {
+    const pair = await signedIn();
+    commands.length = 0;
+
+    const answer = await getProfile(pair.access_token);
+
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toMatchObject({ id: pair.user.id, email: pair.user.email });
+    expect(commands).toEqual(['UpdateItem', 'BatchGetItem']);
+  });
+
+  it('answers as authentication does once the session ended, and reads nothing without a token', async () => {
+    const pair = await signedIn();
+    await logout(await accountDeps(), pair.access_token);
+
+    const ended = await getProfile(pair.access_token);
+    expect(ended.status).toBe(401);
+    expect(ended.body.error).toMatchObject({
+      code: 'invalid_token',
+      message: 'The session of this access token has ended',
+    });
+    commands.length = 0;
+    const anonymous = await getProfile();
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.error.code).toBe('unauthorized');
+    expect(commands).toEqual(['UpdateItem']);
   });
 });

@@ -14,6 +14,10 @@ import { refreshTokenSeconds } from './refresh-tokens.js';
 /** Access-token lifetime (contract.md): 15 minutes. */
 export const accessTokenSeconds = 15 * 60;
 
+/** The answer to a valid access token whose session was revoked (logout, password change). */
+export const sessionEnded = () =>
+  new ServiceError('invalid_token', 'The session of this access token has ended');
+
 export interface SigningKey {
   kid: string;
   privateKey: KeyObject;
