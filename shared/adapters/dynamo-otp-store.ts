@@ -5,6 +5,7 @@ import { ConditionalCheckFailed } from './dynamodb-client.js';
 import { type ItemKey, keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 import { transactWrite } from './transactions.js';
+import { countHitWithinLimit } from './window-counter.js';
 
 /**
  * Codes, attempt budgets and send counters as items of the single table. Every rule of the engine
@@ -104,18 +105,64 @@ export const dynamoOtpStore: OtpStore = {
     };
   },
 
-  async reserveAttempt(key, budget) {
+  async reserveAttempt(key, budget, targetHit) {
+    if (targetHit !== undefined) {
+      // The common case in one transaction: the target's hit under its limit, and an attempt
+      // that is not the budget's last in an open window (or the first of a new budget).
+      const outcome =
+        budget.maxAttempts > 1
+          ? await transactWrite({
+              TransactItems: [countHitWithinLimit(targetHit), spendBeforeLast(key, budget)],
+            })
+          : undefined;
+      if (outcome?.ok) {
+        targetHit.countedWithinLimit();
+        return { allowed: true, last: false };
+      }
+      if (outcome?.failedIndex === 0) {
+        return { allowed: false, targetLimited: targetHit.refusedAtLimit() };
+      }
+      // The budget's last attempt, a spent budget or a stale window: the hit counted apart.
+      await targetHit.count();
+      const decision = targetHit.decision;
+      if (decision?.allowed === false) return { allowed: false, targetLimited: decision };
+    }
     // A stale window (past its end, not yet removed by TTL) is replaced by a fresh one; a retry is
     // needed only when another verify replaced it at the same moment.
     for (let round = 0; round < 3; round++) {
       const spent = await spendInOpenWindow(key, budget);
       if (typeof spent !== 'number') return spent;
       if (await openNewWindow(key, budget, spent)) {
-        return { allowed: true, used: 1, windowEndsAt: budget.windowEndsAt };
+        return budget.maxAttempts > 1
+          ? { allowed: true, last: false }
+          : { allowed: true, last: true, windowEndsAt: budget.windowEndsAt };
       }
     }
     // Still racing: refuse rather than compare a guess that was not counted.
     return { allowed: false, windowEndsAt: budget.windowEndsAt };
+  },
+
+  async consumeClearing(key, codeHash, now) {
+    const outcome = await transactWrite({
+      TransactItems: [
+        {
+          Delete: {
+            TableName: tableName(),
+            Key: otpKey(key),
+            ConditionExpression: 'codeHash = :hash AND expiresAt > :now',
+            ExpressionAttributeValues: { ':hash': codeHash, ':now': now },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        { Delete: { TableName: tableName(), Key: attemptsKey(key) } },
+      ],
+    });
+    if (outcome.ok) return { outcome: 'consumed' };
+    const stored = outcome.failedItem;
+    if (typeof stored?.codeHash !== 'string') return { outcome: 'none' };
+    // The same digest, so the condition failed on the expiry: digests only, nothing of the code.
+    if (stored.codeHash === codeHash) return { outcome: 'expired' };
+    return { outcome: 'mismatch', otp: storedOtp(stored) };
   },
 
   async consume(key, codeHash) {
@@ -184,6 +231,32 @@ interface Budget {
 }
 
 /**
+ * One more attempt in the budget's open window, or the first of a new budget, on the condition
+ * that fewer than `below` attempts are spent: the write shared by both ways of reserving.
+ */
+const spend = (key: OtpKey, budget: Budget, below: number) => ({
+  TableName: tableName(),
+  Key: attemptsKey(key),
+  UpdateExpression:
+    'SET attempts = if_not_exists(attempts, :zero) + :one, windowEndsAt = if_not_exists(windowEndsAt, :end), #ttl = if_not_exists(#ttl, :ttl)',
+  ConditionExpression: 'attribute_not_exists(pk) OR (attempts < :below AND windowEndsAt > :now)',
+  ExpressionAttributeNames: { '#ttl': ttlAttribute },
+  ExpressionAttributeValues: {
+    ':zero': 0,
+    ':one': 1,
+    ':end': budget.windowEndsAt,
+    ':ttl': seconds(budget.windowEndsAt) + 60,
+    ':below': below,
+    ':now': budget.now,
+  },
+});
+
+/** In a transaction: an attempt that leaves at least one more (not the budget's last). */
+const spendBeforeLast = (key: OtpKey, budget: Budget) => ({
+  Update: spend(key, budget, budget.maxAttempts - 1),
+});
+
+/**
  * Spends an attempt in the open window (creating the budget if there is none). Returns the
  * reservation, or the end of a stale window that must be replaced first.
  */
@@ -193,28 +266,14 @@ async function spendInOpenWindow(
 ): Promise<AttemptReservation | number> {
   try {
     const result = await dynamo().update({
-      TableName: tableName(),
-      Key: attemptsKey(key),
-      UpdateExpression:
-        'SET attempts = if_not_exists(attempts, :zero) + :one, windowEndsAt = if_not_exists(windowEndsAt, :end), #ttl = if_not_exists(#ttl, :ttl)',
-      ConditionExpression: 'attribute_not_exists(pk) OR (attempts < :max AND windowEndsAt > :now)',
-      ExpressionAttributeNames: { '#ttl': ttlAttribute },
-      ExpressionAttributeValues: {
-        ':zero': 0,
-        ':one': 1,
-        ':end': budget.windowEndsAt,
-        ':ttl': seconds(budget.windowEndsAt) + 60,
-        ':max': budget.maxAttempts,
-        ':now': budget.now,
-      },
+      ...spend(key, budget, budget.maxAttempts),
       ReturnValues: 'ALL_NEW',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
-    return {
-      allowed: true,
-      used: Number(result.Attributes?.attempts),
-      windowEndsAt: Number(result.Attributes?.windowEndsAt),
-    };
+    const used = Number(result.Attributes?.attempts);
+    return used >= budget.maxAttempts
+      ? { allowed: true, last: true, windowEndsAt: Number(result.Attributes?.windowEndsAt) }
+      : { allowed: true, last: false };
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailed)) throw error;
     const windowEndsAt = Number(error.item?.windowEndsAt ?? 0);

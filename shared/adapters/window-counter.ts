@@ -35,6 +35,20 @@ export const hitsIn = (item: Record<string, unknown> | undefined): number =>
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
+/** A transaction's write that counts `hit` on the condition that its window is under its limit. */
+export function countHitWithinLimit(hit: PendingHit): TransactItem {
+  const { ExpressionAttributeValues, ...update } = increment(hit.expiresAt);
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: counterKeyOf(hit),
+      ...update,
+      ConditionExpression: 'attribute_not_exists(hits) OR hits < :limit',
+      ExpressionAttributeValues: { ...ExpressionAttributeValues, ':limit': hit.limit },
+    },
+  };
+}
+
 /**
  * A transaction's write that counts `hit` on the condition that its window holds exactly
  * `before` hits: when the transaction goes through, the count is `before + 1`, exact, though no

@@ -7,7 +7,13 @@ import { dynamoWindowCounter } from '../adapters/window-counter.js';
 import { corsAllowedOrigins, rateLimitPerMinute } from '../config.js';
 import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
-import { consume, PendingHit, type RateLimitDecision, rateLimited } from '../domain/rate-limit.js';
+import {
+  consume,
+  PendingHit,
+  type RateLimitDecision,
+  rateLimited,
+  routeLimited,
+} from '../domain/rate-limit.js';
 import { log } from '../log.js';
 import { callerAddress } from './caller-address.js';
 import { corsHeaders } from './cors.js';
@@ -52,6 +58,8 @@ export interface ApiRequest<TBody, TQuery, TParams> {
    * in its own write (`countsOwnHit`); whatever it leaves uncounted is counted after it.
    */
   hit?: PendingHit;
+  /** The hit on the route limit the use-case counts itself (`countedByUseCase`), if any. */
+  routeHit?: PendingHit;
 }
 
 export interface AuthenticatedRequest<TBody, TQuery, TParams>
@@ -92,6 +100,12 @@ export interface RouteLimit<TRequest> {
   windowSeconds: number;
   /** What one counter counts; stored only as a digest (it may be an email or a phone). */
   key: (request: TRequest) => string;
+  /**
+   * The use-case counts the hit in a write it makes anyway (`request.routeHit`): the OTP
+   * verifications, in their attempt's reservation. Counted here alone on any path it did not.
+   * @default false
+   */
+  countedByUseCase?: boolean;
 }
 
 interface Options<TBody, TQuery, TParams> {
@@ -135,6 +149,8 @@ interface State {
   rateLimit?: RateLimitDecision;
   /** The per-client hit, when the use-case counts it (`countsOwnHit`). */
   hit?: PendingHit;
+  /** The route limit's hit, when the use-case counts it (`countedByUseCase`). */
+  routeHit?: PendingHit;
   principal?: Principal;
   startedAt: number;
 }
@@ -268,18 +284,33 @@ function rateLimit(countsOwnHit: boolean): MiddlewareObj<ApiEvent, HttpResponse>
     response.headers['x-ratelimit-remaining'] = String(decision.remaining);
     response.headers['x-ratelimit-reset'] = String(decision.reset);
   };
-  /** Counts a hit the use-case left uncounted; a request over the limit is answered 429. */
+  /** Counts a hit the use-case left uncounted; false when the counter could not be reached. */
+  const countAlone = async (hit: PendingHit, requestId: string) => {
+    try {
+      await hit.count();
+      return true;
+    } catch (error) {
+      // Fail open, as when counting before: the usage plan stays as the backstop.
+      log.warn('rate limiter unavailable', { requestId, error });
+      return false;
+    }
+  };
+  /** Settles the hits the use-case was handed; a request over a limit is answered 429. */
   const settle = async (request: Request) => {
     const state = stateOf(request.event);
-    if (state.hit === undefined) return;
-    try {
-      state.rateLimit = await state.hit.count();
-    } catch (error) {
-      log.warn('rate limiter unavailable', { requestId: state.requestId, error });
-      return;
+    if (state.hit !== undefined && (await countAlone(state.hit, state.requestId))) {
+      state.rateLimit = state.hit.decision;
+      if (state.rateLimit?.allowed === false) {
+        request.response = responseForError(rateLimited(state.rateLimit), state.requestId);
+      }
     }
-    if (!state.rateLimit.allowed) {
-      request.response = responseForError(rateLimited(state.rateLimit), state.requestId);
+    const { routeHit } = state;
+    if (routeHit !== undefined && (await countAlone(routeHit, state.requestId))) {
+      // A route limit shows in the headers only when it refuses.
+      if (routeHit.decision?.allowed === false) {
+        state.rateLimit = routeHit.decision;
+        request.response = responseForError(routeLimited(routeHit.decision), state.requestId);
+      }
     }
   };
   return {
@@ -338,9 +369,7 @@ async function enforceRouteLimit<TRequest>(
   }
   if (!decision.allowed) {
     state.rateLimit = decision;
-    throw new ServiceError('rate_limited', 'Too many requests for this; retry later', [], {
-      retryAfterSeconds: decision.retryAfter,
-    });
+    throw routeLimited(decision);
   }
 }
 
@@ -407,7 +436,13 @@ function buildHandler<
       request.principal = await options.bearerWhen.authenticate(state.headers.authorization);
     }
     for (const routeLimit of options.limits ?? []) {
-      await enforceRouteLimit(routeLimit, request, state);
+      if (routeLimit.countedByUseCase) {
+        const key = digest(routeLimit.key(request));
+        state.routeHit = new PendingHit(dynamoWindowCounter, routeLimit, key, systemClock.now());
+        request.routeHit = state.routeHit;
+      } else {
+        await enforceRouteLimit(routeLimit, request, state);
+      }
     }
     const result = await run(request);
     const status = options.successStatus ?? 200;

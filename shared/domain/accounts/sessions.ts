@@ -103,16 +103,15 @@ export async function refreshSession(
   const successor = successorOf(presented, refreshSuccessorKey);
   /** Counts the hit alone unless it is counted already; refuses a request over the limit. */
   const countAlone = async () => {
-    if (hit === undefined) return;
-    const decision = await hit.count();
-    if (!decision.allowed) throw rateLimited(decision);
+    await hit?.count();
+    if (hit?.decision?.allowed === false) throw rateLimited(hit.decision);
   };
 
   // Two passes: a refresh that loses the race to rotate re-reads and takes the grace path. A
   // third only after a moved counter, which cannot happen twice (the hit is counted then).
   let passes = 2;
   for (let pass = 0; pass < passes; pass++) {
-    const pending = hit?.decision === undefined ? hit : undefined;
+    const pending = hit?.counted ? undefined : hit;
     const state = await deps.sessions.loadForRefresh(
       parts.userId,
       parts.sessionId,
