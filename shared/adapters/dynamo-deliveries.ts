@@ -16,6 +16,7 @@ import type { CreatedWindow, DeliveryRepository } from '../domain/webhooks/ports
 import { endpointFromItem } from './dynamo-webhook-endpoints.js';
 import { eventFromItem, eventRetentionSeconds } from './dynamo-webhook-events.js';
 import {
+  BatchedReader,
   batchGetAll,
   dynamo,
   queryAll,
@@ -165,6 +166,9 @@ async function conditionalUpdate(input: Omit<UpdateCommandInput, 'TableName'>) {
   }
 }
 
+/** The events and endpoints of attempts, read after their claims (`loadTarget`). */
+const targetReads = new BatchedReader();
+
 const releaseClaim = 'claim_token, claim_attempt, claim_expires_at, claim_count';
 
 /**
@@ -284,13 +288,11 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
   },
 
   async loadTarget(delivery) {
-    const endpointKey = keys.webhookEndpoint(delivery.accountId, delivery.endpointId);
-    const items = await batchGetAll({
-      Keys: [keys.event(delivery.eventId), endpointKey],
-      ConsistentRead: true,
-    });
-    const event = items.find((item) => item.kind === 'webhook_event');
-    const endpoint = items.find((item) => item.kind === 'webhook_endpoint');
+    // The attempts that a worker's batch claims together read their targets together.
+    const [event, endpoint] = await Promise.all([
+      targetReads.read(keys.event(delivery.eventId)),
+      targetReads.read(keys.webhookEndpoint(delivery.accountId, delivery.endpointId)),
+    ]);
     return {
       event: event === undefined ? undefined : eventFromItem(event),
       endpoint: endpoint === undefined ? undefined : endpointFromItem(endpoint),

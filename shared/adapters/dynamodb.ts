@@ -1,6 +1,7 @@
 import type { BatchGetCommandInput, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
-import { DynamoClient } from './dynamodb-client.js';
+import { DynamoClient, type Item } from './dynamodb-client.js';
+import type { ItemKey } from './keys.js';
 
 let client: DynamoClient | undefined;
 
@@ -60,6 +61,50 @@ export async function batchGetAll(
     pending = result.UnprocessedKeys?.[tableName()];
   }
   return found;
+}
+
+/**
+ * Strongly consistent reads of single items, gathered into BatchGetItem calls: the reads asked
+ * for in one turn of the event loop (concurrent work whose previous call answered in the same
+ * I/O phase: the attempts of a worker's batch after their claims) go as one call, each key once.
+ * Every read is sent after it was asked for, so whatever a caller wrote before asking is seen.
+ */
+export class BatchedReader {
+  private waiting = new Map<string, { key: ItemKey; readers: ((item?: Item) => void)[] }>();
+  private failures: ((error: unknown) => void)[] = [];
+
+  read(key: ItemKey): Promise<Item | undefined> {
+    return new Promise((resolve, reject) => {
+      if (this.waiting.size === 0) setImmediate(() => void this.flush());
+      const id = `${key.pk}\u0000${key.sk}`;
+      const entry = this.waiting.get(id) ?? { key, readers: [] };
+      entry.readers.push(resolve);
+      this.waiting.set(id, entry);
+      this.failures.push(reject);
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const entries = [...this.waiting.values()];
+    const failures = this.failures;
+    this.waiting = new Map();
+    this.failures = [];
+    try {
+      const found = new Map<string, Item>();
+      for (let start = 0; start < entries.length; start += 100) {
+        const items = await batchGetAll({
+          Keys: entries.slice(start, start + 100).map((entry) => entry.key),
+          ConsistentRead: true,
+        });
+        for (const item of items) found.set(`${item.pk}\u0000${item.sk}`, item);
+      }
+      for (const { key, readers } of entries) {
+        for (const resolve of readers) resolve(found.get(`${key.pk}\u0000${key.sk}`));
+      }
+    } catch (error) {
+      for (const reject of failures) reject(error);
+    }
+  }
 }
 
 /** A condition on gsi2sk, added to a gsi2 partition's key condition. */

@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { BatchedReader, dynamo, useDynamo } from '../../shared/adapters/dynamodb.js';
 import {
   ConditionalCheckFailed,
   DynamoClient,
@@ -227,5 +228,39 @@ describe('the DynamoDB client', () => {
       { code: 'None', item: undefined },
       { code: 'ConditionalCheckFailed', item: { ...key, version: 1 } },
     ]);
+  });
+});
+
+describe('the batched reader', () => {
+  it('reads what one turn asks for in one consistent BatchGetItem, each key once', async () => {
+    const reader = new BatchedReader();
+    const keys = [1, 2, 3].map((n) => ({ pk: `READ#${randomUUID()}`, sk: String(n) }));
+    for (const key of keys.slice(0, 2)) await dynamo().put({ TableName: table, Item: { ...key } });
+    const operations: string[] = [];
+    const recording = new DynamoClient({
+      endpoint: inject('dynamoEndpoint'),
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    recording.use(async ({ operation, input }, next) => {
+      operations.push(`${operation} ${JSON.stringify(input)}`);
+      return next();
+    });
+    useDynamo(recording);
+    try {
+      const [first, again, second, missing] = await Promise.all([
+        reader.read(keys[0]!),
+        reader.read(keys[0]!),
+        reader.read(keys[1]!),
+        reader.read(keys[2]!),
+      ]);
+
+      expect([first, again, second, missing]).toEqual([keys[0], keys[0], keys[1], undefined]);
+      expect(operations).toHaveLength(1);
+      expect(operations[0]).toMatch(/^BatchGetItem .*"ConsistentRead":true/);
+      expect(operations[0]!.match(/READ#/g)).toHaveLength(3);
+    } finally {
+      useDynamo(local);
+    }
   });
 });
