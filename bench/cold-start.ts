@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
-import { esbuildOptions, nativeAliases } from '../infra/bundling.js';
+import { bundleAliases, esbuildOptions } from '../infra/bundling.js';
 import { hostArchitecture, placeNativeBinding } from '../infra/native-binding.js';
 import { routes } from '../shared/http/routes.js';
 import {
@@ -87,7 +87,7 @@ async function bundle(entry: string, name: string, outDirectory: string): Promis
     const { metafile } = await build({
       ...esbuildOptions,
       // This machine's binary, as the stack places the function architecture's one.
-      alias: nativeAliases(hostArchitecture()),
+      alias: bundleAliases(hostArchitecture()),
       entryPoints: [join(projectRoot, entry)],
       outfile,
       logLevel: 'silent',

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { BuildOptions } from 'esbuild';
 import { argon2Bindings, type LambdaArchitecture } from './native-binding.js';
 
@@ -6,7 +7,7 @@ import { argon2Bindings, type LambdaArchitecture } from './native-binding.js';
  * NodejsFunction's bundling (`service-function.ts`), and the benchmark bundles the same entries
  * with esbuild directly — so this module imports nothing from CDK.
  *
- * Use: `build({ ...esbuildOptions, alias: nativeAliases(architecture), entryPoints: [entry],
+ * Use: `build({ ...esbuildOptions, alias: bundleAliases(architecture), entryPoints: [entry],
  * outfile: 'out/index.mjs' })`. The AWS SDK is bundled (not external): each function then carries
  * only the clients it imports, tree-shaken, instead of resolving the whole SDK that the runtime
  * ships. Native binaries (`*.node`) stay external: the one a bundle requires is placed beside it
@@ -32,7 +33,15 @@ export const esbuildOptions = {
   external: ['*.node'],
 } satisfies BuildOptions;
 
-/** `@node-rs/argon2` as the shim that loads the architecture's binary from beside the bundle. */
-export const nativeAliases = (architecture: LambdaArchitecture): Record<string, string> => ({
+/**
+ * Modules replaced in every bundle: `@node-rs/argon2` by the shim that loads the architecture's
+ * binary from beside the bundle (infra/native-binding.ts), and the SDK's default credential
+ * chain by its environment provider, all a Lambda function uses
+ * (bundle-shims/credentials-from-environment.ts).
+ */
+export const bundleAliases = (architecture: LambdaArchitecture): Record<string, string> => ({
   '@node-rs/argon2': argon2Bindings[architecture].shim,
+  '@aws-sdk/credential-provider-node': fileURLToPath(
+    new URL('./bundle-shims/credentials-from-environment.ts', import.meta.url),
+  ),
 });

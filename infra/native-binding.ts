@@ -35,17 +35,18 @@ export interface NativeBinding {
 
 const nativeDirectory = path.join(path.dirname(fileURLToPath(import.meta.url)), 'native');
 const projectRoot = path.resolve(nativeDirectory, '..', '..');
+const shimDirectory = path.join(projectRoot, 'infra', 'bundle-shims');
 
 export const argon2Bindings: Record<LambdaArchitecture, NativeBinding> = {
   arm64: {
     packageName: '@node-rs/argon2-linux-arm64-gnu',
     fileName: 'argon2.linux-arm64-gnu.node',
-    shim: path.join(nativeDirectory, 'argon2-linux-arm64-gnu.cjs'),
+    shim: path.join(shimDirectory, 'argon2-linux-arm64-gnu.cjs'),
   },
   x86_64: {
     packageName: '@node-rs/argon2-linux-x64-gnu',
     fileName: 'argon2.linux-x64-gnu.node',
-    shim: path.join(nativeDirectory, 'argon2-linux-x64-gnu.cjs'),
+    shim: path.join(shimDirectory, 'argon2-linux-x64-gnu.cjs'),
   },
 };
 

@@ -14,7 +14,7 @@ import type { IndexName } from '../shared/adapters/table-definition.js';
 import type { SecretName } from '../shared/config.js';
 import type { Needs } from '../shared/http/routes.js';
 import { acknowledgeFinding } from './acknowledge-finding.js';
-import { esbuildOptions, nativeAliases } from './bundling.js';
+import { bundleAliases, esbuildOptions } from './bundling.js';
 import { extractedBinding, type LambdaArchitecture, nativeBindingHook } from './native-binding.js';
 
 /** Route entries are relative to the project root, one level above this folder. */
@@ -139,7 +139,7 @@ export class ServiceFunction extends NodejsFunction {
         banner: esbuildOptions.banner.js,
         externalModules: esbuildOptions.external,
         esbuildArgs: Object.fromEntries(
-          Object.entries(nativeAliases(nativeArchitecture)).map(([name, target]) => [
+          Object.entries(bundleAliases(nativeArchitecture)).map(([name, target]) => [
             `--alias:${name}`,
             target,
           ]),
