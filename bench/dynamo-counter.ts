@@ -14,6 +14,8 @@ export class DynamoCallCounter {
   private lastActivity = performance.now();
   /** Calls left out of the counts (periodic background work no request caused). */
   ignored = 0;
+  /** Items the counted calls wrote (a batch or a transaction writes several in one call). */
+  itemWrites = 0;
 
   /**
    * @param ignore picks calls no request makes, e.g. the local runtime's sweeper polling its
@@ -28,6 +30,7 @@ export class DynamoCallCounter {
         return next();
       }
       this.counts[operation] = (this.counts[operation] ?? 0) + 1;
+      this.itemWrites += itemWritesOf(operation, input);
       this.inFlight += 1;
       this.lastActivity = performance.now();
       try {
@@ -43,6 +46,13 @@ export class DynamoCallCounter {
     return { ...this.counts };
   }
 
+  /** Starts the counts again from nothing. */
+  reset(): void {
+    this.counts = {};
+    this.itemWrites = 0;
+    this.ignored = 0;
+  }
+
   /**
    * Resolves once no call has been in flight or started for `quietMs`: work a handler left
    * running after its response (an in-process queue consumer) then belongs to that request.
@@ -55,6 +65,21 @@ export class DynamoCallCounter {
       await new Promise((wait) => setTimeout(wait, quietMs));
     }
   }
+}
+
+/** The items one call writes. */
+function itemWritesOf(operation: string, input: object): number {
+  if (['PutItem', 'UpdateItem', 'DeleteItem'].includes(operation)) return 1;
+  if (operation === 'BatchWriteItem' && 'RequestItems' in input) {
+    return Object.values(input.RequestItems as Record<string, unknown[]>).reduce(
+      (sum, writes) => sum + writes.length,
+      0,
+    );
+  }
+  if (operation === 'TransactWriteItems' && 'TransactItems' in input) {
+    return (input.TransactItems as object[]).filter((item) => !('ConditionCheck' in item)).length;
+  }
+  return 0;
 }
 
 export const total = (counts: CallCounts): number =>
