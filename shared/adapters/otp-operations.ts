@@ -3,11 +3,17 @@ import type { OtpCheckDeps, OtpOperationDeps, PhoneRegistry } from '../domain/ot
 import { accounts } from './accounts.js';
 import { dynamo } from './dynamodb.js';
 import { keys } from './keys.js';
-import { otpChecks, otpCodes } from './otp-codes.js';
+import { otpChecks, otpCodes, smsCodes } from './otp-codes.js';
 
 /** What the OTP operations work with, built once per cold start (the parts are cached). */
 export async function otpOperationDeps(): Promise<OtpOperationDeps> {
   const [codes, directory] = await Promise.all([otpCodes(), accounts()]);
+  return { codes, accounts: directory, smsCountries: smsAllowedCountries() };
+}
+
+/** The same for sendOtp, which only texts: no email sender in its bundle. */
+export async function smsOperationDeps(): Promise<OtpOperationDeps> {
+  const [codes, directory] = await Promise.all([smsCodes(), accounts()]);
   return { codes, accounts: directory, smsCountries: smsAllowedCountries() };
 }
 
