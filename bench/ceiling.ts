@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoClient } from '../shared/adapters/dynamodb-client.js';
 import { ensureTable } from '../shared/local/dynamodb-local.js';
 import { BenchClient } from './http-client.js';
 import { type LoopResult, loadLoop } from './load-loop.js';
@@ -31,6 +31,8 @@ export interface Ceiling {
   /** Median round trip of one raw GetItem / PutItem, 1 in flight, in ms. */
   dynamoGetP50Ms?: number;
   dynamoPutP50Ms?: number;
+  /** The most PutItems a second DynamoDB Local took, 8 or 32 in flight: its write ceiling. */
+  dynamoPutPerSecond?: number;
 }
 
 const rowOf = (name: string, result: LoopResult): Row =>
@@ -65,39 +67,44 @@ async function bareHttp(seconds: number, concurrency: number): Promise<LoopResul
   }
 }
 
-/** Raw single-item Get and Put against DynamoDB Local, in a scratch table of their own. */
+/**
+ * Raw single-item Get and Put against DynamoDB Local, in a scratch table of their own, through
+ * the service's own DynamoDB client (the lightest there is here: DynamoDB Local, not the client,
+ * should be what limits the concurrent loops).
+ */
 async function dynamoRows(endpoint: string, seconds: number, ceiling: Ceiling): Promise<Row[]> {
-  const base = new DynamoDBClient({ endpoint });
-  const client = DynamoDBDocumentClient.from(base);
+  const admin = new DynamoDBClient({ endpoint });
+  const client = new DynamoClient({ endpoint });
   const table = `bench-ceiling-${randomUUID()}`;
   try {
-    await ensureTable(base, table);
+    await ensureTable(admin, table);
     const item = (index: number) => ({
       pk: `ITEM#${index % 1000}`,
       sk: 'ITEM',
       payload: 'x'.repeat(200),
     });
-    const put = (index: number) =>
-      client.send(new PutCommand({ TableName: table, Item: item(index) }));
+    const put = (index: number) => client.put({ TableName: table, Item: item(index) });
     const get = (index: number) =>
-      client.send(
-        new GetCommand({ TableName: table, Key: { pk: `ITEM#${index % 1000}`, sk: 'ITEM' } }),
-      );
+      client.get({ TableName: table, Key: { pk: `ITEM#${index % 1000}`, sk: 'ITEM' } });
     const bounds = { seconds, maxOperations: 50_000 };
     const putSequential = await loadLoop(put, { ...bounds, concurrency: 1 });
     const getSequential = await loadLoop(get, { ...bounds, concurrency: 1 });
     const putConcurrent = await loadLoop(put, { ...bounds, concurrency: 8 });
     const getConcurrent = await loadLoop(get, { ...bounds, concurrency: 8 });
+    // As many writes in flight as the local delivery queue has attempts (4 batches of 10).
+    const putWide = await loadLoop(put, { ...bounds, concurrency: 32 });
     ceiling.dynamoGetP50Ms = percentile(getSequential.latencies, 50);
     ceiling.dynamoPutP50Ms = percentile(putSequential.latencies, 50);
+    ceiling.dynamoPutPerSecond = Math.max(putConcurrent.perSecond, putWide.perSecond);
     return [
       rowOf('DynamoDB Local PutItem, 1 in flight', putSequential),
       rowOf('DynamoDB Local GetItem, 1 in flight', getSequential),
       rowOf('DynamoDB Local PutItem, 8 in flight', putConcurrent),
       rowOf('DynamoDB Local GetItem, 8 in flight', getConcurrent),
+      rowOf('DynamoDB Local PutItem, 32 in flight', putWide),
     ];
   } finally {
-    base.destroy();
+    admin.destroy();
   }
 }
 

@@ -1,10 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
-import { esbuildOptions } from '../infra/bundling.js';
+import { bundleAliases, esbuildOptions } from '../infra/bundling.js';
+import { hostArchitecture, placeNativeBinding } from '../infra/native-binding.js';
 import { routes } from '../shared/http/routes.js';
 import {
   measured,
@@ -85,11 +86,14 @@ async function bundle(entry: string, name: string, outDirectory: string): Promis
   try {
     const { metafile } = await build({
       ...esbuildOptions,
+      // This machine's binary, as the stack places the function architecture's one.
+      alias: bundleAliases(hostArchitecture()),
       entryPoints: [join(projectRoot, entry)],
       outfile,
       logLevel: 'silent',
       metafile: true,
     });
+    placeNativeBinding(hostArchitecture(), dirname(outfile));
     return {
       name,
       entry,

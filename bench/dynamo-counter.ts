@@ -1,13 +1,12 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoClient } from '../shared/adapters/dynamodb-client.js';
 
 /** Calls the client made, by command name (GetItem, TransactWriteItems, …). */
 export type CallCounts = Record<string, number>;
 
 /**
- * Counts DynamoDB calls at the client, from the outside: a middleware on the shared
- * DocumentClient's stack (the DocumentClient and its DynamoDBClient share one stack) sees every
- * `send`, whatever repository made it. Retries do not count twice: the middleware sits at the
- * initialize step, before the retry loop.
+ * Counts DynamoDB calls at the client, from the outside: a middleware on the shared client sees
+ * every call, whatever repository made it. Retries do not count twice: middlewares run around
+ * the retry loop.
  */
 export class DynamoCallCounter {
   private counts: CallCounts = {};
@@ -15,6 +14,8 @@ export class DynamoCallCounter {
   private lastActivity = performance.now();
   /** Calls left out of the counts (periodic background work no request caused). */
   ignored = 0;
+  /** Items the counted calls wrote (a batch or a transaction writes several in one call). */
+  itemWrites = 0;
 
   /**
    * @param ignore picks calls no request makes, e.g. the local runtime's sweeper polling its
@@ -22,30 +23,34 @@ export class DynamoCallCounter {
    */
   constructor(private readonly ignore: (command: string, input: object) => boolean = () => false) {}
 
-  install(client: DynamoDBDocumentClient): void {
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const name = (context.commandName ?? 'Unknown').replace(/Command$/, '');
-        if (this.ignore(name, args.input as object)) {
-          this.ignored += 1;
-          return next(args);
-        }
-        this.counts[name] = (this.counts[name] ?? 0) + 1;
-        this.inFlight += 1;
+  install(client: DynamoClient): void {
+    client.use(async ({ operation, input }, next) => {
+      if (this.ignore(operation, input)) {
+        this.ignored += 1;
+        return next();
+      }
+      this.counts[operation] = (this.counts[operation] ?? 0) + 1;
+      this.itemWrites += itemWritesOf(operation, input);
+      this.inFlight += 1;
+      this.lastActivity = performance.now();
+      try {
+        return await next();
+      } finally {
+        this.inFlight -= 1;
         this.lastActivity = performance.now();
-        try {
-          return await next(args);
-        } finally {
-          this.inFlight -= 1;
-          this.lastActivity = performance.now();
-        }
-      },
-      { step: 'initialize', name: 'benchCallCounter', override: true },
-    );
+      }
+    });
   }
 
   snapshot(): CallCounts {
     return { ...this.counts };
+  }
+
+  /** Starts the counts again from nothing. */
+  reset(): void {
+    this.counts = {};
+    this.itemWrites = 0;
+    this.ignored = 0;
   }
 
   /**
@@ -60,6 +65,21 @@ export class DynamoCallCounter {
       await new Promise((wait) => setTimeout(wait, quietMs));
     }
   }
+}
+
+/** The items one call writes. */
+function itemWritesOf(operation: string, input: object): number {
+  if (['PutItem', 'UpdateItem', 'DeleteItem'].includes(operation)) return 1;
+  if (operation === 'BatchWriteItem' && 'RequestItems' in input) {
+    return Object.values(input.RequestItems as Record<string, unknown[]>).reduce(
+      (sum, writes) => sum + writes.length,
+      0,
+    );
+  }
+  if (operation === 'TransactWriteItems' && 'TransactItems' in input) {
+    return (input.TransactItems as object[]).filter((item) => !('ConditionCheck' in item)).length;
+  }
+  return 0;
 }
 
 export const total = (counts: CallCounts): number =>

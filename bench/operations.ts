@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { LocalRuntime } from '../shared/local/runtime.js';
 import type { Ceiling } from './ceiling.js';
+import { Profiler, type ProfileSummary, ProfileTally } from './cpu-profile.js';
 import {
   type CallCounts,
   type DynamoCallCounter,
@@ -30,10 +31,15 @@ export const isSweeperPoll = (command: string, input: object): boolean =>
 /** No operation's loop may hold the run longer than this, however slow it turns out. */
 const operationTimeLimitMs = 60_000;
 
+/** Requests of each operation profiled, after its measured ones. */
+const profileSteps = 50;
+
 /** What one operation's sequential requests cost, accumulated request by request. */
 class Recorder {
   readonly latencies: number[] = [];
   readonly cpuMs: number[] = [];
+  /** The CPU of the 404 sent just before each measured request: what is not the operation's. */
+  readonly baselineCpuMs: number[] = [];
   inRequest: CallCounts = {};
   background: CallCounts = {};
   failure?: string;
@@ -60,10 +66,12 @@ interface TokenPair {
 class OperationDriver {
   private readonly client = new BenchClient(1);
   readonly recorders = new Map<string, Recorder>();
-  /** Median CPU of a request the runtime answers 404 without a handler: client + HTTP overhead. */
-  baselineCpuMs = 0;
-  /** Off during warm-up: failures are still recorded, figures are not. */
-  private recording = true;
+  /**
+   * warm-up: figures not kept (failures are); record: figures kept; profile: each request under
+   * the V8 profiler (`repeat`), its figures not kept.
+   */
+  private mode: 'warm-up' | 'record' | 'profile' = 'record';
+  private readonly profiler = new Profiler();
 
   constructor(
     private readonly runtime: LocalRuntime,
@@ -96,6 +104,8 @@ class OperationDriver {
     const recorder = this.recorder(name);
     try {
       await this.counter.settle();
+      // The paired baseline: the same client and HTTP work, at the same moment's load.
+      const baselineCpu = this.mode === 'record' ? await this.baselineRequest() : 0;
       const before = this.counter.snapshot();
       const cpuBefore = process.cpuUsage();
       const answer = await this.client.send(call);
@@ -106,9 +116,10 @@ class OperationDriver {
         throw new Error(`${answer.status} where ${refusedWith} was expected`);
       }
       const data = refusedWith === undefined ? dataOf<T>(answer) : (undefined as T);
-      if (!this.recording) return data;
+      if (this.mode !== 'record') return data;
       recorder.latencies.push(answer.ms);
       recorder.cpuMs.push((cpu.user + cpu.system) / 1000);
+      recorder.baselineCpuMs.push(baselineCpu);
       recorder.add('inRequest', difference(atResponse, before));
       recorder.add('background', difference(this.counter.snapshot(), atResponse));
       return data;
@@ -121,32 +132,58 @@ class OperationDriver {
   /**
    * One unrecorded warm-up step (index `iterations`, so unique inputs stay unique), then
    * `iterations` recorded ones: the figures are for warm invocations, the first request's lazy
-   * initialisation (secrets, keys, WebAssembly) belongs to the cold start. Stops at the first
-   * failure (already on the recorder) or after the time limit (the row then shows a smaller n).
+   * initialisation (secrets, keys, the native binding) belongs to the cold start. Then a pass of
+   * its own under the profiler (`profileSteps`, indexes after those). Stops at the first failure
+   * (already on the recorder) or after the time limit (the row then shows a smaller n).
    */
-  async repeat(iterations: number, step: (index: number) => Promise<void>): Promise<void> {
+  async repeat(
+    iterations: number,
+    step: (index: number) => Promise<void>,
+    /** The path the profiled pass is summarised as; none: no profiled pass. */
+    profileAs?: string,
+  ): Promise<void> {
     const deadline = performance.now() + operationTimeLimitMs;
     try {
-      this.recording = false;
+      this.mode = 'warm-up';
       await step(iterations);
-      this.recording = true;
+      this.mode = 'record';
       for (let i = 0; i < iterations && performance.now() < deadline; i += 1) await step(i);
+      if (profileAs === undefined) return;
+      // One profile for the whole pass: starting the profiler costs more than a request.
+      this.mode = 'profile';
+      await this.profiler.start();
+      try {
+        for (let i = 1; i <= Math.min(iterations, profileSteps); i += 1) {
+          await step(iterations + i);
+        }
+      } finally {
+        this.profileOf(profileAs).add(await this.profiler.stop());
+      }
     } catch {
       // Recorded by measure(); the other operations still run.
     } finally {
-      this.recording = true;
+      this.mode = 'record';
     }
   }
 
-  async measureBaseline(iterations: number): Promise<void> {
-    const samples: number[] = [];
-    for (let i = 0; i < iterations; i += 1) {
-      const cpuBefore = process.cpuUsage();
-      await this.client.send({ method: 'GET', url: this.url('/bench/no-such-route') });
-      const cpu = process.cpuUsage(cpuBefore);
-      samples.push((cpu.user + cpu.system) / 1000);
+  /** Profiles by path: an operation's own, or its step's when one step makes several. */
+  readonly profiles = new Map<string, ProfileTally>();
+
+  private profileOf(path: string): ProfileTally {
+    let tally = this.profiles.get(path);
+    if (tally === undefined) {
+      tally = new ProfileTally();
+      this.profiles.set(path, tally);
     }
-    this.baselineCpuMs = median(samples);
+    return tally;
+  }
+
+  /** The CPU of a request the runtime answers 404 without a handler: client + HTTP overhead. */
+  private async baselineRequest(): Promise<number> {
+    const cpuBefore = process.cpuUsage();
+    await this.client.send({ method: 'GET', url: this.url('/bench/no-such-route') });
+    const cpu = process.cpuUsage(cpuBefore);
+    return (cpu.user + cpu.system) / 1000;
   }
 
   close(): void {
@@ -212,34 +249,57 @@ async function accountOperations(
     account = await createAccount(driver, runtime);
   } catch (error) {
     const reason = `setup (signup + verifySignupOtp): ${reasonOf(error)}`;
-    for (const name of ['login', 'refreshToken', 'profileUpdate'])
+    for (const name of ['login', 'refreshToken', 'getProfile', 'profileUpdate'])
       driver.recorder(name).failure = reason;
     return undefined;
   }
   const { email, password } = account;
   let tokens = account.tokens;
-  await driver.repeat(iterations, async () => {
-    await driver.measure('login', {
-      method: 'POST',
-      url: driver.url('/auth/login'),
-      body: json({ email, password }),
-    });
-  });
-  await driver.repeat(iterations, async () => {
-    tokens = await driver.measure<TokenPair>('refreshToken', {
-      method: 'POST',
-      url: driver.url('/auth/refresh-token'),
-      body: json({ refresh_token: tokens.refresh_token }),
-    });
-  });
-  await driver.repeat(iterations, async (i) => {
-    await driver.measure('profileUpdate', {
-      method: 'PUT',
-      url: driver.url('/profile/update'),
-      headers: { authorization: `Bearer ${tokens.access_token}` },
-      body: json({ name: `Bench User ${i}`, online_status: i % 2 === 0 }),
-    });
-  });
+  await driver.repeat(
+    iterations,
+    async () => {
+      await driver.measure('login', {
+        method: 'POST',
+        url: driver.url('/auth/login'),
+        body: json({ email, password }),
+      });
+    },
+    'login',
+  );
+  await driver.repeat(
+    iterations,
+    async () => {
+      tokens = await driver.measure<TokenPair>('refreshToken', {
+        method: 'POST',
+        url: driver.url('/auth/refresh-token'),
+        body: json({ refresh_token: tokens.refresh_token }),
+      });
+    },
+    'refreshToken',
+  );
+  await driver.repeat(
+    iterations,
+    async () => {
+      await driver.measure('getProfile', {
+        method: 'GET',
+        url: driver.url('/profile'),
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
+    },
+    'getProfile',
+  );
+  await driver.repeat(
+    iterations,
+    async (i) => {
+      await driver.measure('profileUpdate', {
+        method: 'PUT',
+        url: driver.url('/profile/update'),
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+        body: json({ name: `Bench User ${i}`, online_status: i % 2 === 0 }),
+      });
+    },
+    'profileUpdate',
+  );
   return { userId: account.tokens.user.id, accessToken: tokens.access_token };
 }
 
@@ -279,10 +339,14 @@ async function wrongPasswordLogins(
       },
       401,
     );
-  await driver.repeat(samples, async (i) => {
-    await attempt(wrongPasswordRows.known, known[i]!);
-    await attempt(wrongPasswordRows.unknown, `nobody-${randomUUID().slice(0, 12)}@example.com`);
-  });
+  await driver.repeat(
+    samples,
+    async (i) => {
+      await attempt(wrongPasswordRows.known, known[i]!);
+      await attempt(wrongPasswordRows.unknown, `nobody-${randomUUID().slice(0, 12)}@example.com`);
+    },
+    // The path of a login, profiled as such: its accounts are made one per sample.
+  );
 }
 
 /** The ratio of the two medians, as the closing note of the security issue reports it. */
@@ -309,21 +373,29 @@ async function otpOperations(
   const headers = { authorization: `Bearer ${account.accessToken}` };
   // A fresh number per pair: the per-target cooldown (60 s) and hourly cap must not throttle us.
   const offset = Math.floor(Math.random() * 10_000);
-  await driver.repeat(iterations, async (i) => {
-    const phone = `+1202555${String((offset + i) % 10_000).padStart(4, '0')}`;
-    await driver.measure('sendOtp', {
-      method: 'POST',
-      url: driver.url('/otp/send'),
-      headers,
-      body: json({ phone_number: phone, purpose: 'generic' }),
-    });
-    await driver.measure('verifyOtp', {
-      method: 'POST',
-      url: driver.url('/otp/verify'),
-      headers,
-      body: json({ phone_number: phone, code: await codeFor(runtime, phone), purpose: 'generic' }),
-    });
-  });
+  await driver.repeat(
+    iterations,
+    async (i) => {
+      const phone = `+1202555${String((offset + i) % 10_000).padStart(4, '0')}`;
+      await driver.measure('sendOtp', {
+        method: 'POST',
+        url: driver.url('/otp/send'),
+        headers,
+        body: json({ phone_number: phone, purpose: 'generic' }),
+      });
+      await driver.measure('verifyOtp', {
+        method: 'POST',
+        url: driver.url('/otp/verify'),
+        headers,
+        body: json({
+          phone_number: phone,
+          code: await codeFor(runtime, phone),
+          purpose: 'generic',
+        }),
+      });
+    },
+    'sendOtp + verifyOtp',
+  );
   // A failed sendOtp leaves verifyOtp unmeasured: say so rather than show an empty row.
   const send = driver.recorder('sendOtp');
   const verify = driver.recorder('verifyOtp');
@@ -334,28 +406,32 @@ async function otpOperations(
 
 async function gatewayBEvents(driver: OperationDriver, iterations: number) {
   const run = randomUUID().slice(0, 8);
-  await driver.repeat(iterations, async (i) => {
-    const body = json({
-      id: `evt_bench_${run}_${i}`,
-      object: 'event',
-      type: 'payment_intent.succeeded',
-      created: Math.floor(Date.now() / 1000),
-      data: {
-        object: {
-          id: `pi_bench_${run}_${i}`,
-          object: 'payment_intent',
-          amount: 1999,
-          currency: 'usd',
+  await driver.repeat(
+    iterations,
+    async (i) => {
+      const body = json({
+        id: `evt_bench_${run}_${i}`,
+        object: 'event',
+        type: 'payment_intent.succeeded',
+        created: Math.floor(Date.now() / 1000),
+        data: {
+          object: {
+            id: `pi_bench_${run}_${i}`,
+            object: 'payment_intent',
+            amount: 1999,
+            currency: 'usd',
+          },
         },
-      },
-    });
-    await driver.measure('gateway B event', {
-      method: 'POST',
-      url: driver.url('/gateway-b-webhook'),
-      headers: { 'gateway-b-signature': gatewayBSignature(body) },
-      body,
-    });
-  });
+      });
+      await driver.measure('gateway B event', {
+        method: 'POST',
+        url: driver.url('/gateway-b-webhook'),
+        headers: { 'gateway-b-signature': gatewayBSignature(body) },
+        body,
+      });
+    },
+    'gateway B event',
+  );
 }
 
 /**
@@ -378,23 +454,28 @@ async function publishEvents(
     if (registered.status === 201) label = 'publishEvent (1 subscribed endpoint)';
   }
   const accountId = account?.userId ?? `acct_bench_${randomUUID().slice(0, 8)}`;
-  await driver.repeat(iterations, async (i) => {
-    await driver.measure(label, {
-      method: 'POST',
-      url: driver.url('/events'),
-      body: json({
-        type: 'order.created',
-        account_id: accountId,
-        data: { order_id: `ord_bench_${i}`, status: 'created', total: 19.99, currency: 'USD' },
-      }),
-    });
-  });
+  await driver.repeat(
+    iterations,
+    async (i) => {
+      await driver.measure(label, {
+        method: 'POST',
+        url: driver.url('/events'),
+        body: json({
+          type: 'order.created',
+          account_id: accountId,
+          data: { order_id: `ord_bench_${i}`, status: 'created', total: 19.99, currency: 'USD' },
+        }),
+      });
+    },
+    label,
+  );
 }
 
 const columns = [
   { key: 'p50_ms', label: 'p50 ms' },
   { key: 'p99_ms', label: 'p99 ms' },
   { key: 'cpu_ms', label: 'CPU ms' },
+  { key: 'baseline_cpu_ms', label: 'baseline CPU ms' },
   { key: 'per_vcpu_per_second', label: '/s per vCPU' },
   { key: 'ddb_calls', label: 'DDB calls' },
   { key: 'ddb_background', label: '+ after' },
@@ -404,9 +485,10 @@ const columns = [
   { key: 'ddb_mix', label: 'DynamoDB calls per request' },
 ];
 
-function rowOf(recorder: Recorder, baselineCpuMs: number, ceiling: Ceiling, httpP50?: number): Row {
+function rowOf(recorder: Recorder, ceiling: Ceiling, httpP50?: number): Row {
   const n = recorder.latencies.length;
   if (n === 0) return unavailable(recorder.name, recorder.failure ?? 'not run');
+  const baselineCpuMs = median(recorder.baselineCpuMs);
   const cpuMs = Math.max(0, median(recorder.cpuMs) - baselineCpuMs);
   const { dynamoGetP50Ms: get, dynamoPutP50Ms: put } = ceiling;
   // One raw DynamoDB Local round trip (p50, mean of Get and Put, 1 in flight): what a call costs at least.
@@ -416,6 +498,7 @@ function rowOf(recorder: Recorder, baselineCpuMs: number, ceiling: Ceiling, http
     p50_ms: round(p50),
     p99_ms: round(percentile(recorder.latencies, 99)),
     cpu_ms: round(cpuMs),
+    baseline_cpu_ms: round(baselineCpuMs, 3),
     per_vcpu_per_second: cpuMs > 0 ? round(1000 / cpuMs) : null,
     ddb_calls: round(total(recorder.inRequest) / n),
     ddb_background: round(total(recorder.background) / n),
@@ -431,7 +514,7 @@ function rowOf(recorder: Recorder, baselineCpuMs: number, ceiling: Ceiling, http
 
 /**
  * Per-operation cost through the local runtime (in this process) on DynamoDB Local: latency,
- * handler CPU and DynamoDB calls, counted at the client.
+ * handler CPU and DynamoDB calls, counted at the client; and each operation's CPU profile.
  */
 export async function operationsSection(
   runtime: LocalRuntime,
@@ -439,10 +522,9 @@ export async function operationsSection(
   iterations: number,
   ceiling: Ceiling,
   httpP50?: number,
-): Promise<Section> {
+): Promise<{ section: Section; profiles: Record<string, ProfileSummary> }> {
   const driver = new OperationDriver(runtime, counter);
   try {
-    await driver.measureBaseline(Math.max(20, iterations));
     const account = await accountOperations(driver, runtime, iterations);
     await wrongPasswordLogins(driver, runtime, Math.min(iterations, 40));
     await otpOperations(driver, runtime, account, iterations);
@@ -451,17 +533,20 @@ export async function operationsSection(
   } finally {
     driver.close();
   }
-  const rows = [...driver.recorders.values()].map((recorder) =>
-    rowOf(recorder, driver.baselineCpuMs, ceiling, httpP50),
+  const rows = [...driver.recorders.values()].map((recorder) => rowOf(recorder, ceiling, httpP50));
+  const profiles = Object.fromEntries(
+    [...driver.profiles]
+      .filter(([, tally]) => !tally.empty)
+      .map(([path, tally]) => [path, tally.summary()]),
   );
-  return {
+  const section: Section = {
     id: 'operations',
     title: `Per operation through the local runtime on DynamoDB Local (${iterations} sequential requests each)`,
     columns,
     rows,
     notes: [
-      `CPU ms = median process CPU per request minus that of a 404 through the same runtime (${round(driver.baselineCpuMs, 3)} ms: client and HTTP overhead); /s per vCPU = 1000 ÷ CPU ms.`,
-      'DDB calls = DynamoDB calls made while the request ran (counted by a middleware on the shared DocumentClient, rate-limit counter included); "+ after" = calls still made after the response (in-process queue consumers).',
+      'CPU ms = median process CPU per request minus the median of a 404 sent through the same runtime just before each of them (baseline: client and HTTP overhead, under the same moment’s load); /s per vCPU = 1000 ÷ CPU ms.',
+      'DDB calls = DynamoDB calls made while the request ran (counted by a middleware on the shared DynamoDB client, rate-limit counter included); "+ after" = calls still made after the response (in-process queue consumers).',
       'DDB ms at raw rate = DDB calls × the median raw DynamoDB Local Get/Put round trip (ceiling section, 1 in flight): the part of p50 only fewer calls can remove.',
       `Left out: ${counter.ignored} sweeper polls (Query on gsi2, every 5 s in the local runtime) made during the section.`,
       '× bare http = p50 ÷ the p50 of a bare node:http request in this process (ceiling section).',
@@ -469,4 +554,5 @@ export async function operationsSection(
       ...[wrongPasswordNote(driver.recorders)].filter((note) => note !== undefined),
     ],
   };
+  return { section, profiles };
 }

@@ -59,8 +59,8 @@ export async function passwordHashingSection(iterations: number): Promise<Sectio
     if (!isHasher(loaded))
       throw new Error(`${hasherModule} exports no hashPassword/verifyPassword`);
     notes.push(`Parameters: ${JSON.stringify(loaded.currentParameters ?? 'module default')}.`);
-    // One untimed hash compiles the WebAssembly and allocates its memory, as the first login of a
-    // cold start does; the figures are for warm invocations.
+    // One untimed hash starts the thread pool the native binding hashes on, as the first login of
+    // a cold start does; the figures are for warm invocations.
     const phc = await loaded.hashPassword('bench password 0');
     const rowOf = (name: string, result: { wall: number[]; cpu: number[] }) => {
       const cpuMs = median(result.cpu);

@@ -13,8 +13,10 @@ import { dirname } from 'node:path';
 import type { LocalRuntime } from '../shared/local/runtime.js';
 import { type Ceiling, ceilingSection } from './ceiling.js';
 import { coldStartSection } from './cold-start.js';
+import type { ProfileSummary } from './cpu-profile.js';
 import { deliverySection } from './delivery-section.js';
 import { DynamoCallCounter } from './dynamo-counter.js';
+import { goalsSection, profilesSection } from './goals.js';
 import { isSweeperPoll, operationsSection } from './operations.js';
 import { passwordHashingSection } from './password-hashing.js';
 import {
@@ -96,11 +98,20 @@ if (wanted('cold-start')) {
 if (wanted('hashing')) {
   await run('hashing', 'Password hashing', () => passwordHashingSection(settings.hashIterations));
 }
-// Before this process starts its own runtime: the delivery measurement may start one of its own.
+/** Each path's CPU profile, for the profiles section. */
+const profiles: Record<string, ProfileSummary> = {};
+// Before this process starts its own runtime: the delivery measurement starts one of its own.
 if (wanted('delivery')) {
-  await run('delivery', 'Delivery', () =>
-    deliverySection({ deliveries: settings.deliveries, fanOut: settings.fanOut }),
-  );
+  await run('delivery', 'Delivery', async () => {
+    const result = await deliverySection({
+      deliveries: settings.deliveries,
+      fanOut: settings.fanOut,
+      warmUp: settings.deliveryWarmUp,
+    });
+    if (result.profile !== undefined)
+      profiles['webhook delivery (service process)'] = result.profile;
+    return result.section;
+  });
 }
 let ceiling: Ceiling = {};
 let httpP50: number | undefined;
@@ -122,26 +133,46 @@ if (wanted('ceiling')) {
 if (wanted('operations')) {
   await run('operations', 'Per operation', async () => {
     const service = await localRuntime();
-    const { documentClient } = await import('../shared/adapters/dynamodb.js');
+    const { dynamo } = await import('../shared/adapters/dynamodb.js');
     const counter = new DynamoCallCounter(isSweeperPoll);
-    counter.install(documentClient());
-    return operationsSection(service, counter, settings.operationIterations, ceiling, httpP50);
+    counter.install(dynamo());
+    const result = await operationsSection(
+      service,
+      counter,
+      settings.operationIterations,
+      ceiling,
+      httpP50,
+    );
+    Object.assign(profiles, result.profiles);
+    return result.section;
   });
 }
 await stopRuntime();
 
-// The delivery section ran before the ceiling was known: add its ratio to the machine's limit.
-const deliveryRate = sections
+// The delivery section ran before the ceiling was known: add its ratio to DynamoDB Local's.
+const throughput = sections
   .find((section) => section.id === 'delivery')
-  ?.rows.map((row) => row.figures.deliveries_per_second)
-  .find((figure) => typeof figure === 'number');
-if (typeof deliveryRate === 'number' && ceiling.httpConcurrentPerSecond !== undefined) {
+  ?.rows.find((row) => row.available && row.name.startsWith('throughput'));
+const { deliveries_per_second: rate, ddb_item_writes_per_delivery: writes } =
+  throughput?.figures ?? {};
+if (
+  typeof rate === 'number' &&
+  typeof writes === 'number' &&
+  ceiling.dynamoPutPerSecond !== undefined
+) {
+  const allowed = ceiling.dynamoPutPerSecond / writes;
   sections
     .find((section) => section.id === 'delivery')
     ?.notes.push(
-      `${deliveryRate} deliveries/s = ${round((deliveryRate / ceiling.httpConcurrentPerSecond) * 100, 1)} % of the bare node:http rate (16 in flight) in this run.`,
+      `DynamoDB Local took at most ${round(ceiling.dynamoPutPerSecond)} PutItems/s in this run (ceiling section): at ${writes} item writes per delivery it allows ${round(allowed)} deliveries/s, of which ${rate} is ${round((rate / allowed) * 100, 1)} %.`,
     );
 }
+if (Object.keys(profiles).length > 0) {
+  sections.push(profilesSection(profiles));
+  console.log(renderSection(sections.at(-1)!));
+}
+sections.unshift(goalsSection(sections, ceiling));
+console.log(renderSection(sections[0]!));
 
 const results = {
   generated_at: startedAt.toISOString(),

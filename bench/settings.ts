@@ -10,6 +10,7 @@
  *   BENCH_OP_ITERATIONS=N  sequential requests per operation
  *   BENCH_HASH_ITERATIONS=N password hashes timed
  *   BENCH_DELIVERIES=N     deliveries for the throughput figure
+ *   BENCH_DELIVERY_WARMUP=N deliveries made, unmeasured, before them
  *   BENCH_FAN_OUT=N        endpoints one event fans out to
  *   BENCH_CEILING_SECONDS=N seconds per ceiling loop
  *   BENCH_OUTPUT=path      where the JSON goes
@@ -29,6 +30,7 @@ export interface BenchSettings {
   operationIterations: number;
   hashIterations: number;
   deliveries: number;
+  deliveryWarmUp: number;
   fanOut: number;
   ceilingSeconds: number;
   output: string;
@@ -68,7 +70,8 @@ export function readSettings(): BenchSettings {
     coldStartFilter: process.env.BENCH_COLD_FILTER || undefined,
     operationIterations: count('BENCH_OP_ITERATIONS', quick ? 8 : 100),
     hashIterations: count('BENCH_HASH_ITERATIONS', quick ? 3 : 20),
-    deliveries: count('BENCH_DELIVERIES', quick ? 20 : 200),
+    deliveries: count('BENCH_DELIVERIES', quick ? 20 : 300),
+    deliveryWarmUp: count('BENCH_DELIVERY_WARMUP', quick ? 20 : 500),
     fanOut: count('BENCH_FAN_OUT', quick ? 10 : 100),
     ceilingSeconds: count('BENCH_CEILING_SECONDS', quick ? 1 : 3),
     // A smoke run must not overwrite the figures kept in the repository.

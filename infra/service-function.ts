@@ -15,7 +15,8 @@ import type { IndexName } from '../shared/adapters/table-definition.js';
 import type { SecretName } from '../shared/config.js';
 import type { Needs } from '../shared/http/routes.js';
 import { acknowledgeFinding } from './acknowledge-finding.js';
-import { esbuildOptions } from './bundling.js';
+import { bundleAliases, esbuildOptions } from './bundling.js';
+import { extractedBinding, type LambdaArchitecture, nativeBindingHook } from './native-binding.js';
 
 /** Route entries are relative to the project root, one level above this folder. */
 export const projectRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -109,12 +110,15 @@ export class ServiceFunction extends NodejsFunction {
       description: `${props.entry}: its own log group and what its routes need`,
     });
     logGroup.grantWrite(role);
+    const architecture = props.architecture ?? lambda.Architecture.ARM_64;
+    const nativeArchitecture: LambdaArchitecture =
+      architecture.name === lambda.Architecture.X86_64.name ? 'x86_64' : 'arm64';
     super(scope, id, {
       entry: path.join(projectRoot, props.entry),
       handler: 'handler',
       description: props.description,
       runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: props.architecture ?? lambda.Architecture.ARM_64,
+      architecture,
       tracing: lambda.Tracing.ACTIVE,
       role,
       timeout: props.timeout ?? Duration.seconds(10),
@@ -142,6 +146,21 @@ export class ServiceFunction extends NodejsFunction {
         sourcesContent: esbuildOptions.sourcesContent,
         mainFields: esbuildOptions.mainFields,
         banner: esbuildOptions.banner.js,
+        externalModules: esbuildOptions.external,
+        esbuildArgs: Object.fromEntries(
+          Object.entries(bundleAliases(nativeArchitecture)).map(([name, target]) => [
+            `--alias:${name}`,
+            target,
+          ]),
+        ),
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          // The function's architecture's Argon2 binary, if its bundle requires one.
+          afterBundling: (_inputDir, outputDir) => [
+            nativeBindingHook(nativeArchitecture, outputDir, extractedBinding(nativeArchitecture)),
+          ],
+        },
         bundleAwsSDK: true,
         forceDockerBundling: false,
       },

@@ -1,6 +1,6 @@
 import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
 import { dynamoUserRepository } from '../../shared/adapters/user-repository.js';
-import { forgotPassword } from '../../shared/domain/accounts/passwords.js';
+import { forgotPassword } from '../../shared/domain/accounts/forgot-password.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { ForgotPasswordRequest } from '../../shared/http/schemas/auth.js';
 

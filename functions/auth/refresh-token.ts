@@ -4,6 +4,7 @@ import { apiHandler } from '../../shared/http/api-handler.js';
 import { RefreshTokenRequest } from '../../shared/http/schemas/auth.js';
 
 /** POST /v1/auth/refresh-token: rotates the refresh token, returns a new pair. */
-export const handler = apiHandler({ body: RefreshTokenRequest }, async ({ body }) =>
-  refreshSession(await accountDeps(), body.refresh_token),
+export const handler = apiHandler(
+  { body: RefreshTokenRequest, countsOwnHit: true },
+  async ({ body, hit }) => refreshSession(await accountDeps(), body.refresh_token, hit),
 );

@@ -1,7 +1,7 @@
 import { accountDeps } from '../../shared/adapters/accounts.js';
 import { otpChecks } from '../../shared/adapters/otp-codes.js';
 import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
-import { verifySignup } from '../../shared/domain/accounts/signup.js';
+import { verifySignup } from '../../shared/domain/accounts/signup-activation.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { VerifySignupOtpRequest } from '../../shared/http/schemas/auth.js';
 import { signInClient } from '../../shared/http/sign-in-client.js';

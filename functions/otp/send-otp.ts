@@ -1,5 +1,5 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { otpOperationDeps } from '../../shared/adapters/otp-operations.js';
+import { smsOperationDeps } from '../../shared/adapters/otp-operations.js';
 import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
 import { sendPerTarget } from '../../shared/domain/otp/limits.js';
 import { sendOtp } from '../../shared/domain/otp/operations.js';
@@ -18,7 +18,7 @@ export const handler = apiHandler(
   },
   async ({ body, principal }) =>
     sendOtp(
-      { ...(await otpOperationDeps()), queue: accountCodeQueue() },
+      { ...(await smsOperationDeps()), queue: accountCodeQueue() },
       { phone: body.phone_number, purpose: body.purpose, userId: principal?.userId },
     ),
 );

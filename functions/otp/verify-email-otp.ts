@@ -8,7 +8,9 @@ import { VerifyEmailOtpRequest } from '../../shared/http/schemas/otp.js';
 export const handler = apiHandler(
   {
     body: VerifyEmailOtpRequest,
-    limits: [{ ...verifyPerTarget, key: ({ body }) => `email:${body.email}` }],
+    limits: [
+      { ...verifyPerTarget, countedByUseCase: true, key: ({ body }) => `email:${body.email}` },
+    ],
   },
-  async ({ body }) => verifyEmailOtp(await otpCheckDeps(), body),
+  async ({ body, routeHit }) => verifyEmailOtp(await otpCheckDeps(), body, routeHit),
 );

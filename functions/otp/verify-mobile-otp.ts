@@ -9,11 +9,19 @@ import { VerifyMobileOtpRequest } from '../../shared/http/schemas/phone-requests
 export const handler = apiHandler(
   {
     body: VerifyMobileOtpRequest,
-    limits: [{ ...verifyPerTarget, key: ({ body }) => `sms:${body.mobile_number}` }],
+    limits: [
+      {
+        ...verifyPerTarget,
+        countedByUseCase: true,
+        key: ({ body }) => `sms:${body.mobile_number}`,
+      },
+    ],
   },
-  async ({ body }) =>
-    verifyMobileOtp(await otpCheckDeps(), accountCodeQueue(), {
-      phone: body.mobile_number,
-      otp: body.otp,
-    }),
+  async ({ body, routeHit }) =>
+    verifyMobileOtp(
+      await otpCheckDeps(),
+      accountCodeQueue(),
+      { phone: body.mobile_number, otp: body.otp },
+      routeHit,
+    ),
 );

@@ -14,7 +14,9 @@ export const handler = apiHandler(
   {
     body: VerifyOtpInput,
     bearerWhen: { needed: ({ body }) => body.purpose === 'generic', authenticate },
-    limits: [{ ...verifyPerTarget, key: ({ body }) => `sms:${body.phone_number}` }],
+    limits: [
+      { ...verifyPerTarget, countedByUseCase: true, key: ({ body }) => `sms:${body.phone_number}` },
+    ],
   },
   async (request) =>
     verifyOtp(
@@ -26,5 +28,6 @@ export const handler = apiHandler(
         userId: request.principal?.userId,
       },
       signInClient(request),
+      request.routeHit,
     ),
 );

@@ -1,9 +1,10 @@
 import { accountDeps } from '../../shared/adapters/accounts.js';
-import { authenticate } from '../../shared/adapters/authenticate.js';
-import { getProfile } from '../../shared/domain/accounts/profile.js';
+import { authenticateDeferringSessionCheck } from '../../shared/adapters/authenticate.js';
+import { getProfile } from '../../shared/domain/accounts/profile-view.js';
 import { authenticatedHandler } from '../../shared/http/api-handler.js';
 
-/** GET /v1/profile: the caller's own profile. */
-export const handler = authenticatedHandler({ authenticate }, async ({ principal }) =>
-  getProfile(await accountDeps(), principal.userId),
+/** GET /v1/profile: the caller's own profile, read with the caller's session in one round trip. */
+export const handler = authenticatedHandler(
+  { authenticate: authenticateDeferringSessionCheck },
+  async ({ principal }) => getProfile(await accountDeps(), principal),
 );

@@ -1,19 +1,16 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import type { AccountDirectory } from '../domain/webhooks/ports.js';
-import { documentClient } from './dynamodb.js';
+import { dynamo } from './dynamodb.js';
 import { keys } from './keys.js';
 
 /** The account's email, read from its user item (the accounts area owns that item). */
 export const dynamoAccountDirectory: AccountDirectory = {
   async emailOf(accountId) {
-    const { Item } = await documentClient().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: keys.user(accountId),
-        ProjectionExpression: 'email',
-      }),
-    );
+    const { Item } = await dynamo().get({
+      TableName: tableName(),
+      Key: keys.user(accountId),
+      ProjectionExpression: 'email',
+    });
     return typeof Item?.email === 'string' ? Item.email : undefined;
   },
 };

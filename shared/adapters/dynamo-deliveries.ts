@@ -1,15 +1,7 @@
-import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  type BatchGetCommandInput,
-  type BatchGetCommandOutput,
-  BatchWriteCommand,
-  type BatchWriteCommandInput,
-  GetCommand,
-  PutCommand,
-  type QueryCommandInput,
-  UpdateCommand,
-  type UpdateCommandInput,
+import type {
+  BatchWriteCommandInput,
+  QueryCommandInput,
+  UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
@@ -23,7 +15,16 @@ import {
 import type { CreatedWindow, DeliveryRepository } from '../domain/webhooks/ports.js';
 import { endpointFromItem } from './dynamo-webhook-endpoints.js';
 import { eventFromItem, eventRetentionSeconds } from './dynamo-webhook-events.js';
-import { documentClient, queryAll, queryWork, type WorkRange, workBefore } from './dynamodb.js';
+import {
+  BatchedReader,
+  batchGetAll,
+  dynamo,
+  queryAll,
+  queryWork,
+  type WorkRange,
+  workBefore,
+} from './dynamodb.js';
+import { ConditionalCheckFailed } from './dynamodb-client.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
@@ -142,29 +143,11 @@ async function batchWrite(requests: NonNullable<BatchWriteCommandInput['RequestI
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt > 0) await pause(attempt);
     if (attempt > 8) throw new Error('BatchWriteItem left items unprocessed');
-    const { UnprocessedItems } = await documentClient().send(
-      new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }),
-    );
+    const { UnprocessedItems } = await dynamo().batchWrite({
+      RequestItems: { [tableName()]: pending },
+    });
     pending = UnprocessedItems?.[tableName()] ?? [];
   }
-}
-
-/** BatchGetItem, re-asking for unprocessed keys. */
-async function batchGet(
-  request: NonNullable<BatchGetCommandInput['RequestItems']>[string],
-): Promise<Record<string, unknown>[]> {
-  const found: Record<string, unknown>[] = [];
-  let pending: typeof request | undefined = request;
-  for (let attempt = 0; pending !== undefined && (pending.Keys?.length ?? 0) > 0; attempt++) {
-    if (attempt > 0) await pause(attempt);
-    if (attempt > 8) throw new Error('BatchGetItem left keys unprocessed');
-    const result: BatchGetCommandOutput = await documentClient().send(
-      new BatchGetCommand({ RequestItems: { [tableName()]: pending } }),
-    );
-    found.push(...(result.Responses?.[tableName()] ?? []));
-    pending = result.UnprocessedKeys?.[tableName()];
-  }
-  return found;
 }
 
 const chunks = <T>(items: T[], size: number): T[][] =>
@@ -175,30 +158,32 @@ const chunks = <T>(items: T[], size: number): T[][] =>
 /** An update that holds only under its condition; false when the condition failed. */
 async function conditionalUpdate(input: Omit<UpdateCommandInput, 'TableName'>) {
   try {
-    const { Attributes } = await documentClient().send(
-      new UpdateCommand({ TableName: tableName(), ...input }),
-    );
+    const { Attributes } = await dynamo().update({ TableName: tableName(), ...input });
     return { ok: true as const, attributes: Attributes };
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return { ok: false as const };
+    if (error instanceof ConditionalCheckFailed) return { ok: false as const };
     throw error;
   }
 }
 
+/** The events and endpoints of attempts, read after their claims (`loadTarget`). */
+const targetReads = new BatchedReader();
+
 const releaseClaim = 'claim_token, claim_attempt, claim_expires_at, claim_count';
 
 /**
- * Whether a delivery item as DynamoDB returned it with a failed condition (wire format: the
- * document client leaves an error's contents as they are) has no claim left and `record` as its
- * last attempt: the same attempt number at the same millisecond can only be this worker's.
+ * Whether a delivery item as DynamoDB returned it with a failed condition has no claim left and
+ * `record` as its last attempt: the same attempt number at the same millisecond can only be this
+ * worker's.
  */
-function holdsRecord(item: Record<string, AttributeValue> | undefined, record: AttemptRecord) {
-  const last = item?.attempts?.L?.at(-1)?.M;
+function holdsRecord(item: Record<string, unknown> | undefined, record: AttemptRecord) {
+  const attempts = item?.attempts;
+  const last = Array.isArray(attempts) ? (attempts.at(-1) as Partial<AttemptItem>) : undefined;
   return (
     item !== undefined &&
     item.claim_token === undefined &&
-    last?.attempt?.N === String(record.attempt) &&
-    last.attempted_at?.S === record.attemptedAt
+    last?.attempt === record.attempt &&
+    last.attempted_at === record.attemptedAt
   );
 }
 
@@ -241,7 +226,7 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
     // only the missing ones, each under a condition in case a concurrent fan-out races us.
     const existing = new Set<string>();
     for (const chunk of chunks(deliveries, 100)) {
-      const found = await batchGet({
+      const found = await batchGetAll({
         Keys: chunk.map((delivery) => keys.delivery(delivery.id)),
         ProjectionExpression: 'id',
       });
@@ -252,16 +237,14 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
         .filter((delivery) => !existing.has(delivery.id))
         .map(async (delivery) => {
           try {
-            await documentClient().send(
-              new PutCommand({
-                TableName: tableName(),
-                Item: toItem(delivery),
-                ConditionExpression: 'attribute_not_exists(pk)',
-              }),
-            );
+            await dynamo().put({
+              TableName: tableName(),
+              Item: toItem(delivery),
+              ConditionExpression: 'attribute_not_exists(pk)',
+            });
             return delivery;
           } catch (error) {
-            if (error instanceof ConditionalCheckFailedException) return undefined;
+            if (error instanceof ConditionalCheckFailed) return undefined;
             throw error;
           }
         }),
@@ -270,13 +253,11 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
   },
 
   async get(deliveryId) {
-    const { Item } = await documentClient().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: keys.delivery(deliveryId),
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await dynamo().get({
+      TableName: tableName(),
+      Key: keys.delivery(deliveryId),
+      ConsistentRead: true,
+    });
     return Item === undefined ? undefined : fromItem(Item);
   },
 
@@ -307,13 +288,11 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
   },
 
   async loadTarget(delivery) {
-    const endpointKey = keys.webhookEndpoint(delivery.accountId, delivery.endpointId);
-    const items = await batchGet({
-      Keys: [keys.event(delivery.eventId), endpointKey],
-      ConsistentRead: true,
-    });
-    const event = items.find((item) => item.kind === 'webhook_event');
-    const endpoint = items.find((item) => item.kind === 'webhook_endpoint');
+    // The attempts that a worker's batch claims together read their targets together.
+    const [event, endpoint] = await Promise.all([
+      targetReads.read(keys.event(delivery.eventId)),
+      targetReads.read(keys.webhookEndpoint(delivery.accountId, delivery.endpointId)),
+    ]);
     return {
       event: event === undefined ? undefined : eventFromItem(event),
       endpoint: endpoint === undefined ? undefined : endpointFromItem(endpoint),
@@ -357,13 +336,13 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     };
     try {
-      await documentClient().send(new UpdateCommand({ TableName: tableName(), ...update }));
+      await dynamo().update({ TableName: tableName(), ...update });
       return true;
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      // The SDK retries a write whose answer it did not get; when that first try went through,
-      // the retry finds the claim released and this very record last: recorded, not lost.
-      return holdsRecord(error.Item, record);
+      if (!(error instanceof ConditionalCheckFailed)) throw error;
+      // The client retries a write whose answer it did not get; when that first try went
+      // through, the retry finds the claim released and this very record last: recorded, not lost.
+      return holdsRecord(error.item, record);
     }
   },
 

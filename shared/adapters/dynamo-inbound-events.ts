@@ -1,6 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
@@ -17,7 +16,8 @@ import type {
   StalledEvent,
 } from '../domain/inbound/ports.js';
 import { inboundSweepGraceMs } from '../domain/inbound/sweep-events.js';
-import { documentClient } from './dynamodb.js';
+import { dynamo } from './dynamodb.js';
+import { ConditionalCheckFailed } from './dynamodb-client.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
@@ -44,39 +44,32 @@ function key(source: InboundSource, eventId: string) {
   return keys.inboundEvent(source, eventId);
 }
 
-/** The status and lease of a stored record, from an unmarshalled or a raw (error) item. */
-function stateOf(item: Record<string, unknown> | Record<string, AttributeValue> | undefined) {
+/** The status and lease of a stored record. */
+function stateOf(item: Record<string, unknown> | undefined) {
   if (item === undefined) return undefined;
-  const read = (name: string): string | undefined => {
-    const value = item[name];
-    if (typeof value === 'string' || typeof value === 'number') return String(value);
-    if (typeof value === 'object' && value !== null) {
-      const raw = value as { S?: string; N?: string };
-      return raw.S ?? raw.N;
-    }
-    return undefined;
-  };
   return {
-    status: read('status') as InboundEventStatus | undefined,
-    leaseUntil: Number(read('lease_until') ?? 0),
-    expiresAt: Number(read(ttlAttribute) ?? 0),
+    status: item.status as InboundEventStatus | undefined,
+    leaseUntil: Number(item.lease_until ?? 0),
+    expiresAt: Number(item[ttlAttribute] ?? 0),
   };
 }
 
 async function currentState(source: InboundSource, eventId: string) {
-  const { Item } = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: key(source, eventId), ConsistentRead: true }),
-  );
+  const { Item } = await dynamo().get({
+    TableName: tableName(),
+    Key: key(source, eventId),
+    ConsistentRead: true,
+  });
   return stateOf(Item);
 }
 
 /** The stored state behind a failed condition: from the error when DynamoDB returned it. */
 async function stateAfterConditionFailure(
-  error: ConditionalCheckFailedException,
+  error: ConditionalCheckFailed,
   source: InboundSource,
   eventId: string,
 ) {
-  return error.Item === undefined ? currentState(source, eventId) : stateOf(error.Item);
+  return error.item === undefined ? currentState(source, eventId) : stateOf(error.item);
 }
 
 export const dynamoInboundEventStore: InboundEventStore = {
@@ -88,35 +81,33 @@ export const dynamoInboundEventStore: InboundEventStore = {
       ]);
     }
     try {
-      await documentClient().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...key(event.source, event.eventId),
-            kind: 'inbound_event',
-            source: event.source,
-            event_id: event.eventId,
-            type: event.type,
-            route: event.route,
-            status: 'received' satisfies InboundEventStatus,
-            received_at: new Date(event.receivedAt).toISOString(),
-            body_gzip: compressed,
-            // Listed for the sweeper from the start, in the same write: if the hand-off to the
-            // queue fails and the sender never retries, the event is still found.
-            ...keys.stalledInboundEvents(),
-            gsi2sk: iso(now + inboundSweepGraceMs),
-            [ttlAttribute]: epochSeconds(now) + inboundEventRetentionSeconds,
-          },
-          // New, or an expired record DynamoDB has not deleted yet (TTL deletes lazily).
-          ConditionExpression: 'attribute_not_exists(pk) OR #ttl <= :now',
-          ExpressionAttributeNames: { '#ttl': ttlAttribute },
-          ExpressionAttributeValues: { ':now': epochSeconds(now) },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      await dynamo().put({
+        TableName: tableName(),
+        Item: {
+          ...key(event.source, event.eventId),
+          kind: 'inbound_event',
+          source: event.source,
+          event_id: event.eventId,
+          type: event.type,
+          route: event.route,
+          status: 'received' satisfies InboundEventStatus,
+          received_at: new Date(event.receivedAt).toISOString(),
+          body_gzip: compressed,
+          // Listed for the sweeper from the start, in the same write: if the hand-off to the
+          // queue fails and the sender never retries, the event is still found.
+          ...keys.stalledInboundEvents(),
+          gsi2sk: iso(now + inboundSweepGraceMs),
+          [ttlAttribute]: epochSeconds(now) + inboundEventRetentionSeconds,
+        },
+        // New, or an expired record DynamoDB has not deleted yet (TTL deletes lazily).
+        ConditionExpression: 'attribute_not_exists(pk) OR #ttl <= :now',
+        ExpressionAttributeNames: { '#ttl': ttlAttribute },
+        ExpressionAttributeValues: { ':now': epochSeconds(now) },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       return { created: true };
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!(error instanceof ConditionalCheckFailed)) throw error;
       const state = await stateAfterConditionFailure(error, event.source, event.eventId);
       const status = state?.status ?? 'received';
       const stalled =
@@ -127,27 +118,25 @@ export const dynamoInboundEventStore: InboundEventStore = {
 
   async claim(request, now, leaseUntil) {
     try {
-      const { Attributes } = await documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: key(request.source, request.eventId),
-          // A worker that dies leaves the event due for the sweeper once its lease has run out.
-          UpdateExpression: 'SET #status = :processing, lease_until = :lease, gsi2sk = :due',
-          ConditionExpression:
-            '#ttl > :nowSeconds AND (#status = :received OR (#status = :processing AND lease_until < :now))',
-          ExpressionAttributeNames: statusNames,
-          ExpressionAttributeValues: {
-            ':processing': 'processing',
-            ':received': 'received',
-            ':lease': leaseUntil,
-            ':due': iso(leaseUntil + inboundSweepGraceMs),
-            ':now': now,
-            ':nowSeconds': epochSeconds(now),
-          },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      const { Attributes } = await dynamo().update({
+        TableName: tableName(),
+        Key: key(request.source, request.eventId),
+        // A worker that dies leaves the event due for the sweeper once its lease has run out.
+        UpdateExpression: 'SET #status = :processing, lease_until = :lease, gsi2sk = :due',
+        ConditionExpression:
+          '#ttl > :nowSeconds AND (#status = :received OR (#status = :processing AND lease_until < :now))',
+        ExpressionAttributeNames: statusNames,
+        ExpressionAttributeValues: {
+          ':processing': 'processing',
+          ':received': 'received',
+          ':lease': leaseUntil,
+          ':due': iso(leaseUntil + inboundSweepGraceMs),
+          ':now': now,
+          ':nowSeconds': epochSeconds(now),
+        },
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       const item = Attributes as Record<string, unknown>;
       return {
         claimed: true,
@@ -161,7 +150,7 @@ export const dynamoInboundEventStore: InboundEventStore = {
         },
       };
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!(error instanceof ConditionalCheckFailed)) throw error;
       const state = await stateAfterConditionFailure(error, request.source, request.eventId);
       if (state?.status === undefined || state.expiresAt <= epochSeconds(now)) {
         return { claimed: false, reason: 'missing' };
@@ -172,61 +161,55 @@ export const dynamoInboundEventStore: InboundEventStore = {
 
   async finish(request, status, result, now) {
     try {
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: key(request.source, request.eventId),
-          UpdateExpression:
-            'SET #status = :status, #result = :result, processed_at = :at REMOVE lease_until, gsi2pk, gsi2sk',
-          ConditionExpression: '#status = :processing',
-          ExpressionAttributeNames: { '#status': 'status', '#result': 'result' },
-          ExpressionAttributeValues: {
-            ':status': status,
-            ':result': result.slice(0, 500),
-            ':at': new Date(now).toISOString(),
-            ':processing': 'processing',
-          },
-        }),
-      );
+      await dynamo().update({
+        TableName: tableName(),
+        Key: key(request.source, request.eventId),
+        UpdateExpression:
+          'SET #status = :status, #result = :result, processed_at = :at REMOVE lease_until, gsi2pk, gsi2sk',
+        ConditionExpression: '#status = :processing',
+        ExpressionAttributeNames: { '#status': 'status', '#result': 'result' },
+        ExpressionAttributeValues: {
+          ':status': status,
+          ':result': result.slice(0, 500),
+          ':at': new Date(now).toISOString(),
+          ':processing': 'processing',
+        },
+      });
     } catch (error) {
       // Another worker took over after our lease ran out and finished first: nothing to add.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!(error instanceof ConditionalCheckFailed)) throw error;
     }
   },
 
   async release(request) {
     try {
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: key(request.source, request.eventId),
-          UpdateExpression: 'SET #status = :received REMOVE lease_until',
-          ConditionExpression: '#status = :processing',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':received': 'received', ':processing': 'processing' },
-        }),
-      );
+      await dynamo().update({
+        TableName: tableName(),
+        Key: key(request.source, request.eventId),
+        UpdateExpression: 'SET #status = :received REMOVE lease_until',
+        ConditionExpression: '#status = :processing',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':received': 'received', ':processing': 'processing' },
+      });
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!(error instanceof ConditionalCheckFailed)) throw error;
     }
   },
 
   async listStalled(now, limit) {
-    const { Items = [] } = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :now',
-        // The index holds whole items; the sweeper needs none of the (gzipped) bodies.
-        ProjectionExpression: '#source, event_id, #status, gsi2sk, sweep_count',
-        ExpressionAttributeNames: { '#source': 'source', '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':pk': keys.stalledInboundEvents().gsi2pk,
-          ':now': iso(now),
-        },
-        Limit: limit,
-      }),
-    );
+    const { Items = [] } = await dynamo().query({
+      TableName: tableName(),
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :now',
+      // The index holds whole items; the sweeper needs none of the (gzipped) bodies.
+      ProjectionExpression: '#source, event_id, #status, gsi2sk, sweep_count',
+      ExpressionAttributeNames: { '#source': 'source', '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':pk': keys.stalledInboundEvents().gsi2pk,
+        ':now': iso(now),
+      },
+      Limit: limit,
+    });
     return Items.map(
       (item): StalledEvent => ({
         source: item.source as InboundSource,
@@ -239,53 +222,49 @@ export const dynamoInboundEventStore: InboundEventStore = {
   },
 
   async markSwept(event, nextDueAt) {
-    return conditionally(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key(event.source, event.eventId),
-        UpdateExpression: 'SET gsi2sk = :next ADD sweep_count :one',
-        // Unchanged since listed: a claim, a finish or another sweep would have moved it.
-        ConditionExpression: 'gsi2sk = :seen',
-        ExpressionAttributeValues: {
-          ':next': iso(nextDueAt),
-          ':one': 1,
-          ':seen': iso(event.dueAt),
-        },
-      }),
-    );
+    return conditionally({
+      TableName: tableName(),
+      Key: key(event.source, event.eventId),
+      UpdateExpression: 'SET gsi2sk = :next ADD sweep_count :one',
+      // Unchanged since listed: a claim, a finish or another sweep would have moved it.
+      ConditionExpression: 'gsi2sk = :seen',
+      ExpressionAttributeValues: {
+        ':next': iso(nextDueAt),
+        ':one': 1,
+        ':seen': iso(event.dueAt),
+      },
+    });
   },
 
   async abandon(event, result, now) {
-    return conditionally(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key(event.source, event.eventId),
-        UpdateExpression:
-          'SET #status = :failed, #result = :result, processed_at = :at REMOVE lease_until, gsi2pk, gsi2sk',
-        ConditionExpression:
-          'gsi2sk = :seen AND (#status = :received OR (#status = :processing AND lease_until < :now))',
-        ExpressionAttributeNames: { '#status': 'status', '#result': 'result' },
-        ExpressionAttributeValues: {
-          ':failed': 'failed',
-          ':result': result.slice(0, 500),
-          ':at': iso(now),
-          ':seen': iso(event.dueAt),
-          ':received': 'received',
-          ':processing': 'processing',
-          ':now': now,
-        },
-      }),
-    );
+    return conditionally({
+      TableName: tableName(),
+      Key: key(event.source, event.eventId),
+      UpdateExpression:
+        'SET #status = :failed, #result = :result, processed_at = :at REMOVE lease_until, gsi2pk, gsi2sk',
+      ConditionExpression:
+        'gsi2sk = :seen AND (#status = :received OR (#status = :processing AND lease_until < :now))',
+      ExpressionAttributeNames: { '#status': 'status', '#result': 'result' },
+      ExpressionAttributeValues: {
+        ':failed': 'failed',
+        ':result': result.slice(0, 500),
+        ':at': iso(now),
+        ':seen': iso(event.dueAt),
+        ':received': 'received',
+        ':processing': 'processing',
+        ':now': now,
+      },
+    });
   },
 };
 
 /** Sends a conditional update; false when its condition failed. */
-async function conditionally(command: UpdateCommand): Promise<boolean> {
+async function conditionally(input: UpdateCommandInput): Promise<boolean> {
   try {
-    await documentClient().send(command);
+    await dynamo().update(input);
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (error instanceof ConditionalCheckFailed) return false;
     throw error;
   }
 }
@@ -295,9 +274,11 @@ export async function inboundEventState(
   source: InboundSource,
   eventId: string,
 ): Promise<{ status: InboundEventStatus; result?: string } | undefined> {
-  const { Item } = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: key(source, eventId), ConsistentRead: true }),
-  );
+  const { Item } = await dynamo().get({
+    TableName: tableName(),
+    Key: key(source, eventId),
+    ConsistentRead: true,
+  });
   if (Item === undefined) return undefined;
   return {
     status: Item.status as InboundEventStatus,
@@ -353,49 +334,43 @@ function decodeCursor(cursor: string): Record<string, unknown> {
 export const dynamoInboundAttemptLog: InboundAttemptLog = {
   async record(attempt) {
     const receivedAt = new Date(attempt.receivedAt).toISOString();
-    await documentClient().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.inboundAttempt(attempt.source, attempt.id),
-          ...keys.inboundAttemptsBySource(attempt.source),
-          // Time first, so the index lists a source's attempts in order; the id keeps it unique.
-          gsi1sk: `${receivedAt}#${attempt.id}`,
-          kind: 'inbound_attempt',
-          attempt_id: attempt.id,
-          source: attempt.source,
-          endpoint: attempt.endpoint,
-          received_at: receivedAt,
-          outcome: attempt.outcome,
-          status_code: attempt.statusCode,
-          event_id: attempt.eventId,
-          sender_event_id: attempt.senderEventId,
-          event_type: attempt.eventType,
-          error_code: attempt.errorCode,
-          request_id: attempt.requestId,
-          source_ip: attempt.sourceIp,
-          [ttlAttribute]: epochSeconds(attempt.receivedAt) + inboundAttemptRetentionSeconds,
-        } satisfies AttemptItem & Record<string, unknown>,
-      }),
-    );
+    await dynamo().put({
+      TableName: tableName(),
+      Item: {
+        ...keys.inboundAttempt(attempt.source, attempt.id),
+        ...keys.inboundAttemptsBySource(attempt.source),
+        // Time first, so the index lists a source's attempts in order; the id keeps it unique.
+        gsi1sk: `${receivedAt}#${attempt.id}`,
+        kind: 'inbound_attempt',
+        attempt_id: attempt.id,
+        source: attempt.source,
+        endpoint: attempt.endpoint,
+        received_at: receivedAt,
+        outcome: attempt.outcome,
+        status_code: attempt.statusCode,
+        event_id: attempt.eventId,
+        sender_event_id: attempt.senderEventId,
+        event_type: attempt.eventType,
+        error_code: attempt.errorCode,
+        request_id: attempt.requestId,
+        source_ip: attempt.sourceIp,
+        [ttlAttribute]: epochSeconds(attempt.receivedAt) + inboundAttemptRetentionSeconds,
+      } satisfies AttemptItem & Record<string, unknown>,
+    });
   },
 
   async listBySource(source, options = {}) {
-    const { Items = [], LastEvaluatedKey } = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.inboundAttemptsBySource(source).gsi1pk },
-        ScanIndexForward: false,
-        Limit: Math.min(Math.max(options.limit ?? 50, 1), 100),
-        ...(options.before === undefined
-          ? {}
-          : { ExclusiveStartKey: decodeCursor(options.before) }),
-      }),
-    );
+    const { Items = [], LastEvaluatedKey } = await dynamo().query({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.inboundAttemptsBySource(source).gsi1pk },
+      ScanIndexForward: false,
+      Limit: Math.min(Math.max(options.limit ?? 50, 1), 100),
+      ...(options.before === undefined ? {} : { ExclusiveStartKey: decodeCursor(options.before) }),
+    });
     return {
-      attempts: Items.map((item) => attemptOf(item as AttemptItem)),
+      attempts: Items.map((item) => attemptOf(item as unknown as AttemptItem)),
       ...(LastEvaluatedKey === undefined ? {} : { next: encodeCursor(LastEvaluatedKey) }),
     };
   },

@@ -1,8 +1,7 @@
-import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds, systemClock } from '../domain/clock.js';
 import type { MessagingRecords } from '../domain/inbound/ports.js';
-import { documentClient } from './dynamodb.js';
+import { dynamo } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
@@ -21,9 +20,9 @@ async function writeAll(records: (Record<string, unknown> & { pk: string; sk: st
     for (let round = 0; pending.length > 0; round++) {
       if (round === rounds)
         throw new Error(`${pending.length} messaging record(s) were not written`);
-      const { UnprocessedItems } = await documentClient().send(
-        new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }),
-      );
+      const { UnprocessedItems } = await dynamo().batchWrite({
+        RequestItems: { [tableName()]: pending },
+      });
       pending = (UnprocessedItems?.[tableName()] ?? []) as typeof pending;
       if (pending.length > 0) await new Promise((resume) => setTimeout(resume, 50 * 2 ** round));
     }
@@ -67,8 +66,6 @@ export const dynamoMessagingRecords: MessagingRecords = {
 export async function findMessagingRecord(
   key: ReturnType<typeof keys.messagingMessage>,
 ): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
-  );
+  const { Item } = await dynamo().get({ TableName: tableName(), Key: key, ConsistentRead: true });
   return Item;
 }

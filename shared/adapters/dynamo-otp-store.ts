@@ -1,11 +1,11 @@
-import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import type { AttemptReservation, OtpKey, OtpStore, StoredOtp } from '../domain/otp/engine.js';
-import { documentClient } from './dynamodb.js';
+import { dynamo } from './dynamodb.js';
+import { ConditionalCheckFailed } from './dynamodb-client.js';
 import { type ItemKey, keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 import { transactWrite } from './transactions.js';
+import { countHitWithinLimit } from './window-counter.js';
 
 /**
  * Codes, attempt budgets and send counters as items of the single table. Every rule of the engine
@@ -28,13 +28,6 @@ const otpKey = (key: OtpKey) => keys.otp(key.channel, key.target, key.purpose, k
 const attemptsKey = (key: OtpKey) =>
   keys.otpAttempts(key.channel, key.target, key.purpose, key.subject);
 
-/** A raw (marshalled) item, as ConditionalCheckFailedException returns it. */
-type RawItem = Record<string, AttributeValue> | undefined;
-const rawNumber = (item: RawItem, name: string): number | undefined => {
-  const value = item?.[name];
-  return value !== undefined && 'N' in value && value.N !== undefined ? Number(value.N) : undefined;
-};
-
 function storedOtp(item: Record<string, unknown>): StoredOtp {
   return {
     codeHash: String(item.codeHash),
@@ -45,9 +38,7 @@ function storedOtp(item: Record<string, unknown>): StoredOtp {
 }
 
 async function getItem(key: ItemKey): Promise<Record<string, unknown> | undefined> {
-  const result = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
-  );
+  const result = await dynamo().get({ TableName: tableName(), Key: key, ConsistentRead: true });
   return result.Item;
 }
 
@@ -114,70 +105,100 @@ export const dynamoOtpStore: OtpStore = {
     };
   },
 
-  async reserveAttempt(key, budget) {
+  async reserveAttempt(key, budget, targetHit) {
+    if (targetHit !== undefined) {
+      // The common case in one transaction: the target's hit under its limit, and an attempt
+      // that is not the budget's last in an open window (or the first of a new budget).
+      const outcome =
+        budget.maxAttempts > 1
+          ? await transactWrite({
+              TransactItems: [countHitWithinLimit(targetHit), spendBeforeLast(key, budget)],
+            })
+          : undefined;
+      if (outcome?.ok) {
+        targetHit.countedWithinLimit();
+        return { allowed: true, last: false };
+      }
+      if (outcome?.failedIndex === 0) {
+        return { allowed: false, targetLimited: targetHit.refusedAtLimit() };
+      }
+      // The budget's last attempt, a spent budget or a stale window: the hit counted apart.
+      await targetHit.count();
+      const decision = targetHit.decision;
+      if (decision?.allowed === false) return { allowed: false, targetLimited: decision };
+    }
     // A stale window (past its end, not yet removed by TTL) is replaced by a fresh one; a retry is
     // needed only when another verify replaced it at the same moment.
     for (let round = 0; round < 3; round++) {
       const spent = await spendInOpenWindow(key, budget);
       if (typeof spent !== 'number') return spent;
       if (await openNewWindow(key, budget, spent)) {
-        return { allowed: true, used: 1, windowEndsAt: budget.windowEndsAt };
+        return budget.maxAttempts > 1
+          ? { allowed: true, last: false }
+          : { allowed: true, last: true, windowEndsAt: budget.windowEndsAt };
       }
     }
     // Still racing: refuse rather than compare a guess that was not counted.
     return { allowed: false, windowEndsAt: budget.windowEndsAt };
   },
 
+  async consumeClearing(key, codeHash, now) {
+    const outcome = await transactWrite({
+      TransactItems: [
+        {
+          Delete: {
+            TableName: tableName(),
+            Key: otpKey(key),
+            ConditionExpression: 'codeHash = :hash AND expiresAt > :now',
+            ExpressionAttributeValues: { ':hash': codeHash, ':now': now },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        { Delete: { TableName: tableName(), Key: attemptsKey(key) } },
+      ],
+    });
+    if (outcome.ok) return { outcome: 'consumed' };
+    const stored = outcome.failedItem;
+    if (typeof stored?.codeHash !== 'string') return { outcome: 'none' };
+    // The same digest, so the condition failed on the expiry: digests only, nothing of the code.
+    if (stored.codeHash === codeHash) return { outcome: 'expired' };
+    return { outcome: 'mismatch', otp: storedOtp(stored) };
+  },
+
   async consume(key, codeHash) {
     try {
-      const result = await documentClient().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: otpKey(key),
-          ConditionExpression: 'codeHash = :hash',
-          ExpressionAttributeValues: { ':hash': codeHash },
-          ReturnValues: 'ALL_OLD',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      const result = await dynamo().delete({
+        TableName: tableName(),
+        Key: otpKey(key),
+        ConditionExpression: 'codeHash = :hash',
+        ExpressionAttributeValues: { ':hash': codeHash },
+        ReturnValues: 'ALL_OLD',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      });
       return { outcome: 'consumed', otp: storedOtp(result.Attributes ?? {}) };
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const codeHash = error.Item?.codeHash;
-      if (codeHash === undefined || !('S' in codeHash) || codeHash.S === undefined) {
-        return { outcome: 'none' };
-      }
-      return {
-        outcome: 'mismatch',
-        otp: {
-          codeHash: codeHash.S,
-          issuedAt: rawNumber(error.Item, 'issuedAt') ?? 0,
-          expiresAt: rawNumber(error.Item, 'expiresAt') ?? 0,
-        },
-      };
+      if (!(error instanceof ConditionalCheckFailed)) throw error;
+      if (typeof error.item?.codeHash !== 'string') return { outcome: 'none' };
+      return { outcome: 'mismatch', otp: storedOtp(error.item) };
     }
   },
 
   async burn(key, codeHash) {
     try {
-      await documentClient().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: otpKey(key),
-          ConditionExpression: 'codeHash = :hash',
-          ExpressionAttributeValues: { ':hash': codeHash },
-        }),
-      );
+      await dynamo().delete({
+        TableName: tableName(),
+        Key: otpKey(key),
+        ConditionExpression: 'codeHash = :hash',
+        ExpressionAttributeValues: { ':hash': codeHash },
+      });
     } catch (error) {
       // A newer code replaced it meanwhile: that one keeps its own (shared) budget.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!(error instanceof ConditionalCheckFailed)) throw error;
     }
   },
 
   async clearAttempts(key) {
-    await documentClient().send(
-      new DeleteCommand({ TableName: tableName(), Key: attemptsKey(key) }),
-    );
+    await dynamo().delete({ TableName: tableName(), Key: attemptsKey(key) });
   },
 
   async lastSubject(key) {
@@ -210,6 +231,32 @@ interface Budget {
 }
 
 /**
+ * One more attempt in the budget's open window, or the first of a new budget, on the condition
+ * that fewer than `below` attempts are spent: the write shared by both ways of reserving.
+ */
+const spend = (key: OtpKey, budget: Budget, below: number) => ({
+  TableName: tableName(),
+  Key: attemptsKey(key),
+  UpdateExpression:
+    'SET attempts = if_not_exists(attempts, :zero) + :one, windowEndsAt = if_not_exists(windowEndsAt, :end), #ttl = if_not_exists(#ttl, :ttl)',
+  ConditionExpression: 'attribute_not_exists(pk) OR (attempts < :below AND windowEndsAt > :now)',
+  ExpressionAttributeNames: { '#ttl': ttlAttribute },
+  ExpressionAttributeValues: {
+    ':zero': 0,
+    ':one': 1,
+    ':end': budget.windowEndsAt,
+    ':ttl': seconds(budget.windowEndsAt) + 60,
+    ':below': below,
+    ':now': budget.now,
+  },
+});
+
+/** In a transaction: an attempt that leaves at least one more (not the budget's last). */
+const spendBeforeLast = (key: OtpKey, budget: Budget) => ({
+  Update: spend(key, budget, budget.maxAttempts - 1),
+});
+
+/**
  * Spends an attempt in the open window (creating the budget if there is none). Returns the
  * reservation, or the end of a stale window that must be replaced first.
  */
@@ -218,35 +265,18 @@ async function spendInOpenWindow(
   budget: Budget,
 ): Promise<AttemptReservation | number> {
   try {
-    const result = await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: attemptsKey(key),
-        UpdateExpression:
-          'SET attempts = if_not_exists(attempts, :zero) + :one, windowEndsAt = if_not_exists(windowEndsAt, :end), #ttl = if_not_exists(#ttl, :ttl)',
-        ConditionExpression:
-          'attribute_not_exists(pk) OR (attempts < :max AND windowEndsAt > :now)',
-        ExpressionAttributeNames: { '#ttl': ttlAttribute },
-        ExpressionAttributeValues: {
-          ':zero': 0,
-          ':one': 1,
-          ':end': budget.windowEndsAt,
-          ':ttl': seconds(budget.windowEndsAt) + 60,
-          ':max': budget.maxAttempts,
-          ':now': budget.now,
-        },
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    return {
-      allowed: true,
-      used: Number(result.Attributes?.attempts),
-      windowEndsAt: Number(result.Attributes?.windowEndsAt),
-    };
+    const result = await dynamo().update({
+      ...spend(key, budget, budget.maxAttempts),
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    const used = Number(result.Attributes?.attempts);
+    return used >= budget.maxAttempts
+      ? { allowed: true, last: true, windowEndsAt: Number(result.Attributes?.windowEndsAt) }
+      : { allowed: true, last: false };
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    const windowEndsAt = rawNumber(error.Item, 'windowEndsAt') ?? 0;
+    if (!(error instanceof ConditionalCheckFailed)) throw error;
+    const windowEndsAt = Number(error.item?.windowEndsAt ?? 0);
     if (windowEndsAt > budget.now) return { allowed: false, windowEndsAt };
     return windowEndsAt;
   }
@@ -255,22 +285,20 @@ async function spendInOpenWindow(
 /** Replaces a stale window (TTL had not removed it yet) with a fresh one holding this attempt. */
 async function openNewWindow(key: OtpKey, budget: Budget, staleEnd: number): Promise<boolean> {
   try {
-    await documentClient().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...attemptsKey(key),
-          attempts: 1,
-          windowEndsAt: budget.windowEndsAt,
-          [ttlAttribute]: seconds(budget.windowEndsAt) + 60,
-        },
-        ConditionExpression: 'windowEndsAt = :stale',
-        ExpressionAttributeValues: { ':stale': staleEnd },
-      }),
-    );
+    await dynamo().put({
+      TableName: tableName(),
+      Item: {
+        ...attemptsKey(key),
+        attempts: 1,
+        windowEndsAt: budget.windowEndsAt,
+        [ttlAttribute]: seconds(budget.windowEndsAt) + 60,
+      },
+      ConditionExpression: 'windowEndsAt = :stale',
+      ExpressionAttributeValues: { ':stale': staleEnd },
+    });
     return true;
   } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    if (!(error instanceof ConditionalCheckFailed)) throw error;
     return false;
   }
 }

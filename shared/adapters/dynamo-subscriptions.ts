@@ -1,9 +1,8 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { systemClock } from '../domain/clock.js';
 import type { SubscriptionStore, SubscriptionUpdate } from '../domain/inbound/ports.js';
-import { documentClient } from './dynamodb.js';
+import { dynamo } from './dynamodb.js';
+import { ConditionalCheckFailed } from './dynamodb-client.js';
 import { keys } from './keys.js';
 
 /** The subscription record as stored (one item per account and gateway subscription). */
@@ -86,10 +85,10 @@ function updateOf(update: SubscriptionUpdate) {
 export const dynamoSubscriptionStore: SubscriptionStore = {
   async apply(update) {
     try {
-      await documentClient().send(new UpdateCommand(updateOf(update)));
+      await dynamo().update(updateOf(update));
       return true;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
+      if (error instanceof ConditionalCheckFailed) return false;
       throw error;
     }
   },
@@ -100,12 +99,10 @@ export async function findSubscription(
   accountId: string,
   subscriptionId: string,
 ): Promise<SubscriptionRecord | undefined> {
-  const { Item } = await documentClient().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.subscription(accountId, subscriptionId),
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await dynamo().get({
+    TableName: tableName(),
+    Key: keys.subscription(accountId, subscriptionId),
+    ConsistentRead: true,
+  });
   return Item as SubscriptionRecord | undefined;
 }

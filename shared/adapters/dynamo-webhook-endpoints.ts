@@ -1,20 +1,11 @@
-import {
-  ConditionalCheckFailedException,
-  TransactionCanceledException,
-} from '@aws-sdk/client-dynamodb';
-import {
-  DeleteCommand,
-  GetCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-  type UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { ServiceError } from '../domain/errors.js';
 import type { EventType } from '../domain/event-types.js';
 import type { DisabledReason, EndpointStatus, WebhookEndpoint } from '../domain/webhooks/model.js';
 import type { EndpointRepository } from '../domain/webhooks/ports.js';
-import { documentClient, queryAll, queryWork, workBefore } from './dynamodb.js';
+import { dynamo, queryAll, queryWork, workBefore } from './dynamodb.js';
+import { ConditionalCheckFailed, TransactionCanceled } from './dynamodb-client.js';
 import { keys } from './keys.js';
 import { type TransactionOutcome, transactWrite } from './transactions.js';
 
@@ -61,12 +52,14 @@ async function conditionalUpdate(
   input: Omit<UpdateCommandInput, 'TableName'>,
 ): Promise<Record<string, unknown> | undefined> {
   try {
-    const { Attributes } = await documentClient().send(
-      new UpdateCommand({ TableName: tableName(), ReturnValues: 'ALL_NEW', ...input }),
-    );
+    const { Attributes } = await dynamo().update({
+      TableName: tableName(),
+      ReturnValues: 'ALL_NEW',
+      ...input,
+    });
     return Attributes ?? {};
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return undefined;
+    if (error instanceof ConditionalCheckFailed) return undefined;
     throw error;
   }
 }
@@ -84,9 +77,8 @@ async function writeWithCount(input: TransactWriteCommandInput): Promise<Transac
   try {
     return await transactWrite(input);
   } catch (error) {
-    const reasons =
-      error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
-    if (reasons.some((reason) => reason.Code === 'TransactionConflict')) {
+    const reasons = error instanceof TransactionCanceled ? error.reasons : [];
+    if (reasons.some((reason) => reason.code === 'TransactionConflict')) {
       throw new ServiceError(
         'conflict',
         'Other changes to this account’s webhook endpoints are in progress; try again',
@@ -157,9 +149,10 @@ export const dynamoEndpointRepository: EndpointRepository = {
   },
 
   async get(accountId, endpointId) {
-    const { Item } = await documentClient().send(
-      new GetCommand({ TableName: tableName(), Key: keys.webhookEndpoint(accountId, endpointId) }),
-    );
+    const { Item } = await dynamo().get({
+      TableName: tableName(),
+      Key: keys.webhookEndpoint(accountId, endpointId),
+    });
     return Item === undefined ? undefined : endpointFromItem(Item);
   },
 
@@ -188,13 +181,11 @@ export const dynamoEndpointRepository: EndpointRepository = {
     if (outcome.failedIndex === 0) return false;
     // The endpoint exists but the count is 0 or absent: it was registered before endpoints were
     // counted, so there is no slot to give back — delete it alone rather than refuse.
-    const { Attributes } = await documentClient().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.webhookEndpoint(accountId, endpointId),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
+    const { Attributes } = await dynamo().delete({
+      TableName: tableName(),
+      Key: keys.webhookEndpoint(accountId, endpointId),
+      ReturnValues: 'ALL_OLD',
+    });
     return Attributes !== undefined;
   },
 

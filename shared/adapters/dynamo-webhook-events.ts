@@ -1,9 +1,8 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
 import type { DeliverableEventType, StoredEvent } from '../domain/webhooks/model.js';
 import type { EventRepository } from '../domain/webhooks/ports.js';
-import { documentClient, queryWork, workBefore } from './dynamodb.js';
+import { dynamo, queryWork, workBefore } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 import { transactWrite } from './transactions.js';
@@ -49,22 +48,22 @@ function eventItem(event: StoredEvent): Record<string, unknown> {
 }
 
 async function getEvent(eventId: string): Promise<StoredEvent | undefined> {
-  const { Item } = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.event(eventId), ConsistentRead: true }),
-  );
+  const { Item } = await dynamo().get({
+    TableName: tableName(),
+    Key: keys.event(eventId),
+    ConsistentRead: true,
+  });
   return Item === undefined ? undefined : eventFromItem(Item);
 }
 
 export const dynamoEventRepository: EventRepository = {
   async create(event, idempotency) {
     if (idempotency === undefined) {
-      await documentClient().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: eventItem(event),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      await dynamo().put({
+        TableName: tableName(),
+        Item: eventItem(event),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
       return { created: true };
     }
     const idempotencyKey = keys.eventIdempotency(event.accountId, idempotency.key);
@@ -98,9 +97,11 @@ export const dynamoEventRepository: EventRepository = {
       ],
     });
     if (outcome.ok) return { created: true };
-    const { Item } = await documentClient().send(
-      new GetCommand({ TableName: tableName(), Key: idempotencyKey, ConsistentRead: true }),
-    );
+    const { Item } = await dynamo().get({
+      TableName: tableName(),
+      Key: idempotencyKey,
+      ConsistentRead: true,
+    });
     const existing = typeof Item?.event_id === 'string' ? await getEvent(Item.event_id) : undefined;
     if (Item === undefined || existing === undefined) {
       throw new Error(`idempotency key of account ${event.accountId} points at no event`);
@@ -109,14 +110,12 @@ export const dynamoEventRepository: EventRepository = {
   },
 
   async markFannedOut(eventId) {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.event(eventId),
-        UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
-        ConditionExpression: 'attribute_exists(pk)',
-      }),
-    );
+    await dynamo().update({
+      TableName: tableName(),
+      Key: keys.event(eventId),
+      UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
+      ConditionExpression: 'attribute_exists(pk)',
+    });
   },
 
   async listStalledFanOuts(before, limit) {

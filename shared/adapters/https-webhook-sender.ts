@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import type { SendOutcome, SignedRequest, WebhookSender } from '../domain/webhooks/ports.js';
 import { resolveTarget } from './webhook-url-guard.js';
 
@@ -17,9 +17,12 @@ const maxDrainBytes = 64 * 1024;
 /**
  * Keep-alive: consecutive attempts to one receiver reuse the TLS connection. Pooled sockets are
  * keyed by host name; each was opened to an address the guard had checked, and every attempt
- * re-checks the name before a socket is taken.
+ * re-checks the name before a socket is taken. As many sockets stay open as may be busy at once:
+ * a burst of parallel attempts to one receiver (a worker's batch) that closed all but a few
+ * would pay a new TLS handshake (1.6-1.8 ms of CPU against 0.2 for a reused socket) for each of
+ * the others next time. A new connection to a receiver seen before resumes its TLS session.
  */
-const agentOptions = { keepAlive: true, maxSockets: 64, maxFreeSockets: 16 };
+const agentOptions = { keepAlive: true, maxSockets: 64, maxFreeSockets: 64 };
 let agent = new Agent(agentOptions);
 
 /**
@@ -32,8 +35,12 @@ export function trustCertificate(pem: string): void {
   agent.destroy();
   agent = new Agent({
     ...agentOptions,
-    // Given `ca`, Node trusts only what it lists: the system roots and the extra file go too.
-    ca: [...rootCertificates, ...(extra === undefined ? [] : [readFileSync(extra, 'utf8')]), pem],
+    // One context, built once: given as `ca`, Node would parse the ~140 root certificates again
+    // for every new connection, and join them into the pool's key on every request.
+    secureContext: createSecureContext({
+      // Given `ca`, Node trusts only what it lists: the system roots and the extra file go too.
+      ca: [...rootCertificates, ...(extra === undefined ? [] : [readFileSync(extra, 'utf8')]), pem],
+    }),
   });
 }
 

@@ -35,13 +35,24 @@ export const smsCap = (): SmsCap => new SmsCap(dynamoSmsCounter, systemClock, sm
  * `AccountCodes` as is (docs/otp.md).
  */
 export async function otpCodes(): Promise<OtpCodes> {
-  return new OtpCodes(
-    await otpEngine(),
-    mailerAtFirstEmail,
-    smsSender(),
-    smsAllowedCountries(),
-    smsCap(),
-  );
+  return codesSendingEmailBy(mailerAtFirstEmail);
+}
+
+/**
+ * The same for a function that only texts (sendOtp): its bundle then carries no SES client,
+ * whose import cost it would pay at every cold start (1.41× the DynamoDB-only floor with it,
+ * docs/performance.md). An email asked of it is a bug, and fails as one.
+ */
+export async function smsCodes(): Promise<OtpCodes> {
+  return codesSendingEmailBy({
+    send: async () => {
+      throw new Error('this function sends no email: it is built with smsCodes()');
+    },
+  });
+}
+
+async function codesSendingEmailBy(mailer: Mailer): Promise<OtpCodes> {
+  return new OtpCodes(await otpEngine(), mailer, smsSender(), smsAllowedCountries(), smsCap());
 }
 
 /**

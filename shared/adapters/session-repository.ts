@@ -1,9 +1,4 @@
-import {
-  DeleteCommand,
-  GetCommand,
-  TransactGetCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import type {
   NewSession,
@@ -14,7 +9,7 @@ import type {
 import { refreshTokenSeconds } from '../domain/accounts/refresh-tokens.js';
 import { epochSeconds } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
-import { deleteItems, documentClient, queryAll } from './dynamodb.js';
+import { batchGetAll, deleteItems, dynamo, queryAll } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 import { transactWrite } from './transactions.js';
@@ -24,6 +19,7 @@ import {
   activationClauses,
   userFromItem,
 } from './user-repository.js';
+import { counterKeyOf, countHitIn, hitsIn } from './window-counter.js';
 
 /**
  * Sessions and refresh tokens in the single table:
@@ -111,17 +107,18 @@ export const dynamoSessionRepository: SessionRepository = {
     }
   },
 
-  async loadForRefresh(userId, sessionId, tokenHash): Promise<RefreshState> {
-    const result = await documentClient().send(
-      new TransactGetCommand({
-        TransactItems: [
-          { Get: { TableName: tableName(), Key: keys.refreshToken(tokenHash) } },
-          { Get: { TableName: tableName(), Key: keys.session(userId, sessionId) } },
-          { Get: { TableName: tableName(), Key: keys.user(userId) } },
-        ],
-      }),
+  async loadForRefresh(userId, sessionId, tokenHash, hit): Promise<RefreshState> {
+    const result = await dynamo().transactGet({
+      TransactItems: [
+        { Get: { TableName: tableName(), Key: keys.refreshToken(tokenHash) } },
+        { Get: { TableName: tableName(), Key: keys.session(userId, sessionId) } },
+        { Get: { TableName: tableName(), Key: keys.user(userId) } },
+        ...(hit === undefined ? [] : [{ Get: { TableName: tableName(), Key: counterKeyOf(hit) } }]),
+      ],
+    });
+    const [token, session, user, counter] = (result.Responses ?? []).map(
+      (response) => response.Item,
     );
-    const [token, session, user] = (result.Responses ?? []).map((response) => response.Item);
     // The ids come from the presented token: the stored token must agree with them.
     const tokenMatches =
       token !== undefined && token.user_id === userId && token.session_id === sessionId;
@@ -134,10 +131,11 @@ export const dynamoSessionRepository: SessionRepository = {
         : undefined,
       sessionLive: session !== undefined,
       user: user === undefined ? undefined : userFromItem(user),
+      hitsBefore: hit === undefined ? undefined : hitsIn(counter),
     };
   },
 
-  async rotate({ userId, sessionId, tokenHash, successorHash, now }) {
+  async rotate({ userId, sessionId, tokenHash, successorHash, now, hit }) {
     const expiresAt = refreshExpiry(now);
     const outcome = await transactWrite({
       TransactItems: [
@@ -174,23 +172,39 @@ export const dynamoSessionRepository: SessionRepository = {
             ExpressionAttributeValues: { ':ttl': expiresAt, ':now': now },
           },
         },
+        // The request's own rate-limit hit, when it rides along: no write of its own.
+        ...(hit === undefined ? [] : [countHitIn(hit.pending, hit.before)]),
       ],
     });
     if (outcome.ok) return 'rotated';
-    return outcome.failedIndex === 2 ? 'session_gone' : 'already_rotated';
+    return (['already_rotated', 'already_rotated', 'session_gone', 'hit_moved'] as const)[
+      outcome.failedIndex
+    ]!;
   },
 
   async isLive(sessionId, userId) {
     // Strongly consistent: a logout that just returned must already count.
-    const result = await documentClient().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: keys.session(userId, sessionId),
-        ProjectionExpression: 'pk',
-        ConsistentRead: true,
-      }),
-    );
+    const result = await dynamo().get({
+      TableName: tableName(),
+      Key: keys.session(userId, sessionId),
+      ProjectionExpression: 'pk',
+      ConsistentRead: true,
+    });
     return result.Item !== undefined;
+  },
+
+  async sessionWithUser(userId, sessionId) {
+    const session = keys.session(userId, sessionId);
+    const items = await batchGetAll({
+      Keys: [session, keys.user(userId)],
+      // Strongly consistent: a logout that just returned must already count.
+      ConsistentRead: true,
+    });
+    const user = items.find((item) => item.sk !== session.sk);
+    return {
+      sessionLive: items.some((item) => item.sk === session.sk),
+      user: user === undefined ? undefined : userFromItem(user),
+    };
   },
 
   async list(userId, now) {
@@ -217,13 +231,11 @@ export const dynamoSessionRepository: SessionRepository = {
   },
 
   async revoke(userId, sessionId) {
-    const result = await documentClient().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.session(userId, sessionId),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
+    const result = await dynamo().delete({
+      TableName: tableName(),
+      Key: keys.session(userId, sessionId),
+      ReturnValues: 'ALL_OLD',
+    });
     return result.Attributes !== undefined;
   },
 

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import type { SignupNotices } from '../domain/accounts/ports.js';
 import { epochSeconds } from '../domain/clock.js';
-import { documentClient } from './dynamodb.js';
+import { dynamo } from './dynamodb.js';
+import { ConditionalCheckFailed } from './dynamodb-client.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
-const isRefusal = (error: unknown) => error instanceof ConditionalCheckFailedException;
+const isRefusal = (error: unknown) => error instanceof ConditionalCheckFailed;
 
 /**
  * `SIGNUP_NOTICE#<email>`: the reservation of the last notice, with its end (`notice_until`, epoch
@@ -20,19 +19,17 @@ export const dynamoSignupNotices: SignupNotices = {
   async reserve(email, now, until) {
     const token = randomUUID();
     try {
-      await documentClient().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...keys.signupNotice(email),
-            claim_token: token,
-            notice_until: until,
-            [ttlAttribute]: epochSeconds(until),
-          },
-          ConditionExpression: 'attribute_not_exists(pk) OR notice_until <= :now',
-          ExpressionAttributeValues: { ':now': now },
-        }),
-      );
+      await dynamo().put({
+        TableName: tableName(),
+        Item: {
+          ...keys.signupNotice(email),
+          claim_token: token,
+          notice_until: until,
+          [ttlAttribute]: epochSeconds(until),
+        },
+        ConditionExpression: 'attribute_not_exists(pk) OR notice_until <= :now',
+        ExpressionAttributeValues: { ':now': now },
+      });
       return token;
     } catch (error) {
       if (isRefusal(error)) return undefined;
@@ -42,14 +39,12 @@ export const dynamoSignupNotices: SignupNotices = {
 
   async release(email, token) {
     try {
-      await documentClient().send(
-        new DeleteCommand({
-          TableName: tableName(),
-          Key: keys.signupNotice(email),
-          ConditionExpression: 'claim_token = :token',
-          ExpressionAttributeValues: { ':token': token },
-        }),
-      );
+      await dynamo().delete({
+        TableName: tableName(),
+        Key: keys.signupNotice(email),
+        ConditionExpression: 'claim_token = :token',
+        ExpressionAttributeValues: { ':token': token },
+      });
     } catch (error) {
       // Another reservation replaced ours (ours had run out): it is not ours to remove.
       if (!isRefusal(error)) throw error;

@@ -1,16 +1,15 @@
-import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from './dynamodb.js';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { dynamo } from './dynamodb.js';
+import { type Item, TransactionCanceled } from './dynamodb-client.js';
 
 /**
  * The outcome of a transactional write: done, or refused because the condition of the item at
  * `failedIndex` did not hold. `failedItem` is that item as it was, when its operation asked for it
- * with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` (DynamoDB's wire format: the document
- * client does not convert the contents of an error).
+ * with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`.
  */
 export type TransactionOutcome =
   | { ok: true }
-  | { ok: false; failedIndex: number; failedItem?: Record<string, AttributeValue> };
+  | { ok: false; failedIndex: number; failedItem?: Item };
 
 const attempts = 5;
 
@@ -26,14 +25,16 @@ const pause = (attempt: number) =>
 export async function transactWrite(input: TransactWriteCommandInput): Promise<TransactionOutcome> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await documentClient().send(new TransactWriteCommand(input));
+      await dynamo().transactWrite(input);
       return { ok: true };
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const reasons = error.CancellationReasons ?? [];
-      const failedIndex = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
-      if (failedIndex >= 0)
-        return { ok: false, failedIndex, failedItem: reasons[failedIndex]!.Item };
+      if (!(error instanceof TransactionCanceled)) throw error;
+      const failedIndex = error.reasons.findIndex(
+        (reason) => reason.code === 'ConditionalCheckFailed',
+      );
+      if (failedIndex >= 0) {
+        return { ok: false, failedIndex, failedItem: error.reasons[failedIndex]!.item };
+      }
       if (attempt + 1 >= attempts) throw error;
       await pause(attempt);
     }

@@ -1,10 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  GetCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-  type UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import type {
   Activation,
@@ -15,7 +9,8 @@ import type {
 import { newId, type User } from '../domain/accounts/user.js';
 import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
-import { documentClient } from './dynamodb.js';
+import { dynamo } from './dynamodb.js';
+import { ConditionalCheckFailed } from './dynamodb-client.js';
 import { keys } from './keys.js';
 import { transactWrite } from './transactions.js';
 
@@ -88,19 +83,17 @@ const guardDelete = (key: { pk: string; sk: string }, userId: string) => ({
 });
 
 async function getItem(key: { pk: string; sk: string }) {
-  const result = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }),
-  );
+  const result = await dynamo().get({ TableName: tableName(), Key: key, ConsistentRead: true });
   return result.Item;
 }
 
 /** Runs a conditional update; false when its condition did not hold. */
 async function conditionalUpdate(input: UpdateCommandInput) {
   try {
-    await documentClient().send(new UpdateCommand(input));
+    await dynamo().update(input);
     return true;
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
+    if (error instanceof ConditionalCheckFailed) return false;
     throw error;
   }
 }
@@ -249,8 +242,8 @@ export const dynamoUserRepository: UserRepository = {
     const outcome = await transactWrite({ TransactItems: items });
     if (outcome.ok) return { outcome: 'created' };
     if (outcome.failedIndex === 2) return { outcome: 'phone_taken' };
-    const holderId = outcome.failedItem?.user_id?.S;
-    if (outcome.failedIndex !== 1 || holderId === undefined) {
+    const holderId = outcome.failedItem?.user_id;
+    if (outcome.failedIndex !== 1 || typeof holderId !== 'string') {
       // The account item's own condition cannot fail (a fresh random id), and DynamoDB returns
       // the guard it was asked for: anything else is a bug, not an answer.
       throw new Error(`account creation refused by item ${outcome.failedIndex} without a holder`);
@@ -275,14 +268,12 @@ export const dynamoUserRepository: UserRepository = {
 
   async emailStanding(email) {
     const read = (key: { pk: string; sk: string }, attribute: string) =>
-      documentClient().send(
-        new GetCommand({
-          TableName: tableName(),
-          Key: key,
-          ProjectionExpression: attribute,
-          ConsistentRead: true,
-        }),
-      );
+      dynamo().get({
+        TableName: tableName(),
+        Key: key,
+        ProjectionExpression: attribute,
+        ConsistentRead: true,
+      });
     const guard = await read(keys.emailGuard(email), 'user_id');
     // As findByEmail: the same two reads for an unknown email.
     const userId = guard.Item === undefined ? newId('usr') : String(guard.Item.user_id);
@@ -349,20 +340,18 @@ export const dynamoUserRepository: UserRepository = {
   async update(userId, changes) {
     const { set, names, values } = assignments(changes);
     try {
-      const result = await documentClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.user(userId),
-          UpdateExpression: `SET ${set.join(', ')}`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
+      const result = await dynamo().update({
+        TableName: tableName(),
+        Key: keys.user(userId),
+        UpdateExpression: `SET ${set.join(', ')}`,
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      });
       return userFromItem(result.Attributes ?? {});
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
+      if (error instanceof ConditionalCheckFailed) {
         throw new ServiceError('invalid_token', 'The account no longer exists', [], {
           cause: error,
         });

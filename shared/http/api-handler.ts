@@ -8,7 +8,13 @@ import { corsAllowedOrigins, rateLimitPerMinute } from '../config.js';
 import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
 import { metrics } from '../domain/metrics.js';
-import { consume, type RateLimitDecision } from '../domain/rate-limit.js';
+import {
+  consume,
+  PendingHit,
+  type RateLimitDecision,
+  rateLimited,
+  routeLimited,
+} from '../domain/rate-limit.js';
 import { instrumented } from '../lambda/invocation.js';
 import { log } from '../log.js';
 import { callerAddress } from './caller-address.js';
@@ -49,6 +55,13 @@ export interface ApiRequest<TBody, TQuery, TParams> {
   client: string;
   /** The caller, when the operation asked for a Bearer token for this request (`bearerWhen`). */
   principal?: Principal;
+  /**
+   * The request's hit on its client's window, not counted yet, for an operation that counts it
+   * in its own write (`countsOwnHit`); whatever it leaves uncounted is counted after it.
+   */
+  hit?: PendingHit;
+  /** The hit on the route limit the use-case counts itself (`countedByUseCase`), if any. */
+  routeHit?: PendingHit;
 }
 
 export interface AuthenticatedRequest<TBody, TQuery, TParams>
@@ -89,6 +102,12 @@ export interface RouteLimit<TRequest> {
   windowSeconds: number;
   /** What one counter counts; stored only as a digest (it may be an email or a phone). */
   key: (request: TRequest) => string;
+  /**
+   * The use-case counts the hit in a write it makes anyway (`request.routeHit`): the OTP
+   * verifications, in their attempt's reservation. Counted here alone on any path it did not.
+   * @default false
+   */
+  countedByUseCase?: boolean;
 }
 
 interface Options<TBody, TQuery, TParams> {
@@ -99,6 +118,13 @@ interface Options<TBody, TQuery, TParams> {
   successStatus?: 200 | 201 | 202;
   /** Route-specific limits; a refusal is a 429 with the headers of the limit that refused. */
   limits?: RouteLimit<ApiRequest<Output<TBody>, Output<TQuery>, Output<TParams>>>[];
+  /**
+   * The use-case counts the request's per-client hit itself, inside a write it makes anyway
+   * (`request.hit`): one round trip less. The hit is then counted after validation and the
+   * use-case's reads — a request over the limit still gets its 429 and writes nothing — and the
+   * HTTP layer counts it alone on every path that did not. @default false
+   */
+  countsOwnHit?: boolean;
   /**
    * For an operation public for some requests only (sendOtp and verifyOtp: purpose generic needs
    * a signed-in user, login does not): after validation, before the route limits, a request
@@ -123,6 +149,10 @@ interface State {
   sourceIp: string;
   client: string;
   rateLimit?: RateLimitDecision;
+  /** The per-client hit, when the use-case counts it (`countsOwnHit`). */
+  hit?: PendingHit;
+  /** The route limit's hit, when the use-case counts it (`countedByUseCase`). */
+  routeHit?: PendingHit;
   principal?: Principal;
   startedAt: number;
 }
@@ -244,9 +274,11 @@ function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
 
 /**
  * The per-client fixed window of contract.md, counted for `clientOf`. Every response carries the
- * X-RateLimit-* headers.
+ * X-RateLimit-* headers. With `countsOwnHit`, the hit is handed to the use-case uncounted, and
+ * counted here afterwards only if the use-case's write did not count it.
  */
-function rateLimit(): MiddlewareObj<ApiEvent, HttpResponse> {
+function rateLimit(countsOwnHit: boolean): MiddlewareObj<ApiEvent, HttpResponse> {
+  type Request = { event: ApiEvent; response: HttpResponse | null | undefined };
   const addHeaders = (event: ApiEvent, response: HttpResponse | null | undefined) => {
     const decision = stateOf(event).rateLimit;
     if (decision === undefined || !response) return;
@@ -254,10 +286,49 @@ function rateLimit(): MiddlewareObj<ApiEvent, HttpResponse> {
     response.headers['x-ratelimit-remaining'] = String(decision.remaining);
     response.headers['x-ratelimit-reset'] = String(decision.reset);
   };
+  /** Counts a hit the use-case left uncounted; false when the counter could not be reached. */
+  const countAlone = async (hit: PendingHit, requestId: string) => {
+    try {
+      await hit.count();
+      return true;
+    } catch (error) {
+      // Fail open, as when counting before: the usage plan stays as the backstop.
+      log.warn('rate limiter unavailable', { requestId, error });
+      return false;
+    }
+  };
+  /** Settles the hits the use-case was handed; a request over a limit is answered 429. */
+  const settle = async (request: Request) => {
+    const state = stateOf(request.event);
+    if (state.hit !== undefined && (await countAlone(state.hit, state.requestId))) {
+      state.rateLimit = state.hit.decision;
+      if (state.rateLimit?.allowed === false) {
+        request.response = limitedResponse(
+          rateLimited(state.rateLimit, state.hit.window.scope),
+          state.requestId,
+        );
+      }
+    }
+    const { routeHit } = state;
+    if (routeHit !== undefined && (await countAlone(routeHit, state.requestId))) {
+      // A route limit shows in the headers only when it refuses.
+      if (routeHit.decision?.allowed === false) {
+        state.rateLimit = routeHit.decision;
+        request.response = limitedResponse(
+          routeLimited(routeHit.decision, routeHit.window.scope),
+          state.requestId,
+        );
+      }
+    }
+  };
   return {
     before: async ({ event }) => {
       const state = stateOf(event);
       const window = { scope: 'api', limit: rateLimitPerMinute(), windowSeconds: 60 };
+      if (countsOwnHit) {
+        state.hit = new PendingHit(dynamoWindowCounter, window, state.client, systemClock.now());
+        return;
+      }
       try {
         state.rateLimit = await consume(
           dynamoWindowCounter,
@@ -270,17 +341,16 @@ function rateLimit(): MiddlewareObj<ApiEvent, HttpResponse> {
         log.warn('rate limiter unavailable', { error });
         return;
       }
-      if (!state.rateLimit.allowed) {
-        throw new ServiceError(
-          'rate_limited',
-          'Too many requests; retry after the window resets',
-          [],
-          { retryAfterSeconds: state.rateLimit.retryAfter, limit: window.scope },
-        );
-      }
+      if (!state.rateLimit.allowed) throw rateLimited(state.rateLimit, window.scope);
     },
-    after: ({ event, response }) => addHeaders(event, response),
-    onError: ({ event, response }) => addHeaders(event, response),
+    after: async (request) => {
+      await settle(request);
+      addHeaders(request.event, request.response);
+    },
+    onError: async (request) => {
+      await settle(request);
+      addHeaders(request.event, request.response);
+    },
   };
 }
 
@@ -307,11 +377,21 @@ async function enforceRouteLimit<TRequest>(
   }
   if (!decision.allowed) {
     state.rateLimit = decision;
-    throw new ServiceError('rate_limited', 'Too many requests for this; retry later', [], {
-      retryAfterSeconds: decision.retryAfter,
-      limit: routeLimit.scope,
-    });
+    throw routeLimited(decision, routeLimit.scope);
   }
+}
+
+/** Counts a 429 by the limit that refused it (the RateLimited metric). */
+function countRefusal(error: unknown): void {
+  metrics.count('RateLimited', {
+    Limit: (error instanceof ServiceError ? error.limit : undefined) ?? 'unnamed',
+  });
+}
+
+/** The 429 answer of a limit that refused after the use-case ran, counted like a thrown one. */
+function limitedResponse(error: ServiceError, requestId: string): HttpResponse {
+  countRefusal(error);
+  return responseForError(error, requestId);
 }
 
 /**
@@ -323,11 +403,7 @@ function errorEnvelope(): MiddlewareObj<ApiEvent, HttpResponse> {
     onError: (request) => {
       const { error } = request;
       request.response = responseForError(error, stateOf(request.event).requestId);
-      if (request.response.statusCode === 429) {
-        metrics.count('RateLimited', {
-          Limit: (error instanceof ServiceError ? error.limit : undefined) ?? 'unnamed',
-        });
-      }
+      if (request.response.statusCode === 429) countRefusal(error);
     },
   };
 }
@@ -379,13 +455,20 @@ function buildHandler<
       sourceIp: state.sourceIp,
       client: state.client,
       principal: state.principal as Principal,
+      hit: state.hit,
     } as AuthenticatedRequest<Output<TBody>, Output<TQuery>, Output<TParams>>;
     // Before the route limits: an anonymous request that needs a token spends no one's budget.
     if (options.bearerWhen?.needed(request)) {
       request.principal = await options.bearerWhen.authenticate(state.headers.authorization);
     }
     for (const routeLimit of options.limits ?? []) {
-      await enforceRouteLimit(routeLimit, request, state);
+      if (routeLimit.countedByUseCase) {
+        const key = digest(routeLimit.key(request));
+        state.routeHit = new PendingHit(dynamoWindowCounter, routeLimit, key, systemClock.now());
+        request.routeHit = state.routeHit;
+      } else {
+        await enforceRouteLimit(routeLimit, request, state);
+      }
     }
     const result = await run(request);
     const status = options.successStatus ?? 200;
@@ -403,7 +486,7 @@ function buildHandler<
 
   const stack = middy<ApiEvent, HttpResponse>(core)
     .use(requestState())
-    .use(rateLimit())
+    .use(rateLimit(options.countsOwnHit ?? false))
     .use(errorEnvelope())
     .use(bodyLimit());
   // Credentials are checked before the body is read: an anonymous caller learns nothing more.

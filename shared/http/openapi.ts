@@ -33,8 +33,24 @@ const jsonSchema = (schema: v.GenericSchema): JsonObject =>
 /** Named response schemas live in components.schemas, referenced by name. */
 const componentRef = ({ referenceId }: OverrideRefContext) => `#/components/schemas/${referenceId}`;
 
+/**
+ * The JSON Schema of each response schema, converted once: a conversion with `definitions`
+ * converts every named response schema again, and most operations share their answers' schemas,
+ * which made the document's build (every cold start of its function) several times slower.
+ */
+const convertedResponses = new Map<v.GenericSchema, JsonObject>();
+
 /** A response's JSON Schema, its named parts referenced (their definitions are components). */
 function responseJsonSchema(schema: v.GenericSchema): JsonObject {
+  let converted = convertedResponses.get(schema);
+  if (converted === undefined) {
+    converted = convertResponse(schema);
+    convertedResponses.set(schema, converted);
+  }
+  return converted;
+}
+
+function convertResponse(schema: v.GenericSchema): JsonObject {
   const {
     $schema: _,
     $defs: __,

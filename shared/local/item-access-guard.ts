@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoClient } from '../adapters/dynamodb-client.js';
 import { type ItemFamily, itemFamilyOf } from '../adapters/keys.js';
 import { type IndexName, tableIndexes, tableKeys } from '../adapters/table-definition.js';
 import { itemAccessesOf, type TablePartitionKeys } from './dynamodb-item-access.js';
@@ -34,32 +34,27 @@ export function guardedHandler<TArgs extends unknown[], TResult>(
  * those (`dynamodb:LeadingKeys`); here every handler shares one client, so this middleware asks
  * the same question of every request, and names the declaration to fix.
  */
-export function guardItemAccess(client: DynamoDBDocumentClient): void {
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const scope = scopes.getStore();
-      if (scope !== undefined) {
-        const operation = String(context.commandName).replace(/Command$/, '');
-        const input = args.input as Record<string, unknown>;
-        for (const access of itemAccessesOf(operation, input, () => partitionKeys)) {
-          if (access.leadingKeys === undefined) {
-            throw new Error(`${scope.entry} called ${operation}, which no function is granted`);
-          }
-          for (const key of access.leadingKeys) {
-            const family = itemFamilyOf(key, access.indexName as IndexName | undefined);
-            if (family === undefined || !scope.families.has(family)) {
-              throw new Error(
-                `${scope.entry} ${access.action} on ${key}${access.indexName ? ` (${access.indexName})` : ''}: ` +
-                  (family === undefined
-                    ? 'no item family holds this key (add it to itemFamilies in shared/adapters/keys.ts)'
-                    : `its routes do not declare the item family ${family} (needs.items in shared/http/routes.ts)`),
-              );
-            }
+export function guardItemAccess(client: DynamoClient): void {
+  client.use(async ({ operation, wire }, next) => {
+    const scope = scopes.getStore();
+    if (scope !== undefined) {
+      for (const access of itemAccessesOf(operation, wire, () => partitionKeys)) {
+        if (access.leadingKeys === undefined) {
+          throw new Error(`${scope.entry} called ${operation}, which no function is granted`);
+        }
+        for (const key of access.leadingKeys) {
+          const family = itemFamilyOf(key, access.indexName as IndexName | undefined);
+          if (family === undefined || !scope.families.has(family)) {
+            throw new Error(
+              `${scope.entry} ${access.action} on ${key}${access.indexName ? ` (${access.indexName})` : ''}: ` +
+                (family === undefined
+                  ? 'no item family holds this key (add it to itemFamilies in shared/adapters/keys.ts)'
+                  : `its routes do not declare the item family ${family} (needs.items in shared/http/routes.ts)`),
+            );
           }
         }
       }
-      return next(args);
-    },
-    { step: 'build', name: 'itemAccessGuard' },
-  );
+    }
+    return next();
+  });
 }

@@ -10,7 +10,7 @@ import type {
   APIGatewayProxyResult,
   Context,
 } from 'aws-lambda';
-import { documentClient } from '../adapters/dynamodb.js';
+import { dynamo } from '../adapters/dynamodb.js';
 import { trustCertificate } from '../adapters/https-webhook-sender.js';
 import { LocalAccountCodeQueue } from '../adapters/local-account-code-queue.js';
 import { LocalInboundQueue } from '../adapters/local-inbound-queue.js';
@@ -352,17 +352,17 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   process.env.PUBLIC_BASE_URLS ??= baseUrl;
 
   const dynamoPort = await freePort();
-  const dynamo = await startDynamoDbLocal(dynamoPort, options.dataDirectory);
-  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
-  guardItemAccess(documentClient());
-  const admin = new DynamoDBClient({ endpoint: dynamo.endpoint });
+  const dynamoLocal = await startDynamoDbLocal(dynamoPort, options.dataDirectory);
+  process.env.DYNAMODB_ENDPOINT = dynamoLocal.endpoint;
+  guardItemAccess(dynamo());
+  const admin = new DynamoDBClient({ endpoint: dynamoLocal.endpoint });
   await ensureTable(admin, process.env.TABLE_NAME ?? localDefaults.TABLE_NAME!);
   admin.destroy();
 
   // The inbox's certificate is trusted and its origin let past the SSRF guard, so it can be
   // registered as is; WEBHOOK_ALLOW_PRIVATE_NETWORK stays as configured for every other URL.
   const inbox = await startWebhookInbox(options.inboxPort ?? 0).catch(async (error: unknown) => {
-    await dynamo.stop();
+    await dynamoLocal.stop();
     throw explainedListenError(error, options.inboxPort ?? 0, 'LOCAL_INBOX_PORT');
   });
   trustCertificate(inbox.certificate);
@@ -371,7 +371,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   try {
     serveDashboard = dashboardFiles(`${inbox.origin}/inbox/`);
   } catch (error) {
-    await Promise.all([inbox.close(), dynamo.stop()]);
+    await Promise.all([inbox.close(), dynamoLocal.stop()]);
     throw error;
   }
 
@@ -539,11 +539,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   }).catch(async (error: unknown) => {
     stopInboundSweeps();
     webhookDelivery.stop();
-    await Promise.all([inbox.close(), dynamo.stop()]);
+    await Promise.all([inbox.close(), dynamoLocal.stop()]);
     throw explainedListenError(error, port, 'PORT');
   });
   if (verbose) {
-    console.log(`Service listening on ${baseUrl} (DynamoDB Local at ${dynamo.endpoint})`);
+    console.log(`Service listening on ${baseUrl} (DynamoDB Local at ${dynamoLocal.endpoint})`);
     console.log(`Developer dashboard at ${origin}/`);
     console.log(
       `Webhook inbox at ${inbox.origin}/inbox/<name>: register it as an endpoint URL, read what arrived at ${origin}/_local/inbox/<name>`,
@@ -565,7 +565,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       await inbox.close();
       server.closeAllConnections();
       await new Promise<void>((closed) => server.close(() => closed()));
-      await dynamo.stop();
+      await dynamoLocal.stop();
     },
   };
 }

@@ -2,10 +2,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import selfsigned from 'selfsigned';
 import { endpointFromItem } from '../adapters/dynamo-webhook-endpoints.js';
-import { documentClient } from '../adapters/dynamodb.js';
+import { dynamo } from '../adapters/dynamodb.js';
 import { tableName } from '../config.js';
 import type { WebhookEndpoint } from '../domain/webhooks/model.js';
 
@@ -102,15 +101,13 @@ async function endpointsAt(url: string): Promise<WebhookEndpoint[]> {
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await documentClient().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'begins_with(sk, :endpoint) AND #url = :url',
-        ExpressionAttributeNames: { '#url': 'url' },
-        ExpressionAttributeValues: { ':endpoint': 'ENDPOINT#', ':url': url },
-        ExclusiveStartKey: startKey,
-      }),
-    );
+    const page = await dynamo().scan({
+      TableName: tableName(),
+      FilterExpression: 'begins_with(sk, :endpoint) AND #url = :url',
+      ExpressionAttributeNames: { '#url': 'url' },
+      ExpressionAttributeValues: { ':endpoint': 'ENDPOINT#', ':url': url },
+      ExclusiveStartKey: startKey,
+    });
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey !== undefined);

@@ -1,15 +1,18 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { handler as getProfileHandler } from '../../functions/profile/get-profile.js';
 import { accountDeps } from '../../shared/adapters/accounts.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { documentClient } from '../../shared/adapters/dynamodb.js';
+import { dynamo } from '../../shared/adapters/dynamodb.js';
 import { logout } from '../../shared/domain/accounts/sessions.js';
-import { signup, verifySignup } from '../../shared/domain/accounts/signup.js';
+import { signup } from '../../shared/domain/accounts/signup.js';
+import { verifySignup } from '../../shared/domain/accounts/signup-activation.js';
 import {
   inlineSignupQueue,
   MemoryCodes,
   testClient,
   uniqueEmail,
 } from '../domain/accounts/support.js';
+import { invoke, restEvent } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 
 const commands: string[] = [];
@@ -19,13 +22,10 @@ beforeAll(async () => {
   process.env.JWT_SIGNING_KEYS = 'authenticate-test-seed';
   process.env.JWT_ISSUER = 'https://issuer.test';
   process.env.JWT_AUDIENCE = 'test-audience';
-  documentClient().middlewareStack.add(
-    (next, context) => async (args) => {
-      commands.push(String(context.commandName));
-      return next(args);
-    },
-    { step: 'initialize', name: 'countCommands' },
-  );
+  dynamo().use(async ({ operation }, next) => {
+    commands.push(operation);
+    return next();
+  });
 });
 
 async function signedIn() {
@@ -51,7 +51,7 @@ describe('authenticate', () => {
     const principal = await authenticate(`Bearer ${pair.access_token}`);
 
     expect(principal).toEqual({ userId: pair.user.id, sessionId: expect.stringMatching(/^ses_/) });
-    expect(commands).toEqual(['GetItemCommand']);
+    expect(commands).toEqual(['GetItem']);
   });
 
   it('answers unauthorized without a Bearer token and reads nothing', async () => {
@@ -68,5 +68,44 @@ describe('authenticate', () => {
     await expect(authenticate(`Bearer ${pair.access_token}`)).rejects.toMatchObject({
       code: 'invalid_token',
     });
+  });
+});
+
+describe('getProfile, which reads the session with the profile', () => {
+  const getProfile = (accessToken?: string) =>
+    invoke(
+      getProfileHandler,
+      restEvent({
+        httpMethod: 'GET',
+        headers: accessToken === undefined ? {} : { Authorization: `Bearer ${accessToken}` },
+      }),
+    );
+
+  it('answers the profile in one round trip besides the rate-limit hit', async () => {
+    const pair = await signedIn();
+    commands.length = 0;
+
+    const answer = await getProfile(pair.access_token);
+
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toMatchObject({ id: pair.user.id, email: pair.user.email });
+    expect(commands).toEqual(['UpdateItem', 'BatchGetItem']);
+  });
+
+  it('answers as authentication does once the session ended, and reads nothing without a token', async () => {
+    const pair = await signedIn();
+    await logout(await accountDeps(), pair.access_token);
+
+    const ended = await getProfile(pair.access_token);
+    expect(ended.status).toBe(401);
+    expect(ended.body.error).toMatchObject({
+      code: 'invalid_token',
+      message: 'The session of this access token has ended',
+    });
+    commands.length = 0;
+    const anonymous = await getProfile();
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.error.code).toBe('unauthorized');
+    expect(commands).toEqual(['UpdateItem']);
   });
 });

@@ -1,12 +1,20 @@
-import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
-import { useDocumentClient } from '../../shared/adapters/dynamodb.js';
+import { useDynamo } from '../../shared/adapters/dynamodb.js';
+import {
+  type DynamoCall,
+  DynamoClient,
+  TransactionCanceled,
+} from '../../shared/adapters/dynamodb-client.js';
 import type { WebhookEndpoint } from '../../shared/domain/webhooks/model.js';
 
-const dynamo = mockClient(DynamoDBDocumentClient);
+/** What the client was asked, and what DynamoDB answers (a middleware that never sends). */
+let calls: DynamoCall[] = [];
+let answer: () => Promise<unknown> = async () => ({});
+const transactions = () =>
+  calls
+    .filter((call) => call.operation === 'TransactWriteItems')
+    .map((call) => call.input as { TransactItems: unknown[] });
 
 const endpoint: WebhookEndpoint = {
   id: 'whk_count1',
@@ -20,28 +28,38 @@ const endpoint: WebhookEndpoint = {
   updatedAt: '2026-03-01T12:00:00.000Z',
 };
 
-const cancelled = (...codes: string[]) =>
-  new TransactionCanceledException({
-    message: 'Transaction cancelled',
-    $metadata: {},
-    CancellationReasons: codes.map((Code) => ({ Code })),
-  });
+const cancelled =
+  (...codes: string[]) =>
+  async () => {
+    throw new TransactionCanceled(
+      'Transaction cancelled',
+      codes.map((code) => ({ code })),
+    );
+  };
 
 beforeAll(() => {
   process.env.TABLE_NAME = 'service-table';
-  useDocumentClient(DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' })));
+  const client = new DynamoClient({
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
+  client.use(async (call) => {
+    calls.push(call);
+    return answer();
+  });
+  useDynamo(client);
 });
 
-beforeEach(() => dynamo.reset());
+beforeEach(() => {
+  calls = [];
+  answer = async () => ({});
+});
 
 describe('the endpoint repository’s count of endpoints', () => {
   it('registers in one transaction: the count under the limit, then the endpoint', async () => {
-    dynamo.on(TransactWriteCommand).resolves({});
-
     expect(await dynamoEndpointRepository.create(endpoint, 20)).toBe(true);
 
-    const [call] = dynamo.commandCalls(TransactWriteCommand);
-    expect(call?.args[0].input.TransactItems).toEqual([
+    expect(transactions()[0]?.TransactItems).toEqual([
       {
         Update: {
           TableName: 'service-table',
@@ -61,21 +79,21 @@ describe('the endpoint repository’s count of endpoints', () => {
   });
 
   it('answers a registration that keeps losing the count to simultaneous ones with a conflict, not a 500', async () => {
-    dynamo.on(TransactWriteCommand).rejects(cancelled('TransactionConflict', 'None'));
+    answer = cancelled('TransactionConflict', 'None');
 
     await expect(dynamoEndpointRepository.create(endpoint, 20)).rejects.toMatchObject({
       code: 'conflict',
       message: 'Other changes to this account’s webhook endpoints are in progress; try again',
     });
     // transactWrite's own retries came first.
-    expect(dynamo.commandCalls(TransactWriteCommand)).toHaveLength(5);
+    expect(transactions()).toHaveLength(5);
   });
 
   it('lets any other cancellation through as the error it is', async () => {
-    dynamo.on(TransactWriteCommand).rejects(cancelled('ValidationError', 'None'));
+    answer = cancelled('ValidationError', 'None');
 
     await expect(dynamoEndpointRepository.delete('usr_count', 'whk_count1')).rejects.toBeInstanceOf(
-      TransactionCanceledException,
+      TransactionCanceled,
     );
   });
 });

@@ -1,5 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import {
   CreateTableCommand,
@@ -11,6 +14,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResult, SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { argon2Bindings } from '../../infra/native-binding.js';
 import { constructIdOf } from '../../infra/service-stack.js';
 import { routes } from '../../shared/http/routes.js';
 import { AwsStandIn } from './aws-stand-in.js';
@@ -246,9 +250,41 @@ describe('the stack cdk deploy would create, from the checked-in cdk.json', () =
     for (const fn of functions) expect(fn.architecture, fn.logicalId).toBe('x86_64');
   });
 
+  it('puts the architecture’s Argon2 binary beside exactly the bundles that require it', () => {
+    const { fileName } = argon2Bindings.x86_64;
+    const hashing = functions.filter((fn) =>
+      readFileSync(join(fn.assetDirectory, 'index.mjs'), 'utf8').includes(fileName),
+    );
+    expect(hashing).toContain(functionOf('login'));
+    for (const fn of functions) {
+      expect(existsSync(join(fn.assetDirectory, fileName)), fn.logicalId).toBe(
+        hashing.includes(fn),
+      );
+    }
+  });
+
   it('loads every bundle with the environment its template entry gives it (Lambda init)', async () => {
     // A bundle that cannot load, or reads a malformed setting at cold start, fails here.
     for (const fn of functions) await instanceOf(fn);
+  });
+
+  it('fails the cold start of a hashing function whose binary cannot load, instead of hashing slower', () => {
+    const login = functionOf('login');
+    const copy = mkdtempSync(join(tmpdir(), 'no-binding-'));
+    try {
+      for (const file of ['index.mjs', 'index.mjs.map']) {
+        copyFileSync(join(login.assetDirectory, file), join(copy, file));
+      }
+      const started = spawnSync(
+        process.execPath,
+        ['--input-type=module', '-e', `await import(${JSON.stringify(join(copy, 'index.mjs'))})`],
+        { env: { ...process.env, ...login.environment }, encoding: 'utf8' },
+      );
+      expect(started.status).not.toBe(0);
+      expect(started.stderr).toContain(`Cannot find module './${argon2Bindings.x86_64.fileName}'`);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,32 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoCallCounter, difference, total } from '../../bench/dynamo-counter.js';
+import { DynamoClient } from '../../shared/adapters/dynamodb-client.js';
 import { ensureTable } from '../../shared/local/dynamodb-local.js';
 
-let client: DynamoDBDocumentClient;
+let client: DynamoClient;
 const table = `bench-counter-${randomUUID()}`;
 
 beforeAll(async () => {
-  const base = new DynamoDBClient({
+  const local = {
     endpoint: inject('dynamoEndpoint'),
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  await ensureTable(base, table);
-  client = DynamoDBDocumentClient.from(base);
+  };
+  const admin = new DynamoDBClient(local);
+  await ensureTable(admin, table);
+  admin.destroy();
+  client = new DynamoClient(local);
 });
 
 describe('the bench DynamoDB call counter', () => {
-  it('counts every call made through the DocumentClient once, by command', async () => {
+  it('counts every call made through the client once, by operation', async () => {
     const counter = new DynamoCallCounter();
     counter.install(client);
     const before = counter.snapshot();
 
-    await client.send(new PutCommand({ TableName: table, Item: { pk: 'A', sk: 'A' } }));
-    await client.send(new GetCommand({ TableName: table, Key: { pk: 'A', sk: 'A' } }));
-    await client.send(new GetCommand({ TableName: table, Key: { pk: 'B', sk: 'B' } }));
+    await client.put({ TableName: table, Item: { pk: 'A', sk: 'A' } });
+    await client.get({ TableName: table, Key: { pk: 'A', sk: 'A' } });
+    await client.get({ TableName: table, Key: { pk: 'B', sk: 'B' } });
 
     const calls = difference(counter.snapshot(), before);
     expect(calls).toEqual({ PutItem: 1, GetItem: 2 });
@@ -38,7 +40,7 @@ describe('the bench DynamoDB call counter', () => {
     counter.install(client);
 
     await expect(
-      client.send(new GetCommand({ TableName: `${table}-missing`, Key: { pk: 'A', sk: 'A' } })),
+      client.get({ TableName: `${table}-missing`, Key: { pk: 'A', sk: 'A' } }),
     ).rejects.toThrow();
 
     expect(counter.snapshot()).toEqual({ GetItem: 1 });
@@ -48,8 +50,8 @@ describe('the bench DynamoDB call counter', () => {
     const counter = new DynamoCallCounter((command) => command === 'GetItem');
     counter.install(client);
 
-    await client.send(new PutCommand({ TableName: table, Item: { pk: 'C', sk: 'C' } }));
-    await client.send(new GetCommand({ TableName: table, Key: { pk: 'C', sk: 'C' } }));
+    await client.put({ TableName: table, Item: { pk: 'C', sk: 'C' } });
+    await client.get({ TableName: table, Key: { pk: 'C', sk: 'C' } });
 
     expect(counter.snapshot()).toEqual({ PutItem: 1 });
     expect(counter.ignored).toBe(1);

@@ -112,11 +112,13 @@ describe('sending codes', () => {
     await codes.send('sms', phone, 'generic', 'usr_owner');
     const code = codeIn(texts.at(-1)!.text);
 
-    const byOther = await failure(codes.verify('sms', phone, 'generic', code, 'usr_other'));
+    const byOther = await failure(
+      codes.verify('sms', phone, 'generic', code, { subject: 'usr_other' }),
+    );
     const unbound = await failure(codes.verify('sms', phone, 'generic', code));
 
     expect([byOther.code, unbound.code]).toEqual(['invalid_otp', 'invalid_otp']);
-    await codes.verify('sms', phone, 'generic', code, 'usr_owner');
+    await codes.verify('sms', phone, 'generic', code, { subject: 'usr_owner' });
   });
 
   it('texts no more than the service-wide cap in a clock hour, then refuses every number alike', async () => {

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamoOtpStore } from '../../shared/adapters/dynamo-otp-store.js';
-import { documentClient } from '../../shared/adapters/dynamodb.js';
+import { dynamo } from '../../shared/adapters/dynamodb.js';
 import { keys } from '../../shared/adapters/keys.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { tableName } from '../../shared/config.js';
-import { ManualClock } from '../../shared/domain/clock.js';
+import { type Clock, ManualClock } from '../../shared/domain/clock.js';
 import { ServiceError } from '../../shared/domain/errors.js';
 import { OtpEngine, type OtpKey } from '../../shared/domain/otp/engine.js';
+import { PendingHit } from '../../shared/domain/rate-limit.js';
 import { useFreshTable } from '../support/table.js';
 
 beforeAll(async () => {
@@ -54,6 +55,31 @@ async function failure(promise: Promise<unknown>): Promise<ServiceError> {
   return error;
 }
 
+/** A target limit no test here reaches: the reservation's transaction, not its refusal. */
+const wideTargetLimit = { scope: 'otp-verify-test', limit: 100_000, windowSeconds: 60 };
+
+type Verifier = (
+  engine: OtpEngine,
+  clock: Clock,
+) => (key: OtpKey, code: string) => Promise<unknown>;
+
+/** Both ways of consuming a code hold every rule of the engine alike. */
+const verifiers: [string, Verifier][] = [
+  [
+    'verify, which reads the code’s subject back',
+    (engine) => (key, code) => engine.verify(key, code),
+  ],
+  [
+    'check, which clears the budget in its consuming write and reserves with the target’s hit',
+    (engine, clock) => (key, code) =>
+      engine.check(
+        key,
+        code,
+        new PendingHit(dynamoWindowCounter, wideTargetLimit, key.target, clock.now()),
+      ),
+  ],
+];
+
 const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 
 describe('the OTP engine', () => {
@@ -64,12 +90,10 @@ describe('the OTP engine', () => {
     const { code } = await engine.issue(key);
 
     expect(code).toMatch(/^\d{6}$/);
-    const stored = await documentClient().send(
-      new GetCommand({
-        TableName: tableName(),
-        Key: keys.otp(key.channel, key.target, key.purpose),
-      }),
-    );
+    const stored = await dynamo().get({
+      TableName: tableName(),
+      Key: keys.otp(key.channel, key.target, key.purpose),
+    });
     expect(JSON.stringify(stored.Item)).not.toContain(code);
     expect(await outcome(engine.verify(key, code))).toBe('ok');
     expect(await outcome(engine.verify(key, code))).toBe('invalid_otp');
@@ -99,132 +123,182 @@ describe('the OTP engine', () => {
     expect([wrongGuess.code, wrongGuess.message]).toEqual([noCode.code, noCode.message]);
   });
 
-  it('lets an email code live 10 minutes and an SMS code 5, checking expiry in code', async () => {
-    const { clock, engine } = setup();
-    const email = emailKey();
-    const sms = smsKey();
-    const emailCode = await engine.issue(email);
-    const smsCode = await engine.issue(sms);
-    expect(emailCode.expiresAt - clock.now()).toBe(600_000);
-    expect(smsCode.expiresAt - clock.now()).toBe(300_000);
+  describe.each(verifiers)('verifying with %s', (_way, verifier) => {
+    it('lets an email code live 10 minutes and an SMS code 5, checking expiry in code', async () => {
+      const { clock, engine } = setup();
+      const verify = verifier(engine, clock);
+      const email = emailKey();
+      const sms = smsKey();
+      const emailCode = await engine.issue(email);
+      const smsCode = await engine.issue(sms);
+      expect(emailCode.expiresAt - clock.now()).toBe(600_000);
+      expect(smsCode.expiresAt - clock.now()).toBe(300_000);
 
-    clock.advance(300_000);
+      clock.advance(300_000);
 
-    expect(await outcome(engine.verify(sms, smsCode.code))).toBe('otp_expired');
-    clock.advance(299_000);
-    expect(await outcome(engine.verify(email, emailCode.code))).toBe('ok');
+      expect(await outcome(verify(sms, smsCode.code))).toBe('otp_expired');
+      clock.advance(299_000);
+      expect(await outcome(verify(email, emailCode.code))).toBe('ok');
+    });
+
+    it('answers otp_expired for a wrong guess at an expired code too', async () => {
+      const { clock, engine } = setup();
+      const verify = verifier(engine, clock);
+      const key = emailKey();
+      const { code } = await engine.issue(key);
+
+      clock.advance(600_000);
+
+      expect(await outcome(verify(key, wrong(code)))).toBe('otp_expired');
+      expect(await outcome(verify(key, code))).toBe('otp_expired');
+    });
+
+    it('burns the code after 5 wrong attempts', async () => {
+      const { clock, engine } = setup();
+      const verify = verifier(engine, clock);
+      const key = smsKey();
+      const { code } = await engine.issue(key);
+
+      for (let attempt = 1; attempt <= 4; attempt++) {
+        expect(await outcome(verify(key, wrong(code)))).toBe('invalid_otp');
+      }
+      const fifth = await failure(verify(key, wrong(code)));
+
+      expect(fifth.code).toBe('too_many_attempts');
+      expect(fifth.retryAfterSeconds).toBe(3600);
+      expect(await outcome(verify(key, code))).toBe('too_many_attempts');
+    });
+
+    it('does not reset the attempt budget when a new code is issued', async () => {
+      const { clock, engine } = setup();
+      const verify = verifier(engine, clock);
+      const key = emailKey('verification');
+      const first = await engine.issue(key);
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        await outcome(verify(key, wrong(first.code)));
+      }
+      clock.advance(61_000);
+
+      const second = await engine.issue(key);
+
+      expect(await outcome(verify(key, first.code))).toBe('invalid_otp');
+      expect(await outcome(verify(key, wrong(second.code)))).toBe('too_many_attempts');
+      expect(await outcome(verify(key, second.code))).toBe('too_many_attempts');
+      clock.advance(61_000);
+      expect(await outcome(engine.issue(key))).toBe('too_many_attempts');
+    });
+
+    it('opens a fresh budget once the attempt window has passed', async () => {
+      const { clock, engine } = setup();
+      const verify = verifier(engine, clock);
+      const key = smsKey('generic');
+      const { code } = await engine.issue(key);
+      for (let attempt = 1; attempt <= 5; attempt++) await outcome(verify(key, wrong(code)));
+
+      clock.advance(3600_000);
+      const fresh = await engine.issue(key);
+
+      expect(await outcome(verify(key, wrong(fresh.code)))).toBe('invalid_otp');
+      expect(await outcome(verify(key, fresh.code))).toBe('ok');
+    });
+
+    it('gives the next code a whole budget after a success', async () => {
+      const { clock, engine } = setup();
+      const verify = verifier(engine, clock);
+      const key = smsKey();
+      const first = await engine.issue(key);
+      for (let attempt = 1; attempt <= 4; attempt++) await outcome(verify(key, wrong(first.code)));
+      expect(await outcome(verify(key, first.code))).toBe('ok');
+      clock.advance(61_000);
+
+      const second = await engine.issue(key);
+
+      for (let attempt = 1; attempt <= 4; attempt++) {
+        expect(await outcome(verify(key, wrong(second.code)))).toBe('invalid_otp');
+      }
+      expect(await outcome(verify(key, second.code))).toBe('ok');
+    });
+
+    it('lets exactly one of 50 concurrent verifies of one code succeed', async () => {
+      const { clock, engine } = setup();
+      const verify = verifier(engine, clock);
+      const key = emailKey();
+      const { code } = await engine.issue(key);
+
+      const results = await Promise.all(
+        Array.from({ length: 50 }, () => outcome(verify(key, code))),
+      );
+
+      expect(results.filter((result) => result === 'ok')).toHaveLength(1);
+      expect(new Set(results)).toEqual(
+        new Set(
+          results.filter((result) => ['ok', 'invalid_otp', 'too_many_attempts'].includes(result)),
+        ),
+      );
+    });
+
+    it('never verifies any of 1,000 guesses against one target, the right one among them', async () => {
+      const { clock, engine } = setup();
+      const verify = verifier(engine, clock);
+      const key = smsKey();
+      const { code } = await engine.issue(key);
+      const guesses = Array.from({ length: 1000 }, (_, index) =>
+        String((Number(code) + 1 + index) % 1_000_000).padStart(6, '0'),
+      );
+      guesses[500] = code;
+
+      const results: string[] = [];
+      for (let start = 0; start < guesses.length; start += 100) {
+        const batch = guesses.slice(start, start + 100);
+        results.push(...(await Promise.all(batch.map((guess) => outcome(verify(key, guess))))));
+      }
+
+      expect(results).not.toContain('ok');
+      expect(results.filter((result) => result === 'invalid_otp').length).toBeLessThanOrEqual(4);
+      expect(await outcome(verify(key, code))).toBe('too_many_attempts');
+    });
   });
 
-  it('answers otp_expired for a wrong guess at an expired code too', async () => {
+  it('refuses a verification over its target’s per-minute limit in the reservation itself, spending no attempt', async () => {
     const { clock, engine } = setup();
-    const key = emailKey();
-    const { code } = await engine.issue(key);
-
-    clock.advance(600_000);
-
-    expect(await outcome(engine.verify(key, wrong(code)))).toBe('otp_expired');
-    expect(await outcome(engine.verify(key, code))).toBe('otp_expired');
-  });
-
-  it('burns the code after 5 wrong attempts', async () => {
-    const { engine } = setup();
     const key = smsKey();
     const { code } = await engine.issue(key);
+    const limit = { scope: 'otp-verify-test', limit: 2, windowSeconds: 60 };
+    const hitAt = () => new PendingHit(dynamoWindowCounter, limit, `t-${key.target}`, clock.now());
 
-    for (let attempt = 1; attempt <= 4; attempt++) {
-      expect(await outcome(engine.verify(key, wrong(code)))).toBe('invalid_otp');
-    }
-    const fifth = await failure(engine.verify(key, wrong(code)));
+    expect(await outcome(engine.check(key, wrong(code), hitAt()))).toBe('invalid_otp');
+    expect(await outcome(engine.check(key, wrong(code), hitAt()))).toBe('invalid_otp');
+    const third = hitAt();
+    const refused = await failure(engine.check(key, code, third));
 
-    expect(fifth.code).toBe('too_many_attempts');
-    expect(fifth.retryAfterSeconds).toBe(3600);
-    expect(await outcome(engine.verify(key, code))).toBe('too_many_attempts');
+    expect(refused.code).toBe('rate_limited');
+    expect(third.decision).toMatchObject({ allowed: false, limit: 2, remaining: 0 });
+    // No attempt was spent and nothing consumed: the fourth wrong code is not yet the budget's
+    // last (a fifth would burn the code), and the code still verifies.
+    clock.advance(60_000);
+    expect(await outcome(engine.check(key, wrong(code), hitAt()))).toBe('invalid_otp');
+    expect(await outcome(engine.check(key, wrong(code), hitAt()))).toBe('invalid_otp');
+    clock.advance(60_000);
+    expect(await outcome(engine.check(key, code, hitAt()))).toBe('ok');
   });
 
-  it('does not reset the attempt budget when a new code is issued', async () => {
-    const { clock, engine } = setup();
-    const key = emailKey('verification');
-    const first = await engine.issue(key);
-    for (let attempt = 1; attempt <= 3; attempt++) {
-      await outcome(engine.verify(key, wrong(first.code)));
-    }
-    clock.advance(61_000);
-
-    const second = await engine.issue(key);
-
-    expect(await outcome(engine.verify(key, first.code))).toBe('invalid_otp');
-    expect(await outcome(engine.verify(key, wrong(second.code)))).toBe('too_many_attempts');
-    expect(await outcome(engine.verify(key, second.code))).toBe('too_many_attempts');
-    clock.advance(61_000);
-    expect(await outcome(engine.issue(key))).toBe('too_many_attempts');
-  });
-
-  it('opens a fresh budget once the attempt window has passed', async () => {
+  it('counts the target’s hit apart when the attempt is the budget’s last, and still burns the code', async () => {
     const { clock, engine } = setup();
     const key = smsKey('generic');
     const { code } = await engine.issue(key);
-    for (let attempt = 1; attempt <= 5; attempt++) await outcome(engine.verify(key, wrong(code)));
-
-    clock.advance(3600_000);
-    const fresh = await engine.issue(key);
-
-    expect(await outcome(engine.verify(key, wrong(fresh.code)))).toBe('invalid_otp');
-    expect(await outcome(engine.verify(key, fresh.code))).toBe('ok');
-  });
-
-  it('gives the next code a whole budget after a success', async () => {
-    const { clock, engine } = setup();
-    const key = smsKey();
-    const first = await engine.issue(key);
-    for (let attempt = 1; attempt <= 4; attempt++)
-      await outcome(engine.verify(key, wrong(first.code)));
-    expect(await outcome(engine.verify(key, first.code))).toBe('ok');
-    clock.advance(61_000);
-
-    const second = await engine.issue(key);
-
     for (let attempt = 1; attempt <= 4; attempt++) {
-      expect(await outcome(engine.verify(key, wrong(second.code)))).toBe('invalid_otp');
-    }
-    expect(await outcome(engine.verify(key, second.code))).toBe('ok');
-  });
-
-  it('lets exactly one of 50 concurrent verifies of one code succeed', async () => {
-    const { engine } = setup();
-    const key = emailKey();
-    const { code } = await engine.issue(key);
-
-    const results = await Promise.all(
-      Array.from({ length: 50 }, () => outcome(engine.verify(key, code))),
-    );
-
-    expect(results.filter((result) => result === 'ok')).toHaveLength(1);
-    expect(new Set(results)).toEqual(
-      new Set(
-        results.filter((result) => ['ok', 'invalid_otp', 'too_many_attempts'].includes(result)),
-      ),
-    );
-  });
-
-  it('never verifies any of 1,000 guesses against one target, the right one among them', async () => {
-    const { engine } = setup();
-    const key = smsKey();
-    const { code } = await engine.issue(key);
-    const guesses = Array.from({ length: 1000 }, (_, index) =>
-      String((Number(code) + 1 + index) % 1_000_000).padStart(6, '0'),
-    );
-    guesses[500] = code;
-
-    const results: string[] = [];
-    for (let start = 0; start < guesses.length; start += 100) {
-      const batch = guesses.slice(start, start + 100);
-      results.push(
-        ...(await Promise.all(batch.map((guess) => outcome(engine.verify(key, guess))))),
+      await outcome(
+        engine.check(
+          key,
+          wrong(code),
+          new PendingHit(dynamoWindowCounter, wideTargetLimit, key.target, clock.now()),
+        ),
       );
     }
+    const last = new PendingHit(dynamoWindowCounter, wideTargetLimit, key.target, clock.now());
 
-    expect(results).not.toContain('ok');
-    expect(results.filter((result) => result === 'invalid_otp').length).toBeLessThanOrEqual(4);
+    expect(await outcome(engine.check(key, wrong(code), last))).toBe('too_many_attempts');
+    expect(last.decision).toMatchObject({ allowed: true, remaining: wideTargetLimit.limit - 5 });
     expect(await outcome(engine.verify(key, code))).toBe('too_many_attempts');
   });
 

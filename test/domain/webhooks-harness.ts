@@ -1,9 +1,8 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoAccountDirectory } from '../../shared/adapters/dynamo-account-directory.js';
 import { dynamoDeliveryRepository } from '../../shared/adapters/dynamo-deliveries.js';
 import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
 import { dynamoEventRepository } from '../../shared/adapters/dynamo-webhook-events.js';
-import { documentClient } from '../../shared/adapters/dynamodb.js';
+import { dynamo } from '../../shared/adapters/dynamodb.js';
 import { keys } from '../../shared/adapters/keys.js';
 import { defaultRetryDelaysSeconds, webhookEndpointsPerAccount } from '../../shared/config.js';
 import { ManualClock } from '../../shared/domain/clock.js';
@@ -90,12 +89,10 @@ export function harness(): Harness {
 
 /** A user item with an email, as the accounts area stores it. */
 export async function createAccount(accountId: string, email: string): Promise<void> {
-  await documentClient().send(
-    new PutCommand({
-      TableName: process.env.TABLE_NAME,
-      Item: { ...keys.user(accountId), id: accountId, email },
-    }),
-  );
+  await dynamo().put({
+    TableName: process.env.TABLE_NAME,
+    Item: { ...keys.user(accountId), id: accountId, email },
+  });
 }
 
 /**

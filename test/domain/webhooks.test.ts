@@ -1,8 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { documentClient } from '../../shared/adapters/dynamodb.js';
+import { dynamo } from '../../shared/adapters/dynamodb.js';
 import { keys } from '../../shared/adapters/keys.js';
 import {
   attemptDelivery,
@@ -229,20 +228,18 @@ describe('the endpoint limit per account', () => {
       secret: 'whsec_old',
       createdAt: '2026-01-01T00:00:00.000Z',
     };
-    await documentClient().send(
-      new PutCommand({
-        TableName: process.env.TABLE_NAME,
-        Item: {
-          ...keys.webhookEndpoint(account, endpoint.id),
-          id: endpoint.id,
-          account_id: account,
-          url: endpoint.url,
-          events: endpoint.events,
-          secret: endpoint.secret,
-          created_at: endpoint.createdAt,
-        },
-      }),
-    );
+    await dynamo().put({
+      TableName: process.env.TABLE_NAME,
+      Item: {
+        ...keys.webhookEndpoint(account, endpoint.id),
+        id: endpoint.id,
+        account_id: account,
+        url: endpoint.url,
+        events: endpoint.events,
+        secret: endpoint.secret,
+        created_at: endpoint.createdAt,
+      },
+    });
 
     await deleteEndpoint(deps, account, endpoint.id);
 

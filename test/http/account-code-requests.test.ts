@@ -9,7 +9,7 @@ import { handler as resendEmailOtp } from '../../functions/otp/resend-email-otp.
 import { handler as resendMobileOtp } from '../../functions/otp/resend-mobile-otp.js';
 import { handler as sendOtp } from '../../functions/otp/send-otp.js';
 import { handler as sendAccountCode } from '../../functions/workers/send-account-code.js';
-import { documentClient } from '../../shared/adapters/dynamodb.js';
+import { dynamo } from '../../shared/adapters/dynamodb.js';
 import { LocalOutbox } from '../../shared/adapters/local-outbox.js';
 import { useMailer } from '../../shared/adapters/ses-mailer.js';
 import { useSmsSender } from '../../shared/adapters/sns-sms-sender.js';
@@ -18,7 +18,7 @@ import {
   useAccountCodeQueue,
 } from '../../shared/adapters/sqs-account-code-queue.js';
 import { dynamoUserRepository } from '../../shared/adapters/user-repository.js';
-import { signupNoticeWindowMs } from '../../shared/domain/accounts/signup.js';
+import { signupNoticeWindowMs } from '../../shared/domain/accounts/signup-follow-up.js';
 import { newId, type User } from '../../shared/domain/accounts/user.js';
 import { advanceSystemClock } from '../../shared/domain/clock.js';
 import { BatchFailedError } from '../../shared/lambda/queue-worker.js';
@@ -68,7 +68,7 @@ function describeCall(command: string, input: Record<string, unknown>): string {
           .join(),
       ).join(', ')}]`
     : '';
-  return `${command.replace(/Command$/, '')}${kind}${consistent}${projection}${transaction}`;
+  return `${command}${kind}${consistent}${projection}${transaction}`;
 }
 
 beforeAll(async () => {
@@ -76,15 +76,10 @@ beforeAll(async () => {
   process.env.RATE_LIMIT_PER_MINUTE = '100000';
   process.env.OTP_PEPPER = 'test-pepper';
   process.env.EMAIL_FROM = 'no-reply@example.com';
-  documentClient().middlewareStack.add(
-    (next, context) => async (args) => {
-      calls.dynamo.push(
-        describeCall(context.commandName ?? '?', args.input as Record<string, unknown>),
-      );
-      return next(args);
-    },
-    { step: 'initialize', name: 'recordCalls' },
-  );
+  dynamo().use(async ({ operation, input }, next) => {
+    calls.dynamo.push(describeCall(operation, input as Record<string, unknown>));
+    return next();
+  });
   useAccountCodeQueue(new SqsAccountCodeQueue(sqsClient, 'https://sqs.test/account-code'));
   // The code engine takes the mailer once per process: this one can be told to fail.
   useMailer({

@@ -1,6 +1,5 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { documentClient } from '../../shared/adapters/dynamodb.js';
+import { dynamo } from '../../shared/adapters/dynamodb.js';
 import { keys } from '../../shared/adapters/keys.js';
 import { guardedHandler, guardItemAccess } from '../../shared/local/item-access-guard.js';
 import { useFreshTable } from '../support/table.js';
@@ -9,20 +8,17 @@ let table = '';
 
 beforeAll(async () => {
   table = await useFreshTable();
-  guardItemAccess(documentClient());
+  guardItemAccess(dynamo());
 });
 
-const readUser = () =>
-  documentClient().send(new GetCommand({ TableName: table, Key: keys.user('u1') }));
+const readUser = () => dynamo().get({ TableName: table, Key: keys.user('u1') });
 const queryDue = () =>
-  documentClient().send(
-    new QueryCommand({
-      TableName: table,
-      IndexName: 'gsi2',
-      KeyConditionExpression: 'gsi2pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.dueDeliveries().gsi2pk },
-    }),
-  );
+  dynamo().query({
+    TableName: table,
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.dueDeliveries().gsi2pk },
+  });
 
 describe('the local runtime’s item access guard', () => {
   it('lets a handler reach the families its routes declare', async () => {

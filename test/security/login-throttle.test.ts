@@ -7,7 +7,7 @@ import { handler as resetPassword } from '../../functions/auth/reset-password-ot
 import { handler as signup } from '../../functions/auth/signup.js';
 import { handler as verifySignup } from '../../functions/auth/verify-signup-otp.js';
 import { handler as sendAccountCode } from '../../functions/workers/send-account-code.js';
-import { documentClient } from '../../shared/adapters/dynamodb.js';
+import { dynamo } from '../../shared/adapters/dynamodb.js';
 import { LocalOutbox } from '../../shared/adapters/local-outbox.js';
 import { useMailer } from '../../shared/adapters/ses-mailer.js';
 import { useAccountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
@@ -38,7 +38,7 @@ function describeCall(command: string, input: Record<string, unknown>): string {
             .join(),
       ).join(', ')}]`
     : '';
-  return `${command.replace(/Command$/, '')} ${kindOf(key?.pk)}${items}`.trim();
+  return `${command} ${kindOf(key?.pk)}${items}`.trim();
 }
 
 beforeAll(async () => {
@@ -49,15 +49,10 @@ beforeAll(async () => {
   process.env.JWT_SIGNING_KEYS = 'throttle-test-seed';
   process.env.JWT_ISSUER = 'https://issuer.test';
   process.env.JWT_AUDIENCE = 'throttle-test';
-  documentClient().middlewareStack.add(
-    (next, context) => async (args) => {
-      dynamoCalls.push(
-        describeCall(context.commandName ?? '?', args.input as Record<string, unknown>),
-      );
-      return next(args);
-    },
-    { step: 'initialize', name: 'recordThrottleCalls' },
-  );
+  dynamo().use(async ({ operation, input }, next) => {
+    dynamoCalls.push(describeCall(operation, input as Record<string, unknown>));
+    return next();
+  });
   useMailer(outbox.mail);
   useAccountCodeQueue({
     async request(work) {

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamoUserRepository } from '../../shared/adapters/user-repository.js';
 import { accountDirectory } from '../../shared/domain/accounts/directory.js';
-import { signup, verifySignup } from '../../shared/domain/accounts/signup.js';
+import { signup } from '../../shared/domain/accounts/signup.js';
+import { verifySignup } from '../../shared/domain/accounts/signup-activation.js';
 import { ServiceError } from '../../shared/domain/errors.js';
 import {
   type TestAccounts,

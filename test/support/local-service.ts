@@ -1,8 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { useDocumentClient } from '../../shared/adapters/dynamodb.js';
+import { useDynamo } from '../../shared/adapters/dynamodb.js';
+import { DynamoClient } from '../../shared/adapters/dynamodb-client.js';
 
 export interface LocalService {
   /** Base URL ending in /v1. */
@@ -92,13 +91,11 @@ export function useServiceTable(service: LocalService): void {
   const endpoint = /DynamoDB Local at (http:\/\/\S+?)\)/.exec(service.output())?.[1];
   if (endpoint === undefined) throw new Error(`no DynamoDB endpoint in:\n${service.output()}`);
   process.env.TABLE_NAME = 'service-local';
-  useDocumentClient(
-    DynamoDBDocumentClient.from(
-      new DynamoDBClient({
-        endpoint,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }),
-    ),
+  useDynamo(
+    new DynamoClient({
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
   );
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
-import { useDocumentClient } from '../../shared/adapters/dynamodb.js';
+import { useDynamo } from '../../shared/adapters/dynamodb.js';
+import { DynamoClient } from '../../shared/adapters/dynamodb-client.js';
 import { ensureTable } from '../../shared/local/dynamodb-local.js';
 
 /**
@@ -17,10 +17,9 @@ export async function useFreshTable(): Promise<string> {
   process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
   process.env.DYNAMODB_ENDPOINT = endpoint;
   process.env.TABLE_NAME = name;
-  const client = new DynamoDBClient({ endpoint });
-  await ensureTable(client, name);
-  useDocumentClient(
-    DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }),
-  );
+  const admin = new DynamoDBClient({ endpoint });
+  await ensureTable(admin, name);
+  admin.destroy();
+  useDynamo(new DynamoClient({ endpoint }));
   return name;
 }

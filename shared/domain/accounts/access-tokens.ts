@@ -4,8 +4,9 @@ import {
   createPublicKey,
   type KeyObject,
   randomUUID,
+  sign,
 } from 'node:crypto';
-import { calculateJwkThumbprint, errors, type JWK, jwtVerify, SignJWT } from 'jose';
+import { calculateJwkThumbprint, errors, type JWK, jwtVerify } from 'jose';
 import type { Clock } from '../clock.js';
 import { epochSeconds } from '../clock.js';
 import { ServiceError } from '../errors.js';
@@ -13,6 +14,10 @@ import { refreshTokenSeconds } from './refresh-tokens.js';
 
 /** Access-token lifetime (contract.md): 15 minutes. */
 export const accessTokenSeconds = 15 * 60;
+
+/** The answer to a valid access token whose session was revoked (logout, password change). */
+export const sessionEnded = () =>
+  new ServiceError('invalid_token', 'The session of this access token has ended');
 
 export interface SigningKey {
   kid: string;
@@ -26,6 +31,8 @@ export interface AccessClaims {
   userId: string;
   sessionId: string;
 }
+
+const base64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** PKCS#8 DER header of an Ed25519 private key; the 32-byte seed follows it. */
 const ed25519Pkcs8Prefix = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -81,18 +88,27 @@ export class AccessTokens {
     this.byKid = new Map(this.published.map((key) => [key.kid, key]));
   }
 
+  /**
+   * A compact JWS (RFC 7515) of the claims, signed with Ed25519 by node:crypto directly: jose's
+   * SignJWT goes through WebCrypto and cost 3× as much CPU (217 against 66 µs), on every login
+   * and refresh. Verification stays jose's, which holds what it accepts to RFC 8725.
+   */
   async issue(claims: AccessClaims): Promise<string> {
     const signer = this.keys[0]!;
     const now = epochSeconds(this.clock.now());
-    return new SignJWT({ sid: claims.sessionId })
-      .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: signer.kid })
-      .setIssuer(this.issuer)
-      .setAudience(this.audience)
-      .setSubject(claims.userId)
-      .setJti(randomUUID())
-      .setIssuedAt(now)
-      .setExpirationTime(now + accessTokenSeconds)
-      .sign(signer.privateKey);
+    const header = base64url({ alg: 'EdDSA', typ: 'JWT', kid: signer.kid });
+    const payload = base64url({
+      sid: claims.sessionId,
+      iss: this.issuer,
+      aud: this.audience,
+      sub: claims.userId,
+      jti: randomUUID(),
+      iat: now,
+      exp: now + accessTokenSeconds,
+    });
+    const signingInput = `${header}.${payload}`;
+    const signature = sign(null, Buffer.from(signingInput), signer.privateKey);
+    return `${signingInput}.${signature.toString('base64url')}`;
   }
 
   /** The claims of a valid token; anything else (bad signature, expired, wrong audience) throws invalid_token. */

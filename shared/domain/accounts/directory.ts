@@ -2,7 +2,7 @@ import { ServiceError } from '../errors.js';
 import type { AccountDeps } from './deps.js';
 import type { PendingConfirmation, SignInClient } from './ports.js';
 import { startSession, type TokenResponse } from './sessions.js';
-import { activationOf } from './signup.js';
+import { activationOf } from './signup-activation.js';
 import { type PublicUser, publicUser } from './user.js';
 
 /**

@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { argon2id } from 'hash-wasm';
+import { type Algorithm, hashRaw, type Version } from '@node-rs/argon2';
 
 /**
  * Password hashing (contract.md, "Identity and sessions"): Argon2id with OWASP's first-choice
@@ -7,8 +7,12 @@ import { argon2id } from 'hash-wasm';
  * parameters travel with each hash and can be raised later; `needsRehash` tells login to upgrade
  * an old hash while it holds the plain password.
  *
- * hash-wasm runs Argon2 in WebAssembly inlined in its JS: it bundles for ARM64 Lambda with no
- * native build. Measured on the 2-core dev machine: ~60–95 ms per hash (docs/accounts.md).
+ * The hash is native (`@node-rs/argon2`, Rust's argon2 crate through N-API), run on libuv's
+ * thread pool: 13–21 ms per hash on the 2-core dev machine where WebAssembly took 67–91 ms
+ * (docs/performance.md). Each platform has its own binary: the host's locally and in tests, the
+ * Lambda architecture's one placed beside each hashing function's bundle at synth time
+ * (infra/native-binding.ts). There is no fallback: a binding that cannot load fails the module's
+ * import, and so the function's cold start, instead of hashing slower.
  */
 
 export interface Argon2Parameters {
@@ -48,20 +52,27 @@ function parse(phc: string): ParsedHash | undefined {
   };
 }
 
-async function derive(
+/**
+ * The binding's `Algorithm.Argon2id` and `Version.V0x13`: its typings declare them as const enums,
+ * which isolated modules cannot read, so the values are written out (index.d.ts of the package).
+ */
+const argon2id = 2 as Algorithm;
+const version19 = 1 as Version;
+
+function derive(
   password: string,
   salt: Uint8Array,
   parameters: Argon2Parameters,
   length: number,
 ): Promise<Uint8Array> {
-  return argon2id({
-    password: password.normalize('NFKC'),
-    salt,
-    memorySize: parameters.memoryKib,
-    iterations: parameters.iterations,
+  return hashRaw(password.normalize('NFKC'), {
+    algorithm: argon2id,
+    version: version19,
+    memoryCost: parameters.memoryKib,
+    timeCost: parameters.iterations,
     parallelism: parameters.parallelism,
-    hashLength: length,
-    outputType: 'binary',
+    outputLen: length,
+    salt,
   });
 }
 

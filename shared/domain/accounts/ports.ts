@@ -1,3 +1,4 @@
+import type { PendingHit } from '../rate-limit.js';
 import type { User } from './user.js';
 
 /** What the account use-cases need from storage; DynamoDB adapters implement these. */
@@ -171,6 +172,14 @@ export interface RefreshState {
   token?: { expiresAt: number; rotatedAt?: number };
   sessionLive: boolean;
   user?: User;
+  /** Hits already in the window of the pending hit read along, if one was. */
+  hitsBefore?: number;
+}
+
+/** A request's pending hit, counted by `rotate` if its window still holds `before` hits. */
+export interface JoinedHit {
+  pending: PendingHit;
+  before: number;
 }
 
 export interface SessionRepository {
@@ -180,12 +189,21 @@ export interface SessionRepository {
    * checked password changed meanwhile.
    */
   start(session: NewSession, changes: SignInChanges): Promise<void>;
-  /** One transactional read of the token, its session and its user. */
-  loadForRefresh(userId: string, sessionId: string, tokenHash: string): Promise<RefreshState>;
+  /**
+   * One transactional read of the token, its session and its user — and of the window counter
+   * of `hit`, when given.
+   */
+  loadForRefresh(
+    userId: string,
+    sessionId: string,
+    tokenHash: string,
+    hit?: PendingHit,
+  ): Promise<RefreshState>;
   /**
    * Marks the presented token used and stores its successor, only if it was unused and the
    * session is live: the conditional write that makes refresh tokens single-use. The session
-   * records it as its last use.
+   * records it as its last use. With `hit`, the same transaction counts it, only if its window
+   * still holds `hit.before` hits (`hit_moved` otherwise: nothing is written).
    */
   rotate(input: {
     userId: string;
@@ -193,9 +211,15 @@ export interface SessionRepository {
     tokenHash: string;
     successorHash: string;
     now: number;
-  }): Promise<'rotated' | 'already_rotated' | 'session_gone'>;
+    hit?: JoinedHit;
+  }): Promise<'rotated' | 'already_rotated' | 'session_gone' | 'hit_moved'>;
   /** One strongly consistent read: whether the session exists for this user. */
   isLive(sessionId: string, userId: string): Promise<boolean>;
+  /** One strongly consistent read of both: whether the session exists, and its user. */
+  sessionWithUser(
+    userId: string,
+    sessionId: string,
+  ): Promise<{ sessionLive: boolean; user?: User }>;
   /** The user's sessions not past their refresh lifetime, newest first (one consistent Query). */
   list(userId: string, now: number): Promise<SessionRecord[]>;
   /**

@@ -11,13 +11,6 @@ export interface ProfileUpdateResult {
   verification_required: string[];
 }
 
-/** The caller's own profile. Round trips: 1 read (after the session check). */
-export async function getProfile(deps: AccountDeps, userId: string): Promise<PublicUser> {
-  const user = await deps.users.get(userId);
-  if (user === undefined) throw new ServiceError('invalid_token', 'The account no longer exists');
-  return publicUser(user);
-}
-
 export interface ProfileUpdate {
   name?: string;
   gender?: string;

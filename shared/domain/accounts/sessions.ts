@@ -1,5 +1,6 @@
 import { ServiceError } from '../errors.js';
 import { metrics } from '../metrics.js';
+import { type PendingHit, rateLimited } from '../rate-limit.js';
 import { accessTokenSeconds } from './access-tokens.js';
 import type { AccountDeps } from './deps.js';
 import type { SignInChanges, SignInClient } from './ports.js';
@@ -87,16 +88,31 @@ type RefreshResult =
  * Exchanges a refresh token for a new pair (rotation). The token is single-use by a conditional
  * write; a token presented again within 10 seconds (two tabs refreshing at once) gets the same
  * successor, and one presented later is treated as stolen: its whole session is revoked.
- * Round trips: one transactional read, one transactional write.
+ *
+ * `hit` is the request's pending hit on its client's rate-limit window: read along with the
+ * token and counted by the rotation's own transaction, so a refresh is two round trips in all,
+ * the limiter's included. A path that writes nothing (an invalid token, the grace path) leaves
+ * it to the HTTP layer, which counts it alone; a hit over the limit is refused before anything
+ * is written.
+ * Round trips: one transactional read, one transactional write (+1 for a reuse's revocation,
+ * +2 when another request of the same client moved its counter in between).
  */
-export async function refreshSession(deps: AccountDeps, presented: string): Promise<TokenResponse> {
-  const result = await exchange(deps, presented);
+export async function refreshSession(
+  deps: AccountDeps,
+  presented: string,
+  hit?: PendingHit,
+): Promise<TokenResponse> {
+  const result = await exchange(deps, presented, hit);
   metrics.count('Refreshes', { Outcome: result.outcome });
   if ('refusal' in result) throw result.refusal;
   return result.tokens;
 }
 
-async function exchange(deps: AccountDeps, presented: string): Promise<RefreshResult> {
+async function exchange(
+  deps: AccountDeps,
+  presented: string,
+  hit: PendingHit | undefined,
+): Promise<RefreshResult> {
   const refused = (message?: string): RefreshResult => ({
     outcome: 'refused',
     refusal: invalidRefreshToken(message),
@@ -106,10 +122,25 @@ async function exchange(deps: AccountDeps, presented: string): Promise<RefreshRe
   const tokenHash = hashRefreshToken(presented);
   const { refreshSuccessorKey } = await deps.tokenKeys();
   const successor = successorOf(presented, refreshSuccessorKey);
+  /** Counts the hit alone unless it is counted already; refuses a request over the limit. */
+  const countAlone = async () => {
+    await hit?.count();
+    if (hit?.decision?.allowed === false) throw rateLimited(hit.decision, hit.window.scope);
+  };
 
-  // Two passes at most: a refresh that loses the race to rotate re-reads and takes the grace path.
-  for (let pass = 0; pass < 2; pass++) {
-    const state = await deps.sessions.loadForRefresh(parts.userId, parts.sessionId, tokenHash);
+  // Two passes: a refresh that loses the race to rotate re-reads and takes the grace path. A
+  // third only after a moved counter, which cannot happen twice (the hit is counted then).
+  let passes = 2;
+  for (let pass = 0; pass < passes; pass++) {
+    const pending = hit?.counted ? undefined : hit;
+    const state = await deps.sessions.loadForRefresh(
+      parts.userId,
+      parts.sessionId,
+      tokenHash,
+      pending,
+    );
+    const hitsBefore = state.hitsBefore ?? 0;
+    if (pending !== undefined && hitsBefore >= pending.limit) await countAlone();
     const now = deps.clock.now();
     if (state.token === undefined || state.token.expiresAt <= now) return refused();
     if (!state.sessionLive || state.user === undefined) {
@@ -123,6 +154,7 @@ async function exchange(deps: AccountDeps, presented: string): Promise<RefreshRe
           tokens: await tokenResponse(deps, state.user, parts.sessionId, successor),
         };
       }
+      await countAlone();
       await deps.sessions.revoke(parts.userId, parts.sessionId);
       return {
         outcome: 'reuse_detected',
@@ -137,14 +169,22 @@ async function exchange(deps: AccountDeps, presented: string): Promise<RefreshRe
       tokenHash,
       successorHash: hashRefreshToken(successor),
       now,
+      hit: pending === undefined ? undefined : { pending, before: hitsBefore },
     });
     if (outcome === 'rotated') {
+      pending?.countedAfter(hitsBefore);
       return {
         outcome: 'rotated',
         tokens: await tokenResponse(deps, state.user, parts.sessionId, successor),
       };
     }
     if (outcome === 'session_gone') return refused('The session of this refresh token has ended');
+    // Another request of this client was counted meanwhile: count this one alone, then rotate
+    // again from a fresh read (the token may have been rotated meanwhile too).
+    if (outcome === 'hit_moved') {
+      await countAlone();
+      passes += 1;
+    }
   }
   return refused();
 }

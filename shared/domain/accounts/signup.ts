@@ -1,20 +1,9 @@
-import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
-import type { Mailer } from '../messages.js';
 import { metrics } from '../metrics.js';
 import type { AccountDeps } from './deps.js';
-import type { AccountDirectory } from './directory.js';
 import { hashPassword } from './password-hashing.js';
 import { refuseEmailAsPassword } from './passwords.js';
-import type {
-  AccountCodeQueue,
-  AccountCodes,
-  Activation,
-  SignInClient,
-  SignupNotices,
-} from './ports.js';
-import { sendWithoutTelling } from './send-without-telling.js';
-import { startSession, type TokenResponse } from './sessions.js';
+import type { AccountCodeQueue } from './ports.js';
 import { newId, type User } from './user.js';
 
 export interface SignupResult {
@@ -79,98 +68,4 @@ export async function signup(
     verification_required: true,
     message: 'We sent a 6-digit code to this email; enter it to activate the account',
   };
-}
-
-/** How long one "someone tried to sign up with your email" notice covers further attempts. */
-export const signupNoticeWindowMs = 24 * 60 * 60 * 1000;
-
-/** What the account-code worker needs to follow a signup up. */
-export interface SignupFollowUpDeps {
-  accounts: Pick<AccountDirectory, 'findByEmail'>;
-  codes: AccountCodes;
-  signupNotices: SignupNotices;
-  mailer: Mailer;
-  clock: Clock;
-}
-
-/**
- * The work behind signup, in the account-code worker. The account holding the email is looked up
- * (2 reads): unverified (fresh or pending) gets a signup code — limits absorbed, so the 60 s
- * cooldown makes a redelivery or 20 racing signups send one code; verified gets the notice, at
- * most once per email per `signupNoticeWindowMs`; no account (it cannot be, short of a deletion)
- * gets nothing.
- */
-export async function followUpSignup(deps: SignupFollowUpDeps, email: string): Promise<void> {
-  const holder = await deps.accounts.findByEmail(email);
-  if (holder === undefined) return;
-  if (!holder.email_verified) {
-    await sendWithoutTelling(() => deps.codes.send('email', email, 'signup'));
-    return;
-  }
-  const now = deps.clock.now();
-  const token = await deps.signupNotices.reserve(email, now, now + signupNoticeWindowMs);
-  if (token === undefined) return;
-  try {
-    await deps.mailer.send({
-      to: email,
-      subject: 'Someone tried to sign up with your email',
-      text: 'Someone tried to create an account with this email, which already has one. If it was you, log in or reset your password. Otherwise you can ignore this message.',
-      html: '<p>Someone tried to create an account with this email, which already has one. If it was you, log in or reset your password. Otherwise you can ignore this message.</p>',
-    });
-  } catch (error) {
-    // Unsent: give the window back so the redelivery of this message sends it.
-    await deps.signupNotices.release(email, token);
-    throw error;
-  }
-}
-
-/**
- * What activating a pending signup writes: the email verified and, when other signups met it on
- * this email (contested), no password, no pending phone and no name a stranger gave — the inbox
- * owner is signed in and chooses a password (docs/accounts.md, "Signup collisions").
- */
-export function activationOf(user: User): Activation {
-  // Signups that gave different names leave none of them: any could be a stranger's.
-  const name =
-    new Set(user.signupNames).size > 1 ? user.email.slice(0, user.email.indexOf('@')) : user.name;
-  return { email: user.email, contested: user.signupContested, name };
-}
-
-/** The token pair of an activation, and whether the owner must now choose a password. */
-export type ActivationResponse = TokenResponse & { password_reset_required: boolean };
-
-/**
- * Activates the account with the emailed code and signs its inbox owner in. A contested signup
- * comes out with no usable password (`password_reset_required: true`). A phone given at signup is
- * then sent its verification code (queued, bound to this account).
- * Round trips: the code's consumption (docs/otp.md) + 2 reads + 1 transaction (+1 SendMessage).
- */
-export async function verifySignup(
-  deps: AccountDeps,
-  codes: Pick<AccountCodes, 'verify'>,
-  queue: AccountCodeQueue,
-  input: { email: string; otp: string },
-  client: SignInClient,
-): Promise<ActivationResponse> {
-  await codes.verify('email', input.email, 'signup', input.otp);
-  // Twice at most: a signup contesting the account between its read and its activation fails
-  // the activation's condition, and the second pass activates it as contested.
-  for (let pass = 0; pass < 2; pass++) {
-    const user = await deps.users.findByEmail(input.email);
-    if (user === undefined || user.emailVerified) {
-      throw new ServiceError('invalid_otp', 'The code is not valid for this email');
-    }
-    const activation = activationOf(user);
-    try {
-      const signedIn = await startSession(deps, user, client, { activation });
-      metrics.count('Activations', {});
-      if (!activation.contested && user.pendingPhone !== null) {
-        await queue.request({ kind: 'resend_mobile', target: user.pendingPhone, subject: user.id });
-      }
-      return { ...signedIn, password_reset_required: activation.contested };
-    } catch (error) {
-      if (!(error instanceof ServiceError && error.code === 'conflict') || pass > 0) throw error;
-    }
-  }
-  throw new ServiceError('conflict', 'The account changed during activation; try again');
 }

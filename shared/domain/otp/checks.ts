@@ -1,4 +1,12 @@
+import type { PendingHit } from '../rate-limit.js';
 import { type OtpChannel, type OtpEngine, type OtpPurpose, otpKey } from './engine.js';
+
+export interface CheckOptions {
+  /** For a purpose keyed on its subject (generic): the user claiming the code. */
+  subject?: string;
+  /** The request's hit on its target's per-minute verification limit. */
+  targetHit?: PendingHit;
+}
 
 /**
  * Checking codes, as the verify operations need it: the engine alone. It lives apart from
@@ -16,15 +24,28 @@ export class OtpChecks {
   /**
    * Consumes the code; answers whom it was issued for, if its issuer named someone. For a
    * purpose keyed on its subject (generic), `subject` is the user claiming it: only that user's
-   * code is checked. Throws invalid_otp, otp_expired or too_many_attempts.
+   * code is checked. `targetHit`, the request's hit on the target's per-minute verification
+   * limit, is counted in the attempt's reservation. Throws invalid_otp, otp_expired,
+   * too_many_attempts or rate_limited.
    */
   verify(
     channel: OtpChannel,
     target: string,
     purpose: OtpPurpose,
     code: string,
-    subject?: string,
+    { subject, targetHit }: CheckOptions = {},
   ): Promise<{ subject?: string }> {
-    return this.engine.verify(otpKey(channel, target, purpose, subject), code);
+    return this.engine.verify(otpKey(channel, target, purpose, subject), code, targetHit);
+  }
+
+  /** Like verify, for a caller that needs no subject back: one round trip less. */
+  check(
+    channel: OtpChannel,
+    target: string,
+    purpose: OtpPurpose,
+    code: string,
+    { subject, targetHit }: CheckOptions = {},
+  ): Promise<void> {
+    return this.engine.check(otpKey(channel, target, purpose, subject), code, targetHit);
   }
 }

@@ -1,7 +1,7 @@
+import { sendForgotPasswordCode } from '../accounts/forgot-password.js';
 import { sendNotice } from '../accounts/notices.js';
-import { sendForgotPasswordCode } from '../accounts/passwords.js';
 import type { AccountCodeRequest } from '../accounts/ports.js';
-import { followUpSignup, type SignupFollowUpDeps } from '../accounts/signup.js';
+import { followUpSignup, type SignupFollowUpDeps } from '../accounts/signup-follow-up.js';
 import {
   type OtpOperationDeps,
   sendLoginCode,

@@ -3,6 +3,7 @@ import { log } from '../../log.js';
 import type { Clock } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { metrics } from '../metrics.js';
+import { type PendingHit, type RateLimitDecision, routeLimited } from '../rate-limit.js';
 
 /**
  * The one OTP engine of the service (contract.md, "OTPs"). Every code — sign-up, email and phone
@@ -100,11 +101,23 @@ export type IssueOutcome =
   | { issued: false; refusedBy: 'attempts'; windowEndsAt: number | undefined };
 
 export type AttemptReservation =
-  | { allowed: true; used: number; windowEndsAt: number }
-  | { allowed: false; windowEndsAt: number };
+  /** `last`: this attempt spends the budget's last one (a wrong code then burns the code). */
+  | { allowed: true; last: false }
+  | { allowed: true; last: true; windowEndsAt: number }
+  | { allowed: false; windowEndsAt: number }
+  /** The target's per-minute verification limit refused first (its hit records it too). */
+  | { allowed: false; targetLimited: RateLimitDecision };
 
 export type ConsumeOutcome =
   | { outcome: 'consumed'; otp: StoredOtp }
+  | { outcome: 'mismatch'; otp: StoredOtp }
+  | { outcome: 'none' };
+
+/** A consumption that cleared the budget in the same write, without reading the code back. */
+export type ClearingConsumeOutcome =
+  | { outcome: 'consumed' }
+  /** The code is the one given, but past its expiry (it stays, and never verifies). */
+  | { outcome: 'expired' }
   | { outcome: 'mismatch'; otp: StoredOtp }
   | { outcome: 'none' };
 
@@ -132,14 +145,21 @@ export interface OtpStore {
   ): Promise<IssueOutcome>;
   /**
    * Spends one attempt of the key's budget, opening a new window (ending at `windowEndsAt`) when
-   * none is open at `now`; refused when `maxAttempts` are already spent in the open window.
+   * none is open at `now`; refused when `maxAttempts` are already spent in the open window. With
+   * `targetHit`, the same write counts the target's per-minute hit, refused at its limit.
    */
   reserveAttempt(
     key: OtpKey,
     budget: { maxAttempts: number; now: number; windowEndsAt: number },
+    targetHit?: PendingHit,
   ): Promise<AttemptReservation>;
   /** Deletes the live code if its digest is `codeHash` (single use); else reports what is there. */
   consume(key: OtpKey, codeHash: string): Promise<ConsumeOutcome>;
+  /**
+   * Like consume, and forgets the key's attempt budget in the same write, for a caller that does
+   * not need the code's subject back: a code past its expiry at `now` is left in place.
+   */
+  consumeClearing(key: OtpKey, codeHash: string, now: number): Promise<ClearingConsumeOutcome>;
   /** Deletes the live code if it is still the one with `codeHash` (burnt by wrong guesses). */
   burn(key: OtpKey, codeHash: string): Promise<void>;
   /** Forgets the attempt budget of the key (after a success). */
@@ -248,11 +268,19 @@ export class OtpEngine {
    * so no more than `maxAttempts` guesses are ever compared per window, however many arrive at
    * once; the fifth wrong one burns the code. Throws invalid_otp, otp_expired or
    * too_many_attempts (429). Answers the code's subject, if its issuer named one.
+   *
+   * `targetHit` is the request's hit on its target's per-minute verification limit: counted in
+   * the attempt's reservation (rate_limited when the limit refuses).
    * Round trips: success 3 (reserve, consume, clear budget); wrong 2.
    */
-  async verify(key: OtpKey, code: string): Promise<{ subject?: string }> {
+  async verify(key: OtpKey, code: string, targetHit?: PendingHit): Promise<{ subject?: string }> {
+    return this.counted(key, () => this.verifyCode(key, code, targetHit));
+  }
+
+  /** Runs one verification, counting its outcome (the OtpVerifications metric). */
+  private async counted<T>(key: OtpKey, verification: () => Promise<T>): Promise<T> {
     try {
-      const verified = await this.check(key, code);
+      const verified = await verification();
       metrics.count('OtpVerifications', { Outcome: 'verified', Channel: key.channel });
       return verified;
     } catch (error) {
@@ -262,16 +290,13 @@ export class OtpEngine {
     }
   }
 
-  private async check(key: OtpKey, code: string): Promise<{ subject?: string }> {
+  private async verifyCode(
+    key: OtpKey,
+    code: string,
+    targetHit: PendingHit | undefined,
+  ): Promise<{ subject?: string }> {
     const now = this.clock.now();
-    const reservation = await this.store.reserveAttempt(key, {
-      maxAttempts: this.policy.maxAttempts,
-      now,
-      windowEndsAt: now + this.attemptWindowSeconds(key.purpose) * 1000,
-    });
-    if (!reservation.allowed) throw this.tooManyAttempts(reservation.windowEndsAt, now);
-    const lastAttempt = reservation.used >= this.policy.maxAttempts;
-
+    const reservation = await this.reserve(key, now, targetHit);
     // The digest is compared inside DynamoDB's condition: only keyed digests meet, so timing
     // says nothing about the code, and the delete is the single use (one winner).
     const result = await this.store.consume(key, this.digest(key, code));
@@ -287,14 +312,61 @@ export class OtpEngine {
       }
       return { subject: result.otp.subject };
     }
+    return this.refuse(key, result, reservation, now);
+  }
+
+  /**
+   * Like verify, for a caller that needs no subject back (a sign-in code, a generic code, whose
+   * subject is in its key): the consumption clears the budget in the same transaction.
+   * Round trips: 2 (reserve, consume and clear), a wrong code included.
+   */
+  async check(key: OtpKey, code: string, targetHit?: PendingHit): Promise<void> {
+    return this.counted(key, async () => {
+      const now = this.clock.now();
+      const reservation = await this.reserve(key, now, targetHit);
+      const result = await this.store.consumeClearing(key, this.digest(key, code), now);
+      if (result.outcome === 'consumed') return;
+      if (result.outcome === 'expired') throw expired();
+      return this.refuse(key, result, reservation, now);
+    });
+  }
+
+  private async reserve(
+    key: OtpKey,
+    now: number,
+    targetHit: PendingHit | undefined,
+  ): Promise<{ last: false } | { last: true; windowEndsAt: number }> {
+    const reservation = await this.store.reserveAttempt(
+      key,
+      {
+        maxAttempts: this.policy.maxAttempts,
+        now,
+        windowEndsAt: now + this.attemptWindowSeconds(key.purpose) * 1000,
+      },
+      targetHit,
+    );
+    if (reservation.allowed) return reservation;
+    if ('targetLimited' in reservation) {
+      throw routeLimited(reservation.targetLimited, targetHit?.window.scope ?? 'otp-target');
+    }
+    throw this.tooManyAttempts(reservation.windowEndsAt, now);
+  }
+
+  /** The answer to a code that did not verify (wrong, expired, none pending). */
+  private async refuse(
+    key: OtpKey,
+    result: { outcome: 'mismatch'; otp: StoredOtp } | { outcome: 'none' },
+    reservation: { last: false } | { last: true; windowEndsAt: number },
+    now: number,
+  ): Promise<never> {
     if (result.outcome === 'mismatch') {
       if (result.otp.expiresAt <= now) throw expired();
-      if (lastAttempt) {
+      if (reservation.last) {
         await this.store.burn(key, result.otp.codeHash);
         throw this.tooManyAttempts(reservation.windowEndsAt, now);
       }
     }
-    if (lastAttempt) throw this.tooManyAttempts(reservation.windowEndsAt, now);
+    if (reservation.last) throw this.tooManyAttempts(reservation.windowEndsAt, now);
     // One answer for a wrong code and for no code: telling them apart would reveal that a code
     // is pending, and so that an account exists for the address.
     throw new ServiceError('invalid_otp', 'The code is incorrect or no longer valid');

@@ -3,6 +3,7 @@ import type { AccountCodeQueue, SignInClient } from '../accounts/ports.js';
 import { sendWithoutTelling } from '../accounts/send-without-telling.js';
 import type { TokenResponse } from '../accounts/sessions.js';
 import { ServiceError } from '../errors.js';
+import type { PendingHit } from '../rate-limit.js';
 import type { OtpChecks } from './checks.js';
 import type { OtpCodes } from './codes.js';
 import { defaultOtpPolicy } from './engine.js';
@@ -125,12 +126,16 @@ export async function verifyOtp(
   deps: OtpCheckDeps,
   request: SmsCodeRequest & { code: string },
   client: SignInClient,
+  targetHit?: PendingHit,
 ): Promise<TokenResponse | GenericVerification> {
+  // Neither purpose needs the code's subject back (generic's is the caller, in its key): the
+  // code is checked, consumed and its budget cleared in two round trips.
   if (request.purpose === 'generic') {
-    await deps.codes.verify('sms', request.phone, 'generic', request.code, signedInUser(request));
+    const subject = signedInUser(request);
+    await deps.codes.check('sms', request.phone, 'generic', request.code, { subject, targetHit });
     return { verified: true, phone_number: request.phone, purpose: 'generic' };
   }
-  await deps.codes.verify('sms', request.phone, 'login', request.code);
+  await deps.codes.check('sms', request.phone, 'login', request.code, { targetHit });
   // The account may have lost the number since the code was sent (findByPhone finds only the
   // account whose *verified* phone it is).
   const user = await deps.accounts.findByPhone(request.phone);
@@ -229,11 +234,14 @@ const takenMeanwhile = (field: string, what: string) =>
 export async function verifyEmailOtp(
   deps: OtpCheckDeps,
   input: { email: string; otp: string },
+  targetHit?: PendingHit,
 ): Promise<{ verified: true; email: string }> {
   const purpose =
     (await deps.codes.engine.latestPurpose('email', input.email, ['verification', 'signup'])) ??
     'verification';
-  const { subject } = await deps.codes.verify('email', input.email, purpose, input.otp);
+  const { subject } = await deps.codes.verify('email', input.email, purpose, input.otp, {
+    targetHit,
+  });
   if (purpose === 'signup') {
     if (!(await deps.accounts.activatePendingSignup(input.email))) throw invalidOtp('email');
     return { verified: true, email: input.email };
@@ -254,8 +262,11 @@ export async function verifyMobileOtp(
   deps: OtpCheckDeps,
   queue: AccountCodeQueue,
   input: { phone: string; otp: string },
+  targetHit?: PendingHit,
 ): Promise<{ verified: true; mobile_number: string }> {
-  const { subject } = await deps.codes.verify('sms', input.phone, 'verification', input.otp);
+  const { subject } = await deps.codes.verify('sms', input.phone, 'verification', input.otp, {
+    targetHit,
+  });
   const outcome =
     subject === undefined ? 'stale' : await deps.accounts.confirmPendingPhone(subject, input.phone);
   if (outcome === 'taken') throw takenMeanwhile('mobile_number', 'phone number');

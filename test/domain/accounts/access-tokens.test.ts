@@ -1,4 +1,4 @@
-import { decodeProtectedHeader } from 'jose';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { AccessTokens, signingKeyFromSeed } from '../../../shared/domain/accounts/access-tokens.js';
 import { ManualClock } from '../../../shared/domain/clock.js';
@@ -14,6 +14,39 @@ async function tokensWith(seeds: string[], upcoming: string[], clock = new Manua
     await Promise.all(upcoming.map(signingKeyFromSeed)),
   );
 }
+
+describe('access tokens', () => {
+  it('are compact JWS that a standard library verifies against the published keys, with the contract’s claims', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 27, 12, 0, 0));
+    const tokens = await tokensWith(['signer'], [], clock);
+    const token = await tokens.issue(claims);
+
+    const { payload, protectedHeader } = await jwtVerify(token, createLocalJWKSet(tokens.jwks()), {
+      issuer: 'https://issuer.test',
+      audience: 'aud',
+      currentDate: new Date(clock.now()),
+    });
+
+    expect(protectedHeader).toEqual({
+      alg: 'EdDSA',
+      typ: 'JWT',
+      kid: (await signingKeyFromSeed('signer')).kid,
+    });
+    const iat = clock.now() / 1000;
+    expect(payload).toEqual({
+      iss: 'https://issuer.test',
+      aud: 'aud',
+      sub: 'usr_a',
+      sid: 'ses_a',
+      jti: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      iat,
+      exp: iat + 900,
+    });
+    const [header, body, signature = ''] = token.split('.');
+    const tampered = `${header}.${body}.${signature.startsWith('A') ? 'B' : 'A'}${signature.slice(1)}`;
+    await expect(tokens.verify(tampered)).rejects.toMatchObject({ code: 'invalid_token' });
+  });
+});
 
 describe('access-token key rotation', () => {
   it('derives the same key from the same seed, so every function agrees', async () => {

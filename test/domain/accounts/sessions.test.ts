@@ -1,6 +1,5 @@
-import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { documentClient } from '../../../shared/adapters/dynamodb.js';
+import { dynamo } from '../../../shared/adapters/dynamodb.js';
 import { tableName } from '../../../shared/config.js';
 import { login } from '../../../shared/domain/accounts/login.js';
 import { changePassword } from '../../../shared/domain/accounts/passwords.js';
@@ -39,14 +38,12 @@ describe('signup uniqueness', () => {
         }),
       ),
     );
-    const { Items } = await documentClient().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'email = :email AND begins_with(pk, :user)',
-        ExpressionAttributeValues: { ':email': email, ':user': 'USER#' },
-        ConsistentRead: true,
-      }),
-    );
+    const { Items } = await dynamo().scan({
+      TableName: tableName(),
+      FilterExpression: 'email = :email AND begins_with(pk, :user)',
+      ExpressionAttributeValues: { ':email': email, ':user': 'USER#' },
+      ConsistentRead: true,
+    });
     expect(Items).toHaveLength(1);
   }, 60_000);
 });
@@ -149,14 +146,12 @@ describe('logout and password change', () => {
       code: 'conflict',
     });
 
-    const { Items } = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :session)',
-        ExpressionAttributeValues: { ':pk': `USER#${claims.userId}`, ':session': 'SESSION#' },
-        ConsistentRead: true,
-      }),
-    );
+    const { Items } = await dynamo().query({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :session)',
+      ExpressionAttributeValues: { ':pk': `USER#${claims.userId}`, ':session': 'SESSION#' },
+      ConsistentRead: true,
+    });
     expect(Items?.map((item) => item.sk)).toEqual([`SESSION#${claims.sessionId}`]);
   });
 });

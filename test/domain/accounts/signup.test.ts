@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { login } from '../../../shared/domain/accounts/login.js';
 import { updateProfile } from '../../../shared/domain/accounts/profile.js';
-import { signup, verifySignup } from '../../../shared/domain/accounts/signup.js';
+import { signup } from '../../../shared/domain/accounts/signup.js';
+import { verifySignup } from '../../../shared/domain/accounts/signup-activation.js';
 import { useFreshTable } from '../../support/table.js';
 import {
   signedUpUser,

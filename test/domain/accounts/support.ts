@@ -11,12 +11,12 @@ import type {
   CodePurpose,
   SignInClient,
 } from '../../../shared/domain/accounts/ports.js';
+import { signup } from '../../../shared/domain/accounts/signup.js';
 import {
   type ActivationResponse,
-  followUpSignup,
-  signup,
   verifySignup,
-} from '../../../shared/domain/accounts/signup.js';
+} from '../../../shared/domain/accounts/signup-activation.js';
+import { followUpSignup } from '../../../shared/domain/accounts/signup-follow-up.js';
 import { ManualClock } from '../../../shared/domain/clock.js';
 import { ServiceError } from '../../../shared/domain/errors.js';
 import type { EmailMessage } from '../../../shared/domain/messages.js';

@@ -1,0 +1,63 @@
+import { ServiceError } from '../errors.js';
+import { metrics } from '../metrics.js';
+import type { AccountDeps } from './deps.js';
+import type { AccountCodeQueue, AccountCodes, Activation, SignInClient } from './ports.js';
+import { startSession, type TokenResponse } from './sessions.js';
+import type { User } from './user.js';
+
+/*
+ * Apart from signup.ts, which hashes passwords: activating an account hashes nothing, and the
+ * functions that activate (verifySignupOtp, the OTP operations through the directory) carry no
+ * password hashing.
+ */
+
+/**
+ * What activating a pending signup writes: the email verified and, when other signups met it on
+ * this email (contested), no password, no pending phone and no name a stranger gave — the inbox
+ * owner is signed in and chooses a password (docs/accounts.md, "Signup collisions").
+ */
+export function activationOf(user: User): Activation {
+  // Signups that gave different names leave none of them: any could be a stranger's.
+  const name =
+    new Set(user.signupNames).size > 1 ? user.email.slice(0, user.email.indexOf('@')) : user.name;
+  return { email: user.email, contested: user.signupContested, name };
+}
+
+/** The token pair of an activation, and whether the owner must now choose a password. */
+export type ActivationResponse = TokenResponse & { password_reset_required: boolean };
+
+/**
+ * Activates the account with the emailed code and signs its inbox owner in. A contested signup
+ * comes out with no usable password (`password_reset_required: true`). A phone given at signup is
+ * then sent its verification code (queued, bound to this account).
+ * Round trips: the code's consumption (docs/otp.md) + 2 reads + 1 transaction (+1 SendMessage).
+ */
+export async function verifySignup(
+  deps: AccountDeps,
+  codes: Pick<AccountCodes, 'verify'>,
+  queue: AccountCodeQueue,
+  input: { email: string; otp: string },
+  client: SignInClient,
+): Promise<ActivationResponse> {
+  await codes.verify('email', input.email, 'signup', input.otp);
+  // Twice at most: a signup contesting the account between its read and its activation fails
+  // the activation's condition, and the second pass activates it as contested.
+  for (let pass = 0; pass < 2; pass++) {
+    const user = await deps.users.findByEmail(input.email);
+    if (user === undefined || user.emailVerified) {
+      throw new ServiceError('invalid_otp', 'The code is not valid for this email');
+    }
+    const activation = activationOf(user);
+    try {
+      const signedIn = await startSession(deps, user, client, { activation });
+      metrics.count('Activations', {});
+      if (!activation.contested && user.pendingPhone !== null) {
+        await queue.request({ kind: 'resend_mobile', target: user.pendingPhone, subject: user.id });
+      }
+      return { ...signedIn, password_reset_required: activation.contested };
+    } catch (error) {
+      if (!(error instanceof ServiceError && error.code === 'conflict') || pass > 0) throw error;
+    }
+  }
+  throw new ServiceError('conflict', 'The account changed during activation; try again');
+}

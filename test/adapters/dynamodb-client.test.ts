@@ -1,0 +1,266 @@
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { BatchedReader, dynamo, useDynamo } from '../../shared/adapters/dynamodb.js';
+import {
+  ConditionalCheckFailed,
+  DynamoClient,
+  DynamoError,
+  TransactionCanceled,
+} from '../../shared/adapters/dynamodb-client.js';
+import { useFreshTable } from '../support/table.js';
+
+const credentials = {
+  accessKeyId: 'AKIDEXAMPLE',
+  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+  sessionToken: 'session-token-example',
+};
+
+/** A stand-in for DynamoDB's endpoint: records each request, answers what `answers` holds next. */
+class RecordingEndpoint {
+  readonly requests: { headers: IncomingHttpHeaders; body: string }[] = [];
+  answers: { status: number; body: unknown }[] = [];
+  private server: Server | undefined;
+
+  async start(): Promise<string> {
+    this.server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        this.requests.push({ headers: request.headers, body: Buffer.concat(chunks).toString() });
+        const { status, body } = this.answers.shift() ?? { status: 200, body: {} };
+        response.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
+        response.end(JSON.stringify(body));
+      });
+    });
+    await new Promise<void>((listening) => this.server!.listen(0, '127.0.0.1', listening));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  close(): Promise<void> {
+    this.server?.closeAllConnections();
+    return new Promise((closed) => this.server?.close(() => closed()));
+  }
+}
+
+/** node:crypto as the SDK signer's hash (what @smithy/hash-node does). */
+type Data = string | ArrayBuffer | ArrayBufferView;
+const bytes = (data: Data) =>
+  typeof data === 'string'
+    ? data
+    : ArrayBuffer.isView(data)
+      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+      : new Uint8Array(data);
+class NodeSha256 {
+  private readonly hash;
+  constructor(secret?: Data) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
+  }
+  update(data: Data): void {
+    this.hash.update(bytes(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+}
+
+const endpoint = new RecordingEndpoint();
+let url = '';
+let table = '';
+let local: DynamoClient;
+
+beforeAll(async () => {
+  url = await endpoint.start();
+  table = await useFreshTable();
+  local = new DynamoClient({
+    endpoint: inject('dynamoEndpoint'),
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+});
+
+afterAll(() => endpoint.close());
+
+describe('the DynamoDB client', () => {
+  it('signs each request exactly as the AWS SDK’s own SigV4 signer would', async () => {
+    const client = new DynamoClient({ endpoint: url, region: 'eu-west-1', credentials });
+    await client.get({ TableName: 'table', Key: { pk: 'USER#1', sk: 'PROFILE' } });
+
+    const [{ headers, body }] = endpoint.requests.splice(0) as [(typeof endpoint.requests)[0]];
+    const amzDate = String(headers['x-amz-date']);
+    const signed = [
+      'content-type',
+      'host',
+      'x-amz-content-sha256',
+      'x-amz-date',
+      'x-amz-security-token',
+      'x-amz-target',
+    ] as const;
+    const reference = await new SignatureV4({
+      credentials,
+      region: 'eu-west-1',
+      service: 'dynamodb',
+      sha256: NodeSha256,
+    }).sign(
+      {
+        method: 'POST',
+        protocol: 'http:',
+        hostname: '127.0.0.1',
+        path: '/',
+        query: {},
+        headers: Object.fromEntries(signed.map((name) => [name, String(headers[name])])),
+        body,
+      },
+      {
+        signingDate: new Date(
+          `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13)}`,
+        ),
+      },
+    );
+    expect(headers.authorization).toBe(reference.headers.authorization);
+    expect(headers.authorization).toMatch(
+      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/dynamodb\/aws4_request, SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date;x-amz-security-token;x-amz-target, Signature=[0-9a-f]{64}$/,
+    );
+    expect(headers['x-amz-target']).toBe('DynamoDB_20120810.GetItem');
+    expect(JSON.parse(body)).toEqual({
+      TableName: 'table',
+      Key: { pk: { S: 'USER#1' }, sk: { S: 'PROFILE' } },
+    });
+  });
+
+  it('retries throttling and server errors, with one idempotency token for every try of a transaction', async () => {
+    const client = new DynamoClient({ endpoint: url, region: 'us-east-1', credentials });
+    endpoint.answers = [
+      {
+        status: 400,
+        body: { __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'slow' },
+      },
+      { status: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError' } },
+    ];
+    await client.transactWrite({
+      TransactItems: [{ Put: { TableName: 'table', Item: { pk: 'A', sk: 'B' } } }],
+    });
+
+    const tries = endpoint.requests.splice(0).map(({ body }) => JSON.parse(body));
+    expect(tries).toHaveLength(3);
+    expect(new Set(tries.map((body) => body.ClientRequestToken)).size).toBe(1);
+  });
+
+  it('does not retry what DynamoDB refused, and names the refusal', async () => {
+    const client = new DynamoClient({ endpoint: url, region: 'us-east-1', credentials });
+    endpoint.answers = [
+      {
+        status: 400,
+        body: {
+          __type: 'com.amazon.coral.validate#ValidationException',
+          message: 'One or more parameter values were invalid',
+        },
+      },
+    ];
+    const refusal = client.get({ TableName: 'table', Key: { pk: 'A', sk: 'B' } });
+    await expect(refusal).rejects.toBeInstanceOf(DynamoError);
+    await expect(refusal).rejects.toMatchObject({
+      name: 'ValidationException',
+      message: 'One or more parameter values were invalid',
+    });
+    expect(endpoint.requests.splice(0)).toHaveLength(1);
+  });
+
+  it('stores and reads back every attribute type the repositories use, binary included', async () => {
+    const item = {
+      pk: `ITEM#${randomUUID()}`,
+      sk: 'ALL',
+      text: 'héllo',
+      number: 12.5,
+      flag: true,
+      nothing: null,
+      list: [1, 'two', { three: 3 }],
+      map: { nested: { deeper: ['x'] } },
+      names: new Set(['ada', 'grace']),
+      bytes: Buffer.from([0, 1, 2, 250, 255]),
+    };
+    await local.put({ TableName: table, Item: { ...item, dropped: undefined } });
+    const { Item } = await local.get({
+      TableName: table,
+      Key: { pk: item.pk, sk: 'ALL' },
+      ConsistentRead: true,
+    });
+    expect(Item).toEqual({ ...item, bytes: new Uint8Array(item.bytes) });
+  });
+
+  it('hands back the item behind a failed condition, and each reason of a cancelled transaction', async () => {
+    const key = { pk: `ITEM#${randomUUID()}`, sk: 'ONE' };
+    await local.put({ TableName: table, Item: { ...key, version: 1 } });
+
+    const refused = await local
+      .update({
+        TableName: table,
+        Key: key,
+        UpdateExpression: 'SET version = :next',
+        ConditionExpression: 'version = :expected',
+        ExpressionAttributeValues: { ':next': 3, ':expected': 2 },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      })
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ConditionalCheckFailed);
+    expect((refused as ConditionalCheckFailed).item).toEqual({ ...key, version: 1 });
+
+    const cancelled = await local
+      .transactWrite({
+        TransactItems: [
+          { Put: { TableName: table, Item: { pk: `ITEM#${randomUUID()}`, sk: 'TWO' } } },
+          {
+            ConditionCheck: {
+              TableName: table,
+              Key: key,
+              ConditionExpression: 'version = :expected',
+              ExpressionAttributeValues: { ':expected': 2 },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
+          },
+        ],
+      })
+      .catch((error: unknown) => error);
+    expect(cancelled).toBeInstanceOf(TransactionCanceled);
+    expect((cancelled as TransactionCanceled).reasons).toEqual([
+      { code: 'None', item: undefined },
+      { code: 'ConditionalCheckFailed', item: { ...key, version: 1 } },
+    ]);
+  });
+});
+
+describe('the batched reader', () => {
+  it('reads what one turn asks for in one consistent BatchGetItem, each key once', async () => {
+    const reader = new BatchedReader();
+    const keys = [1, 2, 3].map((n) => ({ pk: `READ#${randomUUID()}`, sk: String(n) }));
+    for (const key of keys.slice(0, 2)) await dynamo().put({ TableName: table, Item: { ...key } });
+    const operations: string[] = [];
+    const recording = new DynamoClient({
+      endpoint: inject('dynamoEndpoint'),
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    recording.use(async ({ operation, input }, next) => {
+      operations.push(`${operation} ${JSON.stringify(input)}`);
+      return next();
+    });
+    useDynamo(recording);
+    try {
+      const [first, again, second, missing] = await Promise.all([
+        reader.read(keys[0]!),
+        reader.read(keys[0]!),
+        reader.read(keys[1]!),
+        reader.read(keys[2]!),
+      ]);
+
+      expect([first, again, second, missing]).toEqual([keys[0], keys[0], keys[1], undefined]);
+      expect(operations).toHaveLength(1);
+      expect(operations[0]).toMatch(/^BatchGetItem .*"ConsistentRead":true/);
+      expect(operations[0]!.match(/READ#/g)).toHaveLength(3);
+    } finally {
+      useDynamo(local);
+    }
+  });
+});
