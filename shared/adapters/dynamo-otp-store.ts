@@ -51,6 +51,16 @@ async function getItem(key: ItemKey): Promise<Record<string, unknown> | undefine
   return result.Item;
 }
 
+/** The item of a live code. */
+const codeItem = (key: OtpKey, otp: StoredOtp) => ({
+  ...otpKey(key),
+  codeHash: otp.codeHash,
+  issuedAt: otp.issuedAt,
+  expiresAt: otp.expiresAt,
+  subject: otp.subject,
+  [ttlAttribute]: seconds(otp.expiresAt) + otpRetentionSeconds,
+});
+
 export const dynamoOtpStore: OtpStore = {
   async issue(key, otp, limits) {
     const outcome = await transactWrite({
@@ -58,14 +68,7 @@ export const dynamoOtpStore: OtpStore = {
         {
           Put: {
             TableName: tableName(),
-            Item: {
-              ...otpKey(key),
-              codeHash: otp.codeHash,
-              issuedAt: otp.issuedAt,
-              expiresAt: otp.expiresAt,
-              subject: otp.subject,
-              [ttlAttribute]: seconds(otp.expiresAt) + otpRetentionSeconds,
-            },
+            Item: codeItem(key, otp),
             ConditionExpression: 'attribute_not_exists(pk) OR issuedAt <= :edge',
             ExpressionAttributeValues: { ':edge': limits.cooldownEdge },
           },
@@ -128,6 +131,31 @@ export const dynamoOtpStore: OtpStore = {
     return { allowed: false, windowEndsAt: budget.windowEndsAt };
   },
 
+  async withdraw(key, codeHash, hourStart) {
+    // Refused as a whole when a newer code replaced this one: that code's send stays counted.
+    await transactWrite({
+      TransactItems: [
+        {
+          Delete: {
+            TableName: tableName(),
+            Key: otpKey(key),
+            ConditionExpression: 'codeHash = :hash',
+            ExpressionAttributeValues: { ':hash': codeHash },
+          },
+        },
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.otpSends(key.channel, key.target, hourStart),
+            UpdateExpression: 'ADD sends :minusOne',
+            ConditionExpression: 'sends > :zero',
+            ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+          },
+        },
+      ],
+    });
+  },
+
   async consume(key, codeHash) {
     try {
       const result = await documentClient().send(
@@ -155,6 +183,21 @@ export const dynamoOtpStore: OtpStore = {
           expiresAt: rawNumber(error.Item, 'expiresAt') ?? 0,
         },
       };
+    }
+  },
+
+  async restore(key, otp) {
+    try {
+      await documentClient().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: codeItem(key, otp),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      // A newer code was issued meanwhile: it is the live one.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   },
 

@@ -82,6 +82,12 @@ export interface UserRepository {
     signerId: string,
   ): Promise<void>;
   /**
+   * Deletes a fresh signup's account and its email guard together, while the account is still
+   * that untouched pending signup (not verified, not contested): a signup whose code could not be
+   * queued leaves nothing behind. Refused silently otherwise.
+   */
+  withdrawSignup(userId: string, email: string): Promise<void>;
+  /**
    * Activates a pending signup without signing in (verifyEmailOtp); false if the account is no
    * longer that pending signup (its contest state changed meanwhile: read it again).
    */
@@ -232,6 +238,17 @@ export interface AccountCodes {
     purpose: CodePurpose,
     code: string,
   ): Promise<{ subject?: string }>;
+  /**
+   * Consumes a code as `verify` does, then runs what it proves; when that fails for a reason a
+   * retry may fix (not a ServiceError), the code is put back for the retry.
+   */
+  verifyThen<T>(
+    channel: 'email' | 'sms',
+    target: string,
+    purpose: CodePurpose,
+    code: string,
+    effect: (proof: { subject?: string }) => Promise<T>,
+  ): Promise<T>;
 }
 
 /** The security notices an account's email gets (contract.md, "Identity lifecycle"). */

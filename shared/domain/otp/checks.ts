@@ -27,4 +27,19 @@ export class OtpChecks {
   ): Promise<{ subject?: string }> {
     return this.engine.verify(otpKey(channel, target, purpose, subject), code);
   }
+
+  /**
+   * Consumes the code, then runs what it proves (`effect`, given whom it was issued for); the code
+   * is put back when the effect fails for a reason a retry may fix, so the retry finds it
+   * (`OtpEngine.verifyThen`). For the purposes not keyed on a subject.
+   */
+  verifyThen<T>(
+    channel: OtpChannel,
+    target: string,
+    purpose: OtpPurpose,
+    code: string,
+    effect: (proof: { subject?: string }) => Promise<T>,
+  ): Promise<T> {
+    return this.engine.verifyThen(otpKey(channel, target, purpose), code, effect);
+  }
 }

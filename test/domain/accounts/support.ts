@@ -52,6 +52,23 @@ export class MemoryCodes implements AccountCodes {
     return { subject: consumed?.subject };
   }
 
+  async verifyThen<T>(
+    channel: 'email' | 'sms',
+    target: string,
+    purpose: CodePurpose,
+    code: string,
+    effect: (proof: { subject?: string }) => Promise<T>,
+  ): Promise<T> {
+    const proof = await this.verify(channel, target, purpose, code);
+    try {
+      return await effect(proof);
+    } catch (error) {
+      if (!(error instanceof ServiceError))
+        this.sent.push({ channel, target, purpose, code, ...proof });
+      throw error;
+    }
+  }
+
   lastCode(target: string, purpose: CodePurpose): string {
     const found = this.sent.filter((sent) => sent.target === target && sent.purpose === purpose);
     const last = found.at(-1);
