@@ -9,7 +9,7 @@ import {
   runSchedulerFailure,
 } from './chaos/scenarios.js';
 import { uniqueEmail, uniquePhone } from './journeys.js';
-import { answerProblem } from './workload.js';
+import { answerDeadlineMs, answerProblem } from './workload.js';
 
 /**
  * The chaos slice of `npm test` (`npm run chaos` runs the scenarios with more traffic and longer
@@ -173,5 +173,15 @@ describe('defects the chaos suite found, each held here', { timeout: 120_000 }, 
     expect(reset.status).toBe(200);
     expect((await rig.caller.send('GET', '/v1/profile', { token })).status).toBe(401);
     expect((await post('/auth/login', { email, password: newPassword })).status).toBe(200);
+  });
+
+  it('answers the 500 envelope in time while DynamoDB takes calls and never answers', async () => {
+    rig.proxy.blackhole();
+    const started = performance.now();
+    const answer = await post('/auth/login', { email: uniqueEmail(), password: 'whatever it is' });
+    const ms = performance.now() - started;
+    rig.proxy.heal();
+    expectCleanFailure(answer);
+    expect(ms).toBeLessThan(answerDeadlineMs);
   });
 });
