@@ -20,6 +20,9 @@ import { answerDeadlineMs, answerProblem } from './workload.js';
 
 let rig: ChaosRig;
 
+/** How long DynamoDB Local stays stopped when a test stops it on purpose. */
+const outageMs = 12_000;
+
 beforeAll(async () => {
   rig = await ChaosRig.start(Number(process.env.CHAOS_SEED ?? 20_261_125));
 }, 120_000);
@@ -183,5 +186,25 @@ describe('defects the chaos suite found, each held here', { timeout: 120_000 }, 
     rig.proxy.heal();
     expectCleanFailure(answer);
     expect(ms).toBeLessThan(answerDeadlineMs);
+  });
+
+  it('sends a code queued while DynamoDB was down, once it is back', async () => {
+    const { email } = await signedUp();
+    const first = await codeFor(email);
+    await rig.advanceClock(61); // past the first code's cooldown
+    await rig.stopDynamo();
+    try {
+      // Queued without DynamoDB (the limiter fails open); its worker cannot read the account.
+      expect((await post('/otp/resend/email', { email })).status).toBe(200);
+      // Down for longer than a few quick redeliveries: SQS would keep the message 15 minutes.
+      await new Promise((resume) => setTimeout(resume, outageMs));
+    } finally {
+      await rig.restartDynamo();
+    }
+    const activation = await post('/auth/verify-signup-otp', {
+      email,
+      otp: await codeFor(email, first),
+    });
+    expect(activation.status).toBe(200);
   });
 });
