@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { lambdaContext } from '../local/lambda-context.js';
+import { functionTimeoutSeconds, lambdaContext } from '../local/lambda-context.js';
 import { log } from '../log.js';
 
 /**
@@ -152,7 +152,7 @@ export class LocalMessageQueue {
     try {
       const response = await this.worker(
         { Records: [sqsRecord(`local-${queueName}`, message)] },
-        lambdaContext(functionName, queueMemoryMb),
+        lambdaContext(functionName, queueMemoryMb, functionTimeoutSeconds.queue),
       );
       failed = batchItemFailures(response).includes(message.messageId);
     } catch (error) {

@@ -5,12 +5,6 @@ import { documentClient } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
-/**
- * How long a hit may take, retries included: the limiter fails open (api-handler.ts), so a
- * DynamoDB that does not answer must not hold every request for the client's whole bound first.
- */
-const hitBudgetMs = 1_000;
-
 /** Rate-limit counters as DynamoDB items: one atomic ADD per hit, expired by TTL. */
 export const dynamoWindowCounter: WindowCounter = {
   async hit(scope, client, windowStart, expiresAt) {
@@ -23,7 +17,6 @@ export const dynamoWindowCounter: WindowCounter = {
         ExpressionAttributeValues: { ':one': 1, ':ttl': expiresAt },
         ReturnValues: 'UPDATED_NEW',
       }),
-      { abortSignal: AbortSignal.timeout(hitBudgetMs) },
     );
     return Number(result.Attributes?.hits ?? 1);
   },

@@ -11,6 +11,7 @@ import { consume, type RateLimitDecision } from '../domain/rate-limit.js';
 import { log } from '../log.js';
 import { callerAddress } from './caller-address.js';
 import { corsHeaders } from './cors.js';
+import { answerBeforeDeadline } from './deadline.js';
 import {
   type HttpResponse,
   type PageMeta,
@@ -406,7 +407,18 @@ function buildHandler<
     });
   }
   if (options.body) stack.use(httpJsonBodyParser());
-  return stack as unknown as Handler;
+  const handler = stack as unknown as (event: ApiEvent, context: Context) => Promise<HttpResponse>;
+  return (event, context) => {
+    const requestId = event.requestContext?.requestId ?? 'local';
+    // Read before the stack lower-cases the headers in place.
+    const { origin } = lowerCaseHeaders(event.headers);
+    return answerBeforeDeadline(
+      context,
+      handler(event, context),
+      requestId,
+      answerHeaders(requestId, origin),
+    );
+  };
 }
 
 /**

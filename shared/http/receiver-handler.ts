@@ -1,7 +1,12 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda';
 import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
 import { log } from '../log.js';
+import { answerBeforeDeadline } from './deadline.js';
 import { type HttpResponse, responseForError, successResponse } from './responses.js';
 import type { HttpMethod } from './routes.js';
 
@@ -36,7 +41,10 @@ interface ReceiverOptions {
   onRefused?: (request: InboundRequest, error: ServiceError) => Promise<void>;
 }
 
-type Handler = (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+type Handler = (
+  event: APIGatewayProxyEventV2,
+  context?: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
 
 function toResponse(result: unknown): HttpResponse {
   if (result instanceof PlainText) {
@@ -64,7 +72,7 @@ export function receiverHandler(
   run: (request: InboundRequest) => Promise<unknown>,
 ): Handler {
   const maxBodyBytes = options.maxBodyBytes ?? maxReceiverBodyBytes;
-  return async (event) => {
+  const receive = async (event: APIGatewayProxyEventV2): Promise<HttpResponse> => {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(event.headers ?? {})) {
       if (value !== undefined) headers[name.toLowerCase()] = value;
@@ -106,4 +114,9 @@ export function receiverHandler(
       return withRequestId(response, request.requestId);
     }
   };
+  // Every answer within the function's timeout, a hung dependency included (deadline.ts).
+  return (event, context) =>
+    answerBeforeDeadline(context, receive(event), event.requestContext.requestId, {
+      'x-request-id': event.requestContext.requestId,
+    });
 }

@@ -30,7 +30,7 @@ import { dashboardFiles } from './dashboard-files.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.js';
 import { FaultSwitch, type StandInService, standInServices } from './faults.js';
 import { guardedHandler, guardItemAccess } from './item-access-guard.js';
-import { lambdaContext } from './lambda-context.js';
+import { functionTimeoutSeconds, lambdaContext } from './lambda-context.js';
 import { localScheduleIntervalMs, runPeriodically } from './periodic.js';
 import { startLocalWebhookDelivery } from './webhook-delivery.js';
 import { inboxNamePattern, startWebhookInbox, type WebhookInbox } from './webhook-inbox.js';
@@ -390,7 +390,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     handlers.get(routes.find((route) => route.name === name)?.entry ?? '')!;
   const webhookDelivery = startLocalWebhookDelivery(
     handlerOf('deliverWebhook'),
-    () => handlerOf('sweepDeliveries')({}, lambdaContext('sweepDeliveries', httpMemoryMb, 'sweep')),
+    () =>
+      handlerOf('sweepDeliveries')(
+        {},
+        lambdaContext('sweepDeliveries', httpMemoryMb, functionTimeoutSeconds.schedule, 'sweep'),
+      ),
     faults,
   );
   // Accepted inbound webhooks go to the processInboundEvent handler, as SQS would deliver them.
@@ -404,7 +408,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     () =>
       handlerOf('sweepInboundEvents')(
         {},
-        lambdaContext('sweepInboundEvents', httpMemoryMb, 'sweep'),
+        lambdaContext('sweepInboundEvents', httpMemoryMb, functionTimeoutSeconds.schedule, 'sweep'),
       ),
     localScheduleIntervalMs,
   );
@@ -518,7 +522,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
           : functionUrlEvent(request, url, body, requestId);
       send(
         response,
-        await handler(event, lambdaContext(matched.route.name, httpMemoryMb, requestId)),
+        await handler(
+          event,
+          lambdaContext(matched.route.name, httpMemoryMb, functionTimeoutSeconds.api, requestId),
+        ),
       );
     } catch (error) {
       console.error('local runtime: handler crashed', error);

@@ -179,9 +179,11 @@ describe('defects the chaos suite found, each held here', { timeout: 120_000 }, 
   });
 
   it('answers the 500 envelope in time while DynamoDB takes calls and never answers', async () => {
+    const { token } = await activated();
     rig.proxy.blackhole();
     const started = performance.now();
-    const answer = await post('/auth/login', { email: uniqueEmail(), password: 'whatever it is' });
+    // The limiter and the session check (middlewares) and the read itself all wait on DynamoDB.
+    const answer = await rig.caller.send('GET', '/v1/profile', { token });
     const ms = performance.now() - started;
     rig.proxy.heal();
     expectCleanFailure(answer);
@@ -206,5 +208,18 @@ describe('defects the chaos suite found, each held here', { timeout: 120_000 }, 
       otp: await codeFor(email, first),
     });
     expect(activation.status).toBe(200);
+  });
+});
+
+describe('refusals while DynamoDB fails', () => {
+  it('answers a refused inbound call with its 4xx even when its audit record cannot be written', async () => {
+    rig.proxy.inject({ rate: 1, faults: ['internal'] });
+    const answer = await rig.caller.send('POST', '/v1/gateway-b-webhook', {
+      raw: '{"id":"evt_unsigned"}',
+      headers: { 'stripe-signature': 't=1,v1=00' },
+    });
+    rig.proxy.heal();
+    expect(answer.status).toBe(401);
+    expect(answer.body.error.code).toBe('invalid_signature');
   });
 });

@@ -23,10 +23,10 @@ export type Family =
   | 'limiter';
 
 /**
- * The longest an answer may take: API Gateway answers 504 (outside the envelope) once a
- * function passes its 10 s timeout, so a slower answer here would be a hang there.
+ * The longest an answer may take: the functions' 10 s timeout (past which API Gateway and
+ * Function URLs answer their own 502/504, outside the envelope) and a second for the hop.
  */
-export const answerDeadlineMs = 10_000;
+export const answerDeadlineMs = 11_000;
 
 /** What an error answer must never carry: a message or trace from inside the service. */
 const internals = [
