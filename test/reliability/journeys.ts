@@ -27,6 +27,11 @@ export interface Ledger {
    * asked for: the consuming write went through but its answer was lost.
    */
   codesLost: number;
+  /**
+   * Sessions ended by a refresh whose answer was lost: the rotation went through, and its retry
+   * past the 10 s grace reads as a stolen token's reuse, which revokes the session (by design).
+   */
+  sessionsRevokedByRetry: number;
 }
 
 export const newLedger = (): Ledger => ({
@@ -37,6 +42,7 @@ export const newLedger = (): Ledger => ({
   inbound: new Map(),
   unfinished: [],
   codesLost: 0,
+  sessionsRevokedByRetry: 0,
 });
 
 /** The gateway B secret the suites start the service with. */
@@ -85,20 +91,35 @@ async function step(
   }
 }
 
-/** The newest 6-digit code sent to `to`, newer than `after` (a code the journey already used). */
+/** The newest 6-digit code the outbox holds for `to`, if any. */
+async function latestCode(caller: Caller, to: string): Promise<string | undefined> {
+  const answer = await caller.send('GET', `/_local/outbox?to=${encodeURIComponent(to)}`);
+  const newest = (answer.body?.data as { text: string }[] | undefined)?.[0]?.text ?? '';
+  return /\b(\d{6})\b/.exec(newest)?.[1];
+}
+
+/**
+ * Waits for a 6-digit code sent to `to` other than `after` (one the journey already has). Past
+ * half its patience without one, `askAgain` asks for a new code once, as a user would — a code
+ * queued when the service was killed is gone with its in-process queue.
+ */
 async function codeFor(
   caller: Caller,
   to: string,
   options: JourneyOptions,
   after?: string,
+  askAgain?: () => Promise<unknown>,
 ): Promise<string | undefined> {
-  const deadline = Date.now() + options.patienceMs;
-  while (Date.now() < deadline) {
+  const started = Date.now();
+  let asked = false;
+  while (Date.now() < started + options.patienceMs) {
     if (options.stopped?.()) throw new JourneyStopped();
-    const answer = await caller.send('GET', `/_local/outbox?to=${encodeURIComponent(to)}`);
-    const newest = (answer.body?.data as { text: string }[] | undefined)?.[0]?.text ?? '';
-    const code = /\b(\d{6})\b/.exec(newest)?.[1];
+    const code = await latestCode(caller, to);
     if (code !== undefined && code !== after) return code;
+    if (!asked && askAgain !== undefined && Date.now() > started + options.patienceMs / 2) {
+      asked = true;
+      await askAgain();
+    }
     await pause(250);
   }
   return undefined;
@@ -123,7 +144,7 @@ async function redeem(
   }
   ledger.codesLost += 1;
   await askAgain();
-  const fresh = await codeFor(caller, to, options, code);
+  const fresh = await codeFor(caller, to, options, code, askAgain);
   if (fresh === undefined) throw new Error(`no new code for ${to} after one was spent`);
   return use(fresh);
 }
@@ -159,7 +180,9 @@ export async function signUp(
   });
   expectStatus(signup, 201, 'signup');
   ledger.signups.add(email);
-  const code = await codeFor(caller, email, options);
+  const resend = () =>
+    step(caller, 'signup', 'POST', '/v1/otp/resend/email', { ...options, body: { email } });
+  const code = await codeFor(caller, email, options, undefined, resend);
   if (code === undefined) throw new Error(`the signup code for ${email} never arrived`);
   const activation = await redeem(
     caller,
@@ -172,7 +195,7 @@ export async function signUp(
         ...options,
         body: { email, otp },
       }),
-    () => step(caller, 'signup', 'POST', '/v1/otp/resend/email', { ...options, body: { email } }),
+    resend,
   );
   expectStatus(activation, 200, 'verify-signup-otp');
   const data = activation.body.data;
@@ -198,13 +221,14 @@ async function resetPassword(
   account: Account,
   options: JourneyOptions,
 ): Promise<void> {
-  const before = await codeFor(caller, account.email, options);
-  const forgot = await step(caller, 'recover', 'POST', '/v1/auth/forgot-password', {
-    ...options,
-    body: { email: account.email },
-  });
-  expectStatus(forgot, 200, 'forgot-password');
-  const resetCode = await codeFor(caller, account.email, options, before);
+  const before = await latestCode(caller, account.email);
+  const forgot = () =>
+    step(caller, 'recover', 'POST', '/v1/auth/forgot-password', {
+      ...options,
+      body: { email: account.email },
+    });
+  expectStatus(await forgot(), 200, 'forgot-password');
+  const resetCode = await codeFor(caller, account.email, options, before, forgot);
   if (resetCode === undefined) throw new Error(`the reset code for ${account.email} never arrived`);
   const newPassword = `pw-${randomUUID()}`;
   const reset = await redeem(
@@ -218,11 +242,7 @@ async function resetPassword(
         ...options,
         body: { email: account.email, otp, new_password: newPassword },
       }),
-    () =>
-      step(caller, 'recover', 'POST', '/v1/auth/forgot-password', {
-        ...options,
-        body: { email: account.email },
-      }),
+    forgot,
   );
   expectStatus(reset, 200, 'reset-password-otp');
   ledger.resets.push({ email: account.email, tokenBefore: account.accessToken });
@@ -240,28 +260,40 @@ export async function useAccount(
   account: Account,
   options: JourneyOptions & { reset: boolean },
 ): Promise<void> {
-  const login = await step(caller, 'login', 'POST', '/v1/auth/login', {
+  const logIn = async () => {
+    const login = await step(caller, 'login', 'POST', '/v1/auth/login', {
+      ...options,
+      body: { email: account.email, password: account.password },
+    });
+    expectStatus(login, 200, 'login');
+    return login.body.data;
+  };
+  let session: { access_token: string; refresh_token: string } = await logIn();
+  const refreshed = await step(caller, 'refresh', 'POST', '/v1/auth/refresh-token', {
     ...options,
-    body: { email: account.email, password: account.password },
+    body: { refresh_token: session.refresh_token },
   });
-  expectStatus(login, 200, 'login');
-  const refresh = await step(caller, 'refresh', 'POST', '/v1/auth/refresh-token', {
-    ...options,
-    body: { refresh_token: login.body.data.refresh_token },
-  });
-  expectStatus(refresh, 200, 'refresh-token');
-  const token = refresh.body.data.access_token as string;
+  if (refreshed.status === 401 && refreshed.retried) {
+    // The rotation went through but its answer was lost past the grace: sign in again.
+    ledger.sessionsRevokedByRetry += 1;
+    session = await logIn();
+  } else {
+    expectStatus(refreshed, 200, 'refresh-token');
+    session = refreshed.body.data;
+  }
+  const token = session.access_token;
   for (const path of ['/v1/profile', '/v1/auth/sessions']) {
     expectStatus(await step(caller, 'read', 'GET', path, { ...options, token }), 200, path);
   }
   const phone = uniquePhone();
-  const sent = await step(caller, 'otp', 'POST', '/v1/otp/send', {
-    ...options,
-    token,
-    body: { phone_number: phone, purpose: 'generic' },
-  });
-  expectStatus(sent, 200, 'otp/send');
-  const smsCode = await codeFor(caller, phone, options);
+  const send = () =>
+    step(caller, 'otp', 'POST', '/v1/otp/send', {
+      ...options,
+      token,
+      body: { phone_number: phone, purpose: 'generic' },
+    });
+  expectStatus(await send(), 200, 'otp/send');
+  const smsCode = await codeFor(caller, phone, options, undefined, send);
   if (smsCode === undefined) throw new Error(`the SMS code for ${phone} never arrived`);
   const verified = await redeem(
     caller,
@@ -275,15 +307,11 @@ export async function useAccount(
         token,
         body: { phone_number: phone, code, purpose: 'generic' },
       }),
-    () =>
-      step(caller, 'otp', 'POST', '/v1/otp/send', {
-        ...options,
-        token,
-        body: { phone_number: phone, purpose: 'generic' },
-      }),
+    send,
   );
   expectStatus(verified, 200, 'otp/verify');
   account.accessToken = token;
+  account.refreshToken = session.refresh_token;
   if (options.reset) await resetPassword(caller, ledger, account, options);
 }
 

@@ -100,6 +100,8 @@ export class Recorder {
   unanswered = 0;
   fiveHundreds = 0;
 
+  private allowUnanswered = false;
+
   constructor(private allow5xx: boolean) {}
 
   /** While a dependency is failing on purpose, its requests may answer the 500 envelope. */
@@ -107,7 +109,12 @@ export class Recorder {
     this.allow5xx = allowed;
   }
 
-  record(family: Family, label: string, answer: Answer, expectUnreachable = false): void {
+  /** While the service is down on purpose (killed), a request may get no answer at all. */
+  allowNoAnswer(allowed: boolean): void {
+    this.allowUnanswered = allowed;
+  }
+
+  record(family: Family, label: string, answer: Answer): void {
     const figures = this.families.get(family) ?? { latencies: [], statuses: {} };
     this.families.set(family, figures);
     const status = answer.status === 0 ? 'none' : String(answer.status);
@@ -117,7 +124,7 @@ export class Recorder {
     let problem: string | undefined;
     if (answer.status === 0) {
       this.unanswered += 1;
-      if (!expectUnreachable) problem = `no answer: ${answer.error}`;
+      if (!this.allowUnanswered) problem = `no answer: ${answer.error}`;
     } else {
       problem = answerProblem(answer.status, answer.text, this.allow5xx);
     }
@@ -132,7 +139,7 @@ export class Recorder {
       const sorted = [...latencies].sort((a, b) => a - b);
       result[family] = {
         requests: Object.values(statuses).reduce((sum, n) => sum + n, 0),
-        statuses,
+        statuses: { ...statuses },
         p50Ms: Math.round(percentile(sorted, 0.5)),
         p99Ms: Math.round(percentile(sorted, 0.99)),
         maxMs: Math.round(sorted.at(-1) ?? 0),
@@ -153,14 +160,29 @@ export class Recorder {
 /** What `send` says of a reused connection that was reset before any answer. */
 const staleSocket = 'a kept-alive connection was closed as it was reused';
 
+/**
+ * Paces requests to a steady rate over every Caller that shares it (a token bucket of one):
+ * the soak's offered load, whatever the latency.
+ */
+export class RateGate {
+  private next = performance.now();
+
+  constructor(private readonly perSecond: number) {}
+
+  async take(): Promise<void> {
+    const now = performance.now();
+    const at = Math.max(now, this.next);
+    this.next = at + 1000 / this.perSecond;
+    if (at > now) await new Promise((resume) => setTimeout(resume, at - now));
+  }
+}
+
 export interface CallOptions {
   body?: unknown;
   /** Sent as is (a signed receiver body), instead of `body` as JSON. */
   raw?: string;
   token?: string;
   headers?: Record<string, string>;
-  /** The service may be down on purpose (killed): no answer is then not a problem. */
-  expectUnreachable?: boolean;
 }
 
 /**
@@ -175,6 +197,7 @@ export class Caller {
     origin: string,
     readonly recorder: Recorder,
     private readonly localAddress = '127.0.0.1',
+    private readonly gate?: RateGate,
   ) {
     this.url = new URL(origin);
     this.agent = new Agent({ keepAlive: true, maxSockets: 16 });
@@ -187,8 +210,9 @@ export class Caller {
     path: string,
     options: CallOptions = {},
   ): Promise<Answer> {
+    await this.gate?.take();
     const answer = await this.send(method, path, options);
-    this.recorder.record(family, `${method} ${path}`, answer, options.expectUnreachable);
+    this.recorder.record(family, `${method} ${path}`, answer);
     return answer;
   }
 

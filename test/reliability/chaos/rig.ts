@@ -109,6 +109,14 @@ export class ChaosRig {
     if (answer.status !== 200) throw new Error(`clock did not move: ${answer.text}`);
   }
 
+  /**
+   * Handler invocations that threw instead of answering: the runtime answers them with its own
+   * 500, but on AWS they are a 502 from API Gateway or the Function URL, outside the envelope.
+   */
+  crashes(): number {
+    return this.service.output().split('local runtime: handler crashed').length - 1;
+  }
+
   /** What the receivers got, for the endpoint URL they serve. */
   receivedAt(url: string): ReceivedRequest[] | undefined {
     if (url.startsWith(this.receiver.origin)) return this.receiver.received;

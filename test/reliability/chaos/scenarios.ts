@@ -137,6 +137,12 @@ const faults: Record<string, Fault> = {
 
 export const faultNames = Object.keys(faults);
 
+/** A problem per handler that threw instead of answering since `before`. */
+const crashed = (rig: ChaosRig, before: number): string[] => {
+  const count = rig.crashes() - before;
+  return count > 0 ? [`${count} handler invocation(s) threw instead of answering`] : [];
+};
+
 type Counts = ConsistencyReport['counts'];
 
 /** What a scenario added to the table: its counts less those it started with. */
@@ -206,6 +212,7 @@ export async function runFaultScenario(
   const { owner, endpoints } = await webhookOwner(rig, ledger, tag);
   const requestsBefore = rig.recorder.requests;
   const problemsBefore = rig.recorder.problemCount;
+  const crashesBefore = rig.crashes();
   const fiveHundredsBefore = rig.recorder.fiveHundreds;
   const countsBefore = (await rig.consistency(newLedger(), false)).counts;
   const before: InjectedBefore = {
@@ -282,8 +289,7 @@ export async function runFaultScenario(
       `${ledger.inbound.size} payments acknowledged, ${paymentEvents.size} published on`,
     );
   }
-  const recorderProblems = rig.recorder.problems.slice(problemsBefore);
-  problems.push(...recorderProblems);
+  problems.push(...rig.recorder.problems.slice(problemsBefore), ...crashed(rig, crashesBefore));
   return {
     name: fault.name,
     requests: rig.recorder.requests - requestsBefore,
@@ -314,6 +320,7 @@ export async function runSchedulerFailure(rig: ChaosRig): Promise<ScenarioFigure
   const options = journeyOptions(rig);
   const requestsBefore = rig.recorder.requests;
   const problemsBefore = rig.recorder.problemCount;
+  const crashesBefore = rig.crashes();
   const countsBefore = (await rig.consistency(newLedger(), false)).counts;
   const owner = await signUp(rig.caller, ledger, options);
   const inbox = `chaos-scheduler-${randomUUID().slice(0, 6)}`;
@@ -348,7 +355,7 @@ export async function runSchedulerFailure(rig: ChaosRig): Promise<ScenarioFigure
   if (statuses.join(',') !== '503,200') {
     problems.push(`the inbox answered ${statuses.join(', ')}, not 503 then 200`);
   }
-  problems.push(...rig.recorder.problems.slice(problemsBefore));
+  problems.push(...rig.recorder.problems.slice(problemsBefore), ...crashed(rig, crashesBefore));
   return {
     name: 'Scheduler failing',
     requests: rig.recorder.requests - requestsBefore,
@@ -397,6 +404,7 @@ export async function runHostileReceivers(
   const options = journeyOptions(rig);
   const requestsBefore = rig.recorder.requests;
   const problemsBefore = rig.recorder.problemCount;
+  const crashesBefore = rig.crashes();
   const countsBefore = (await rig.consistency(newLedger(), false)).counts;
   const owner = await signUp(rig.caller, ledger, options);
   const tag = randomUUID().slice(0, 6);
@@ -505,7 +513,11 @@ export async function runHostileReceivers(
   }
   if (rig.untrusted.received.length > 0) problems.push('the untrusted receiver got a delivery');
   const report = await rig.consistency(ledger, true);
-  problems.push(...report.problems, ...rig.recorder.problems.slice(problemsBefore));
+  problems.push(
+    ...report.problems,
+    ...rig.recorder.problems.slice(problemsBefore),
+    ...crashed(rig, crashesBefore),
+  );
   return {
     name: 'Hostile webhook receivers',
     requests: rig.recorder.requests - requestsBefore,
