@@ -197,7 +197,13 @@ describe('sending codes', () => {
     await accountCodes.send('email', to, 'password_reset');
 
     await expect(
-      accountCodes.verify('email', to, 'password_reset', codeIn(emails.at(-1)!.text)),
+      accountCodes.verifyThen(
+        'email',
+        to,
+        'password_reset',
+        codeIn(emails.at(-1)!.text),
+        async (proof) => proof,
+      ),
     ).resolves.toEqual({});
   });
 });

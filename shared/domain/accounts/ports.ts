@@ -231,16 +231,10 @@ export interface AccountCodes {
     purpose: CodePurpose,
     subject?: string,
   ): Promise<void>;
-  /** Consumes a code; throws invalid_otp, otp_expired or too_many_attempts. */
-  verify(
-    channel: 'email' | 'sms',
-    target: string,
-    purpose: CodePurpose,
-    code: string,
-  ): Promise<{ subject?: string }>;
   /**
-   * Consumes a code as `verify` does, then runs what it proves; when that fails for a reason a
-   * retry may fix (not a ServiceError), the code is put back for the retry.
+   * Consumes a code (throws invalid_otp, otp_expired or too_many_attempts), then runs what it
+   * proves with whom it was issued for; when that fails for a reason a retry may fix (not a
+   * ServiceError), the code is put back for the retry.
    */
   verifyThen<T>(
     channel: 'email' | 'sms',

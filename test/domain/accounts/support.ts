@@ -39,7 +39,7 @@ export class MemoryCodes implements AccountCodes {
     this.sent.push({ channel, target, purpose, code, subject });
   }
 
-  async verify(channel: 'email' | 'sms', target: string, purpose: CodePurpose, code: string) {
+  private consume(channel: 'email' | 'sms', target: string, purpose: CodePurpose, code: string) {
     const index = this.sent.findIndex(
       (sent) =>
         sent.channel === channel &&
@@ -59,7 +59,7 @@ export class MemoryCodes implements AccountCodes {
     code: string,
     effect: (proof: { subject?: string }) => Promise<T>,
   ): Promise<T> {
-    const proof = await this.verify(channel, target, purpose, code);
+    const proof = this.consume(channel, target, purpose, code);
     try {
       return await effect(proof);
     } catch (error) {
