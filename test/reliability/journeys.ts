@@ -312,7 +312,12 @@ export async function useAccount(
   expectStatus(verified, 200, 'otp/verify');
   account.accessToken = token;
   account.refreshToken = session.refresh_token;
-  if (options.reset) await resetPassword(caller, ledger, account, options);
+  if (!options.reset) return;
+  // The reset ends every session: the user signs in again with the new password.
+  await resetPassword(caller, ledger, account, options);
+  session = await logIn();
+  account.accessToken = session.access_token;
+  account.refreshToken = session.refresh_token;
 }
 
 /** Registers an endpoint of `account` at `url` for order events; answers its id. */

@@ -3,7 +3,7 @@
  * steady mixed workload, then killed with SIGKILL mid-traffic and restarted on the same data.
  * Prints the figures docs/reliability.md shows; exits non-zero when a rule broke.
  *   SOAK_SECONDS      length of the measured steady phase (default 300; 30 is a smoke run)
- *   SOAK_RATE         requests per second offered by the users, all families (default 12)
+ *   SOAK_RATE         requests per second offered by the users, all families (default 10)
  *   SOAK_USERS        concurrent account journeys (default 8); SOAK_PUBLISHERS, SOAK_PAYERS (2, 1)
  *   SOAK_RATE_LIMIT   the per-client limit the service runs with (default 120 a minute); a probe
  *                     client sends 150 % of it and must get exactly it accepted in each window
@@ -32,7 +32,7 @@ import { Caller, RateGate, Recorder } from './workload.js';
 
 const number = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const steadySeconds = number('SOAK_SECONDS', 300);
-const rate = number('SOAK_RATE', 12);
+const rate = number('SOAK_RATE', 10);
 const users = number('SOAK_USERS', 8);
 const publishers = number('SOAK_PUBLISHERS', 2);
 const payers = number('SOAK_PAYERS', 1);
