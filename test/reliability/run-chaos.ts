@@ -6,6 +6,7 @@
  *   CHAOS_PUBLICATIONS, CHAOS_PAYMENTS  events published / payments received (default 20 / 12)
  *   CHAOS_FAULT_SECONDS  how long each dependency stays down under traffic (default 10)
  *   CHAOS_ONLY       run only the scenarios whose name contains this text
+ *   CHAOS_LOG_LEVEL  the service's LOG_LEVEL (default silent: failures are the point here)
  */
 import { randomInt } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';

@@ -14,7 +14,10 @@ export interface LocalService {
   /** Everything the service printed so far. */
   output(): string;
   stop(): Promise<void>;
-  /** Kills the service's process with SIGKILL (no clean-up of its own) and waits for its exit. */
+  /**
+   * Kills the process started (node, or npm with 'npm start') with SIGKILL — no clean-up of its
+   * own — and waits for its exit.
+   */
   crash(): Promise<void>;
 }
 
