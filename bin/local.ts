@@ -3,6 +3,7 @@
  *   PORT             HTTP port (default 3000; 0 picks a free one)
  *   LOCAL_INBOX_PORT HTTPS port of the webhook inbox (default 3443; 0 picks a free one)
  *   LOCAL_DATA_DIR   where DynamoDB Local keeps data (default .local-data); "memory" keeps none
+ *   LOCAL_DYNAMODB_ENDPOINT  a DynamoDB (Local) already running, used instead of starting one
  * Every other setting is read from the environment as on AWS (see README, "Configuration").
  */
 
@@ -15,6 +16,7 @@ const runtime = await startLocalRuntime({
   port: Number(process.env.PORT ?? 3000),
   inboxPort: Number(process.env.LOCAL_INBOX_PORT ?? 3443),
   dataDirectory: dataDirectory === 'memory' ? undefined : dataDirectory,
+  dynamoEndpoint: process.env.LOCAL_DYNAMODB_ENDPOINT,
 }).catch((error: unknown) => {
   // Start-up problems (a busy port) in one line, not a stack trace.
   console.error(`npm start: ${error instanceof Error ? error.message : String(error)}`);

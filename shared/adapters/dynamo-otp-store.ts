@@ -42,6 +42,16 @@ async function getItem(key: ItemKey): Promise<Record<string, unknown> | undefine
   return result.Item;
 }
 
+/** The item of a live code. */
+const codeItem = (key: OtpKey, otp: StoredOtp) => ({
+  ...otpKey(key),
+  codeHash: otp.codeHash,
+  issuedAt: otp.issuedAt,
+  expiresAt: otp.expiresAt,
+  subject: otp.subject,
+  [ttlAttribute]: seconds(otp.expiresAt) + otpRetentionSeconds,
+});
+
 export const dynamoOtpStore: OtpStore = {
   async issue(key, otp, limits) {
     const outcome = await transactWrite({
@@ -49,14 +59,7 @@ export const dynamoOtpStore: OtpStore = {
         {
           Put: {
             TableName: tableName(),
-            Item: {
-              ...otpKey(key),
-              codeHash: otp.codeHash,
-              issuedAt: otp.issuedAt,
-              expiresAt: otp.expiresAt,
-              subject: otp.subject,
-              [ttlAttribute]: seconds(otp.expiresAt) + otpRetentionSeconds,
-            },
+            Item: codeItem(key, otp),
             ConditionExpression: 'attribute_not_exists(pk) OR issuedAt <= :edge',
             ExpressionAttributeValues: { ':edge': limits.cooldownEdge },
           },
@@ -142,6 +145,31 @@ export const dynamoOtpStore: OtpStore = {
     return { allowed: false, windowEndsAt: budget.windowEndsAt };
   },
 
+  async withdraw(key, codeHash, hourStart) {
+    // Refused as a whole when a newer code replaced this one: that code's send stays counted.
+    await transactWrite({
+      TransactItems: [
+        {
+          Delete: {
+            TableName: tableName(),
+            Key: otpKey(key),
+            ConditionExpression: 'codeHash = :hash',
+            ExpressionAttributeValues: { ':hash': codeHash },
+          },
+        },
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.otpSends(key.channel, key.target, hourStart),
+            UpdateExpression: 'ADD sends :minusOne',
+            ConditionExpression: 'sends > :zero',
+            ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+          },
+        },
+      ],
+    });
+  },
+
   async consumeClearing(key, codeHash, now) {
     const outcome = await transactWrite({
       TransactItems: [
@@ -180,6 +208,19 @@ export const dynamoOtpStore: OtpStore = {
       if (!(error instanceof ConditionalCheckFailed)) throw error;
       if (typeof error.item?.codeHash !== 'string') return { outcome: 'none' };
       return { outcome: 'mismatch', otp: storedOtp(error.item) };
+    }
+  },
+
+  async restore(key, otp) {
+    try {
+      await dynamo().put({
+        TableName: tableName(),
+        Item: codeItem(key, otp),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      });
+    } catch (error) {
+      // A newer code was issued meanwhile: it is the live one.
+      if (!(error instanceof ConditionalCheckFailed)) throw error;
     }
   },
 

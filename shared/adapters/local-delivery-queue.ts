@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { systemClock } from '../domain/clock.js';
 import type { AttemptMessage } from '../domain/webhooks/model.js';
 import type { DeliveryQueue, EnqueuedAttempt, RetryScheduler } from '../domain/webhooks/ports.js';
-import { lambdaContext } from '../local/lambda-context.js';
+import { functionTimeoutSeconds, lambdaContext } from '../local/lambda-context.js';
 import { log } from '../log.js';
 import { attemptMessageCodec } from './attempt-message.js';
 import {
@@ -120,7 +120,7 @@ export class LocalDeliveryQueue implements DeliveryQueue {
     try {
       const response = await this.worker(
         { Records: records },
-        lambdaContext('deliverWebhook', queueMemoryMb),
+        lambdaContext('deliverWebhook', queueMemoryMb, functionTimeoutSeconds.queue),
       );
       failedIds = new Set(batchItemFailures(response));
     } catch (error) {

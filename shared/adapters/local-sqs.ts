@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { lambdaContext } from '../local/lambda-context.js';
+import { functionTimeoutSeconds, lambdaContext } from '../local/lambda-context.js';
 import { log } from '../log.js';
 
 /**
@@ -53,11 +53,17 @@ export function batchItemFailures(response: unknown): string[] {
 }
 
 export interface LocalMessageQueueOptions {
-  /** How long a failed record waits before it is received again. @default 2000 */
+  /**
+   * How long a failed record waits before it is received the second time; each later wait is
+   * twice the one before, up to SQS's 180 s of the stack's queues. @default 2000
+   */
   visibilityTimeoutMs?: number;
-  /** Receives before a message is dropped to the (logged) dead-letter queue. @default 5 */
+  /** Receives before a message is dropped to the (logged) dead-letter queue. @default 8 */
   maxReceiveCount?: number;
 }
+
+/** The stack's visibility timeout (six times a queue worker's 30 s): the longest local wait. */
+const longestVisibilityMs = 180_000;
 
 interface Naming {
   /** The queue's name, for the log lines; its local ARN ends in `local-<queueName>`. */
@@ -71,7 +77,10 @@ interface Naming {
 /**
  * A queue whose messages each go to the worker in their own SQSEvent, after the sender's call has
  * returned; a record reported in `batchItemFailures`, or an invocation that throws, comes back
- * after the visibility timeout, as SQS would redeliver it, until `maxReceiveCount`.
+ * after the visibility timeout, as SQS would redeliver it, until `maxReceiveCount`. The timeout
+ * doubles with each receive (2 s, 4 s, … about 4 minutes over 8 receives): quick enough for a
+ * developer to watch a retry, long enough to ride out an outage of DynamoDB or SES the way SQS
+ * does on AWS (5 receives 180 s apart) — a fixed 2 s dead-lettered the work of an outage of 10 s.
  */
 export class LocalMessageQueue {
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -143,7 +152,7 @@ export class LocalMessageQueue {
     try {
       const response = await this.worker(
         { Records: [sqsRecord(`local-${queueName}`, message)] },
-        lambdaContext(functionName, queueMemoryMb),
+        lambdaContext(functionName, queueMemoryMb, functionTimeoutSeconds.queue),
       );
       failed = batchItemFailures(response).includes(message.messageId);
     } catch (error) {
@@ -151,16 +160,17 @@ export class LocalMessageQueue {
       failed = true;
     }
     if (!failed) return;
-    if (message.receiveCount >= (this.options.maxReceiveCount ?? 5)) {
+    if (message.receiveCount >= (this.options.maxReceiveCount ?? 8)) {
       log.error(`${queueName} message moved to the dead-letter queue`, {
         messageId: message.messageId,
         ...(logBodies ? { body: message.body } : {}),
       });
       return;
     }
+    const firstWaitMs = this.options.visibilityTimeoutMs ?? 2_000;
     this.later(
       { ...message, receiveCount: message.receiveCount + 1 },
-      this.options.visibilityTimeoutMs ?? 2_000,
+      Math.min(longestVisibilityMs, firstWaitMs * 2 ** (message.receiveCount - 1)),
     );
   }
 }

@@ -320,6 +320,23 @@ export const dynamoUserRepository: UserRepository = {
     });
   },
 
+  async withdrawSignup(userId, email) {
+    await transactWrite({
+      TransactItems: [
+        {
+          Delete: {
+            TableName: tableName(),
+            Key: keys.user(userId),
+            ConditionExpression:
+              'email_verified = :false AND attribute_not_exists(signup_contested)',
+            ExpressionAttributeValues: { ':false': false },
+          },
+        },
+        guardDelete(keys.emailGuard(email), userId),
+      ],
+    });
+  },
+
   async activate(userId, activation) {
     return conditionalUpdate(accountUpdateInput(userId, activationClauses(activation)));
   },

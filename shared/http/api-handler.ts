@@ -19,6 +19,7 @@ import { instrumented } from '../lambda/invocation.js';
 import { log } from '../log.js';
 import { callerAddress } from './caller-address.js';
 import { corsHeaders } from './cors.js';
+import { answerBeforeDeadline } from './deadline.js';
 import {
   type HttpResponse,
   type PageMeta,
@@ -499,8 +500,19 @@ function buildHandler<
     });
   }
   if (options.body) stack.use(httpJsonBodyParser());
+  const handler = stack as unknown as (event: ApiEvent, context: Context) => Promise<HttpResponse>;
   return instrumented(
-    stack as unknown as Handler,
+    (event, context) => {
+      const requestId = event.requestContext?.requestId ?? 'local';
+      // Read before the stack lower-cases the headers in place.
+      const { origin } = lowerCaseHeaders(event.headers);
+      return answerBeforeDeadline(
+        context,
+        handler(event, context),
+        requestId,
+        answerHeaders(requestId, origin),
+      );
+    },
     (event) => event.requestContext?.requestId ?? undefined,
   );
 }

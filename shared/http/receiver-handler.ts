@@ -7,6 +7,7 @@ import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
 import { instrumented } from '../lambda/invocation.js';
 import { log } from '../log.js';
+import { answerBeforeDeadline } from './deadline.js';
 import { type HttpResponse, responseForError, successResponse } from './responses.js';
 import type { HttpMethod } from './routes.js';
 
@@ -119,5 +120,12 @@ export function receiverHandler(
     log.info('inbound webhook', { method: request.method, status: response.statusCode });
     return withRequestId(response, request.requestId);
   };
-  return instrumented(receive, (event) => event.requestContext.requestId);
+  // Every answer within the function's timeout, a hung dependency included (deadline.ts).
+  return instrumented(
+    (event, context) =>
+      answerBeforeDeadline(context, receive(event), event.requestContext.requestId, {
+        'x-request-id': event.requestContext.requestId,
+      }),
+    (event) => event.requestContext.requestId,
+  );
 }

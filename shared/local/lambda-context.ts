@@ -2,14 +2,24 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 
 /**
+ * The timeouts the stack gives each surface's functions (infra/service-stack.ts, surface
+ * defaults), in seconds: a local invocation's remaining time counts down from them as on AWS.
+ */
+export const functionTimeoutSeconds = { api: 10, queue: 30, schedule: 60 } as const;
+
+/**
  * The Lambda context of one local invocation of `functionName`, as the local runtime and its
- * queue stand-ins hand it to the deployed handler modules.
+ * queue stand-ins hand it to the deployed handler modules. Its remaining time counts down from
+ * `timeoutSeconds`, so the middy stack answers its 500 envelope before that deadline, as it does
+ * before Lambda's own timeout on AWS (a fixed 30 s left a hung call unanswered for 30 s).
  */
 export function lambdaContext(
   functionName: string,
   memoryMb: number,
+  timeoutSeconds: number,
   requestId: string = randomUUID(),
 ): Context {
+  const deadline = Date.now() + timeoutSeconds * 1000;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
@@ -19,7 +29,7 @@ export function lambdaContext(
     awsRequestId: requestId,
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => 30_000,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

@@ -29,8 +29,9 @@ import { type HttpRouteEntry, httpRoutes, routes } from '../http/routes.js';
 import { log, useLogWriter } from '../log.js';
 import { dashboardFiles } from './dashboard-files.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.js';
+import { FaultSwitch, type StandInService, standInServices } from './faults.js';
 import { guardedHandler, guardItemAccess } from './item-access-guard.js';
-import { lambdaContext } from './lambda-context.js';
+import { functionTimeoutSeconds, lambdaContext } from './lambda-context.js';
 import { localScheduleIntervalMs, runPeriodically } from './periodic.js';
 import { prettyLogWriter } from './pretty-log.js';
 import { startLocalWebhookDelivery } from './webhook-delivery.js';
@@ -41,6 +42,11 @@ export interface LocalRuntimeOptions {
   port?: number;
   /** Where DynamoDB Local keeps its data; undefined keeps it in memory. */
   dataDirectory?: string;
+  /**
+   * A DynamoDB (Local) already running, used instead of starting one: its table is created if
+   * missing, and it is left running on close. `dataDirectory` is then unused.
+   */
+  dynamoEndpoint?: string;
   /** Port of the HTTPS webhook inbox; 0 or undefined picks a free one. */
   inboxPort?: number;
   /** Prints outbox messages and the listening line. @default true */
@@ -351,8 +357,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const baseUrl = `${origin}/v1`;
   process.env.PUBLIC_BASE_URLS ??= baseUrl;
 
-  const dynamoPort = await freePort();
-  const dynamoLocal = await startDynamoDbLocal(dynamoPort, options.dataDirectory);
+  const dynamoLocal =
+    options.dynamoEndpoint === undefined
+      ? await startDynamoDbLocal(await freePort(), options.dataDirectory)
+      : { endpoint: options.dynamoEndpoint, stop: async () => undefined };
   process.env.DYNAMODB_ENDPOINT = dynamoLocal.endpoint;
   guardItemAccess(dynamo());
   const admin = new DynamoDBClient({ endpoint: dynamoLocal.endpoint });
@@ -376,27 +384,35 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   }
 
   const outbox = new LocalOutbox(verbose ? (line) => console.log(line) : () => undefined);
-  useMailer(outbox.mail);
-  useSmsSender(outbox.sms);
+  // Every stand-in of an AWS service can be made to fail on demand (PUT /_local/faults).
+  const faults = new FaultSwitch();
+  useMailer(faults.mailer(outbox.mail));
+  useSmsSender(faults.smsSender(outbox.sms));
 
   const handlers = await loadHandlers();
   const handlerOf = (name: string) =>
     handlers.get(routes.find((route) => route.name === name)?.entry ?? '')!;
-  const webhookDelivery = startLocalWebhookDelivery(handlerOf('deliverWebhook'), () =>
-    handlerOf('sweepDeliveries')({}, lambdaContext('sweepDeliveries', httpMemoryMb, 'sweep')),
+  const webhookDelivery = startLocalWebhookDelivery(
+    handlerOf('deliverWebhook'),
+    () =>
+      handlerOf('sweepDeliveries')(
+        {},
+        lambdaContext('sweepDeliveries', httpMemoryMb, functionTimeoutSeconds.schedule, 'sweep'),
+      ),
+    faults,
   );
   // Accepted inbound webhooks go to the processInboundEvent handler, as SQS would deliver them.
   const inboundQueue = new LocalInboundQueue(handlerOf('processInboundEvent'));
-  useInboundQueue(inboundQueue);
+  useInboundQueue(faults.inboundQueue(inboundQueue));
   // signup, forgotPassword and the resends queue their codes; the sendAccountCode handler sends them.
   const accountCodeQueue = new LocalAccountCodeQueue(handlerOf('sendAccountCode'));
-  useAccountCodeQueue(accountCodeQueue);
+  useAccountCodeQueue(faults.accountCodeQueue(accountCodeQueue));
   const stopInboundSweeps = runPeriodically(
     'inbound sweeper',
     () =>
       handlerOf('sweepInboundEvents')(
         {},
-        lambdaContext('sweepInboundEvents', httpMemoryMb, 'sweep'),
+        lambdaContext('sweepInboundEvents', httpMemoryMb, functionTimeoutSeconds.schedule, 'sweep'),
       ),
     localScheduleIntervalMs,
   );
@@ -430,6 +446,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       const inboxName = /^\/_local\/inbox\/([^/]+)$/.exec(url.pathname)?.[1];
       if (inboxName !== undefined) {
         await serveInbox(request, response, inbox, inboxName);
+        return;
+      }
+      if (url.pathname === '/_local/faults') {
+        await serveFaults(request, response, faults);
+        return;
+      }
+      if (url.pathname === '/_local/process' && request.method === 'GET') {
+        send(response, successResponse(200, processReport()));
         return;
       }
       if (url.pathname === '/_local/clock' && request.method === 'POST') {
@@ -494,7 +518,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
         matched.route.surface === 'api'
           ? restEvent(request, url, matched, body, requestId)
           : functionUrlEvent(request, url, body, requestId);
-      answer(await handler(event, lambdaContext(matched.route.name, httpMemoryMb, requestId)));
+      answer(
+        await handler(
+          event,
+          lambdaContext(matched.route.name, httpMemoryMb, functionTimeoutSeconds.api, requestId),
+        ),
+      );
     } catch (error) {
       log.error('local runtime: handler crashed', { error });
       answer(errorResponse('internal_error', 'Something went wrong on our side'));
@@ -614,6 +643,73 @@ async function serveInbox(
     return;
   }
   send(response, errorResponse('not_found', 'GET or PUT /_local/inbox/<name>'));
+}
+
+/**
+ * `GET /_local/faults`: which stand-ins are failing, and every call each one got.
+ * `PUT /_local/faults` `{"ses": true, "sqs": false}`: from now on, each service named `true`
+ * fails every call as the SDK would when the service is down; `false` recovers it.
+ */
+async function serveFaults(
+  request: IncomingMessage,
+  response: ServerResponse,
+  faults: FaultSwitch,
+): Promise<void> {
+  if (request.method === 'GET') {
+    send(response, successResponse(200, faults.report()));
+    return;
+  }
+  if (request.method !== 'PUT') {
+    send(response, errorResponse('not_found', 'GET or PUT /_local/faults'));
+    return;
+  }
+  let changes: unknown;
+  try {
+    changes = JSON.parse((await readBody(request))?.toString('utf8') ?? '');
+  } catch {
+    // Refused below, like any other body that is not an object of booleans.
+  }
+  const entries = typeof changes === 'object' && changes !== null ? Object.entries(changes) : [];
+  const bad = entries.filter(
+    ([name, value]) =>
+      !standInServices.includes(name as StandInService) || typeof value !== 'boolean',
+  );
+  if (entries.length === 0 || bad.length > 0) {
+    send(
+      response,
+      errorResponse(
+        'invalid_request',
+        `Send {"<service>": true|false} for services among ${standInServices.join(', ')}`,
+        bad.map(([name]) => ({
+          field: name,
+          message: 'must be one of the stand-ins, as a boolean',
+        })),
+      ),
+    );
+    return;
+  }
+  for (const [name, value] of entries) faults.set(name as StandInService, value as boolean);
+  send(response, successResponse(200, faults.report()));
+}
+
+/**
+ * `GET /_local/process`: what a soak run watches for leaks — this process's memory and the
+ * resources keeping its event loop alive (sockets, timers, …) by kind.
+ */
+function processReport() {
+  const memory = process.memoryUsage();
+  const activeResources: Record<string, number> = {};
+  for (const kind of process.getActiveResourcesInfo()) {
+    activeResources[kind] = (activeResources[kind] ?? 0) + 1;
+  }
+  return {
+    pid: process.pid,
+    uptime_seconds: Math.round(process.uptime()),
+    rss_bytes: memory.rss,
+    heap_used_bytes: memory.heapUsed,
+    external_bytes: memory.external,
+    active_resources: activeResources,
+  };
 }
 
 /** A port someone else holds, said in one line that names the setting to change. */

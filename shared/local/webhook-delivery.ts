@@ -2,6 +2,7 @@ import { useRetryScheduler } from '../adapters/eventbridge-retry-scheduler.js';
 import { LocalDeliveryQueue, LocalRetryScheduler } from '../adapters/local-delivery-queue.js';
 import type { QueueWorker } from '../adapters/local-sqs.js';
 import { useDeliveryQueue } from '../adapters/sqs-delivery-queue.js';
+import type { FaultSwitch } from './faults.js';
 import { localScheduleIntervalMs, runPeriodically } from './periodic.js';
 
 export interface LocalWebhookDelivery {
@@ -12,16 +13,18 @@ export interface LocalWebhookDelivery {
 /**
  * Outbound delivery in the local runtime: the in-process queue feeding the deliverWebhook
  * handler, timers standing in for EventBridge Scheduler, and the sweepDeliveries handler on an
- * interval — the same handler modules the stack deploys.
+ * interval — the same handler modules the stack deploys. Sending to the queue and scheduling go
+ * through `faults`, so either can be made to fail as SQS or Scheduler would.
  */
 export function startLocalWebhookDelivery(
   worker: QueueWorker,
   sweeper: () => Promise<unknown>,
+  faults: FaultSwitch,
 ): LocalWebhookDelivery {
   const queue = new LocalDeliveryQueue(worker);
   const scheduler = new LocalRetryScheduler(queue);
-  useDeliveryQueue(queue);
-  useRetryScheduler(scheduler);
+  useDeliveryQueue(faults.deliveryQueue(queue));
+  useRetryScheduler(faults.retryScheduler(scheduler));
   const stopSweeping = runPeriodically('delivery sweeper', sweeper, localScheduleIntervalMs);
   return {
     queue,

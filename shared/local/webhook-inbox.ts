@@ -166,9 +166,17 @@ function answer(response: ServerResponse, status: number, body: unknown): void {
   response.end(JSON.stringify(body));
 }
 
+/**
+ * The subject of the inbox's certificate: its own name, not `localhost`. OpenSSL finds a trusted
+ * self-signed certificate by its subject, so with a developer's own certificate for CN=localhost
+ * in NODE_EXTRA_CA_CERTS, an inbox named the same was not found and every delivery to it failed
+ * (DEPTH_ZERO_SELF_SIGNED_CERT). Host names are checked against subjectAltName alone.
+ */
+export const inboxCertificateSubject = 'Local webhook inbox of npm start';
+
 /** Starts the inbox on `port` (0 picks a free one), with a certificate made for localhost. */
 export async function startWebhookInbox(port: number): Promise<WebhookInbox> {
-  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+  const pems = await selfsigned.generate([{ name: 'commonName', value: inboxCertificateSubject }], {
     keyType: 'ec',
     curve: 'P-256',
     notAfterDate: new Date(Date.now() + 365 * 24 * 60 * 60 * 1000),

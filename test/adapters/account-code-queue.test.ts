@@ -100,6 +100,27 @@ describe('the local stand-in for the account-code queue', () => {
     expect(received[1]?.Records[0]?.messageId).toBe(received[0]?.Records[0]?.messageId);
   });
 
+  it('keeps a record that keeps failing for 8 receives, as an outage of minutes needs, then drops it', async () => {
+    const { worker, received } = recordingWorker((event) => ({
+      batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }],
+    }));
+    const local = new LocalAccountCodeQueue(worker, { visibilityTimeoutMs: 1 });
+
+    await local.request({ kind: 'resend_email', target: 'ada@example.com' });
+
+    expect(await local.idle(5_000)).toBe(true);
+    expect(received.map((event) => event.Records[0]?.attributes.ApproximateReceiveCount)).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+      '8',
+    ]);
+  });
+
   it('gives up waiting for idle after the limit while a failed record waits to come back', async () => {
     const { worker } = recordingWorker((event) => ({
       batchItemFailures: [{ itemIdentifier: event.Records[0]!.messageId }],

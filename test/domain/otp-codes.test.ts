@@ -155,6 +155,42 @@ describe('sending codes', () => {
     expect(texts).toHaveLength(2);
   });
 
+  it('withdraws a code SES or SNS did not take: the retry sends at once, and the hour counts only sent codes', async () => {
+    const { codes, emails, texts, clock } = setup([], 1);
+    let failing = true;
+    const flaky = new OtpCodes(
+      codes.engine,
+      {
+        send: async (message) =>
+          failing ? Promise.reject(new Error('SES down')) : void emails.push(message),
+      },
+      {
+        send: async (message) =>
+          failing ? Promise.reject(new Error('SNS down')) : void texts.push(message),
+      },
+      [],
+      codes.smsCap,
+    );
+    const to = email();
+    for (let retry = 0; retry < 6; retry++) {
+      await expect(flaky.send('email', to, 'signup')).rejects.toThrow('SES down');
+      await expect(flaky.send('sms', '+14155550177', 'login')).rejects.toThrow('SNS down');
+    }
+    failing = false;
+
+    await flaky.send('email', to, 'signup');
+    await flaky.send('sms', '+14155550177', 'login');
+
+    await codes.verify('email', to, 'signup', codeIn(emails.at(-1)!.text));
+    await codes.verify('sms', '+14155550177', 'login', codeIn(texts.at(-1)!.text));
+    // Four more sends fit in the hour (five in all): the six failures were not counted.
+    for (let more = 0; more < 4; more++) {
+      clock.advance(61_000);
+      await flaky.send('email', to, 'signup');
+    }
+    expect((await failure(flaky.send('email', to, 'signup'))).code).toBe('rate_limited');
+  });
+
   it('serves the account use-cases as their AccountCodes', async () => {
     const { codes, emails } = setup();
     const accountCodes: AccountCodes = codes;
@@ -163,7 +199,13 @@ describe('sending codes', () => {
     await accountCodes.send('email', to, 'password_reset');
 
     await expect(
-      accountCodes.verify('email', to, 'password_reset', codeIn(emails.at(-1)!.text)),
+      accountCodes.verifyThen(
+        'email',
+        to,
+        'password_reset',
+        codeIn(emails.at(-1)!.text),
+        async (proof) => proof,
+      ),
     ).resolves.toEqual({});
   });
 });

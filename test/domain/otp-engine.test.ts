@@ -83,6 +83,24 @@ const verifiers: [string, Verifier][] = [
 const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 
 describe('the OTP engine', () => {
+  it('puts a code back when what it proves fails for a reason a retry may fix, not on a refusal', async () => {
+    const { engine } = setup();
+    const key = emailKey();
+    const { code } = await engine.issue(key);
+
+    const storageDown = engine.verifyThen(key, code, async () => {
+      throw new Error('ProvisionedThroughputExceededException');
+    });
+    await expect(storageDown).rejects.toThrow('ProvisionedThroughputExceededException');
+    const refused = engine.verifyThen(key, code, async () => {
+      throw new ServiceError('conflict', 'taken meanwhile');
+    });
+    expect(await outcome(refused)).toBe('conflict');
+
+    // Back after the failure, spent by the refusal.
+    expect(await outcome(engine.verify(key, code))).toBe('invalid_otp');
+  });
+
   it('issues a 6-digit code that verifies once and is stored only as a digest', async () => {
     const { engine } = setup();
     const key = emailKey();

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -51,6 +52,27 @@ export function makeTestCertificate(): TestCertificate {
   };
 }
 
+/** 50 MiB in 64 KiB chunks, written as fast as the reader takes them, until it hangs up. */
+function sendHugeBody(response: ServerResponse): void {
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  let sent = 0;
+  response.writeHead(200, {
+    'content-type': 'text/plain',
+    'content-length': String(hugeBodyBytes),
+  });
+  const write = () => {
+    while (sent < hugeBodyBytes && !response.destroyed) {
+      sent += chunk.length;
+      if (!response.write(chunk)) {
+        response.once('drain', write);
+        return;
+      }
+    }
+    if (!response.destroyed) response.end();
+  };
+  write();
+}
+
 export interface ReceivedRequest {
   path: string;
   headers: Record<string, string>;
@@ -58,9 +80,16 @@ export interface ReceivedRequest {
   at: number;
 }
 
+/** How long `/slow…` takes to answer: within the sender's 10 s, but only just. */
+export const slowAnswerMs = 9_000;
+
+/** What `/huge…` answers: a 50 MiB body, which the sender must not read whole. */
+export const hugeBodyBytes = 50 * 1024 * 1024;
+
 /**
  * An HTTPS webhook receiver: records every request and answers by path — `/ok…` 200,
- * `/fail…` 500 with a body, `/redirect…` 302 to /ok, `/hang…` never.
+ * `/fail…` 500 with a body, `/redirect…` 302 to /ok, `/hang…` never, `/slow…` 200 after 9 s,
+ * `/reset…` by resetting the connection, `/huge…` 200 with a 50 MiB body.
  */
 export class TestReceiver {
   readonly received: ReceivedRequest[] = [];
@@ -88,7 +117,17 @@ export class TestReceiver {
             at: Date.now(),
           });
           if (path.startsWith('/hang')) return; // never answers
-          if (path.startsWith('/fail')) {
+          if (path.startsWith('/reset')) {
+            // Torn down mid-request, without an answer or a TLS close: the sender sees a reset.
+            request.socket.destroy();
+          } else if (path.startsWith('/slow')) {
+            setTimeout(
+              () => response.writeHead(200, { 'content-type': 'text/plain' }).end('ok, slowly'),
+              slowAnswerMs,
+            );
+          } else if (path.startsWith('/huge')) {
+            sendHugeBody(response);
+          } else if (path.startsWith('/fail')) {
             response.writeHead(500, { 'content-type': 'text/plain' }).end('receiver is down');
           } else if (path.startsWith('/redirect')) {
             response.writeHead(302, { location: '/ok' }).end();

@@ -19,10 +19,23 @@ const service = process.env.FUZZ_ORIGIN === undefined ? await startLocalService(
 const origin = process.env.FUZZ_ORIGIN ?? service!.origin;
 const started = performance.now();
 try {
-  const report = await runFuzz({ origin, seed, count, concurrency });
+  const report = await runFuzz({
+    origin,
+    inboxOrigin: service?.inboxOrigin,
+    seed,
+    count,
+    concurrency,
+  });
   const seconds = (performance.now() - started) / 1000;
   console.log(
     `fuzz: ${report.sent} requests in ${seconds.toFixed(1)} s; answers by status: ${JSON.stringify(report.statuses)}`,
+  );
+  console.log(
+    `fuzz: ${Object.keys(report.operations).length - 1} operations (and stray requests), each with ${Math.min(
+      ...Object.values(report.operations).map((answers) =>
+        Object.values(answers).reduce((sum, n) => sum + n, 0),
+      ),
+    )} requests or more`,
   );
   let healthy = true;
   if (service !== undefined) {

@@ -13,6 +13,11 @@ export interface LocalService {
   /** Everything the service printed so far. */
   output(): string;
   stop(): Promise<void>;
+  /**
+   * Kills the process started (node, or npm with 'npm start') with SIGKILL — no clean-up of its
+   * own — and waits for its exit.
+   */
+  crash(): Promise<void>;
 }
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -74,13 +79,16 @@ export async function startLocalService(
     origin: new URL(baseUrl).origin,
     inboxOrigin,
     output: () => output,
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    stop: () => ended('SIGTERM'),
+    crash: () => ended('SIGKILL'),
   };
+
+  async function ended(signal: NodeJS.Signals): Promise<void> {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((done) => child.once('exit', done));
+    child.kill(signal);
+    await exited;
+  }
 }
 
 /**

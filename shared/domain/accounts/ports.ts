@@ -83,6 +83,12 @@ export interface UserRepository {
     signerId: string,
   ): Promise<void>;
   /**
+   * Deletes a fresh signup's account and its email guard together, while the account is still
+   * that untouched pending signup (not verified, not contested): a signup whose code could not be
+   * queued leaves nothing behind. Refused silently otherwise.
+   */
+  withdrawSignup(userId: string, email: string): Promise<void>;
+  /**
    * Activates a pending signup without signing in (verifyEmailOtp); false if the account is no
    * longer that pending signup (its contest state changed meanwhile: read it again).
    */
@@ -249,13 +255,18 @@ export interface AccountCodes {
     purpose: CodePurpose,
     subject?: string,
   ): Promise<void>;
-  /** Consumes a code; throws invalid_otp, otp_expired or too_many_attempts. */
-  verify(
+  /**
+   * Consumes a code (throws invalid_otp, otp_expired or too_many_attempts), then runs what it
+   * proves with whom it was issued for; when that fails for a reason a retry may fix (not a
+   * ServiceError), the code is put back for the retry.
+   */
+  verifyThen<T>(
     channel: 'email' | 'sms',
     target: string,
     purpose: CodePurpose,
     code: string,
-  ): Promise<{ subject?: string }>;
+    effect: (proof: { subject?: string }) => Promise<T>,
+  ): Promise<T>;
 }
 
 /** The security notices an account's email gets (contract.md, "Identity lifecycle"). */

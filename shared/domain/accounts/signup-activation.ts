@@ -1,3 +1,4 @@
+import { log } from '../../log.js';
 import { ServiceError } from '../errors.js';
 import { metrics } from '../metrics.js';
 import type { AccountDeps } from './deps.js';
@@ -29,32 +30,55 @@ export type ActivationResponse = TokenResponse & { password_reset_required: bool
 /**
  * Activates the account with the emailed code and signs its inbox owner in. A contested signup
  * comes out with no usable password (`password_reset_required: true`). A phone given at signup is
- * then sent its verification code (queued, bound to this account).
+ * then sent its verification code (queued, bound to this account). The code is put back if the
+ * activation fails for a reason a retry may fix (`verifyThen`), so the retry can use it.
  * Round trips: the code's consumption (docs/otp.md) + 2 reads + 1 transaction (+1 SendMessage).
  */
 export async function verifySignup(
   deps: AccountDeps,
-  codes: Pick<AccountCodes, 'verify'>,
+  codes: Pick<AccountCodes, 'verifyThen'>,
   queue: AccountCodeQueue,
   input: { email: string; otp: string },
   client: SignInClient,
 ): Promise<ActivationResponse> {
-  await codes.verify('email', input.email, 'signup', input.otp);
+  const { activated, phone } = await codes.verifyThen(
+    'email',
+    input.email,
+    'signup',
+    input.otp,
+    () => activate(deps, input.email, client),
+  );
+  metrics.count('Activations', {});
+  if (phone !== undefined) {
+    // The activation is stored and its tokens must reach the client: a phone code that cannot be
+    // queued is logged, and the user asks for it again (resendMobileOtp).
+    await queue
+      .request({ kind: 'resend_mobile', target: phone, subject: activated.user.id })
+      .catch((error: unknown) => log.warn('phone code not queued after activation', { error }));
+  }
+  return activated;
+}
+
+/** The activation itself: the session, and the pending phone that now gets its code, if any. */
+async function activate(
+  deps: AccountDeps,
+  email: string,
+  client: SignInClient,
+): Promise<{ activated: ActivationResponse; phone?: string }> {
   // Twice at most: a signup contesting the account between its read and its activation fails
   // the activation's condition, and the second pass activates it as contested.
   for (let pass = 0; pass < 2; pass++) {
-    const user = await deps.users.findByEmail(input.email);
+    const user = await deps.users.findByEmail(email);
     if (user === undefined || user.emailVerified) {
       throw new ServiceError('invalid_otp', 'The code is not valid for this email');
     }
     const activation = activationOf(user);
     try {
       const signedIn = await startSession(deps, user, client, { activation });
-      metrics.count('Activations', {});
-      if (!activation.contested && user.pendingPhone !== null) {
-        await queue.request({ kind: 'resend_mobile', target: user.pendingPhone, subject: user.id });
-      }
-      return { ...signedIn, password_reset_required: activation.contested };
+      return {
+        activated: { ...signedIn, password_reset_required: activation.contested },
+        phone: activation.contested ? undefined : (user.pendingPhone ?? undefined),
+      };
     } catch (error) {
       if (!(error instanceof ServiceError && error.code === 'conflict') || pass > 0) throw error;
     }

@@ -1,3 +1,4 @@
+import { log } from '../../log.js';
 import { ServiceError } from '../errors.js';
 import { metrics } from '../metrics.js';
 import type { AccountDeps } from './deps.js';
@@ -58,11 +59,25 @@ export async function signup(
   // the signup itself), as it refuses a verified holder; only a pending holder is marked
   // contested. Skipping it on a fresh email would make a taken email measurably slower.
   const holderId = creation.outcome === 'created' ? user.id : creation.holderId;
+  try {
+    await Promise.all([
+      deps.users.contestPendingSignup(holderId, user.email, input.name, user.id),
+      queue.request({ kind: 'signup', target: user.email }),
+    ]);
+  } catch (error) {
+    // The client is told the signup failed, so it must not half exist: a fresh account whose
+    // code was not queued is taken back, and the client's retry is a signup like the first
+    // (left in place, the retry would meet it as someone else's and contest it).
+    if (creation.outcome === 'created') {
+      await deps.users
+        .withdrawSignup(user.id, user.email)
+        .catch((withdrawal: unknown) =>
+          log.warn('failed signup not withdrawn', { error: withdrawal }),
+        );
+    }
+    throw error;
+  }
   if (creation.outcome === 'created') metrics.count('Signups', {});
-  await Promise.all([
-    deps.users.contestPendingSignup(holderId, user.email, input.name, user.id),
-    queue.request({ kind: 'signup', target: user.email }),
-  ]);
   return {
     email: user.email,
     verification_required: true,

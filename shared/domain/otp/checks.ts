@@ -48,4 +48,20 @@ export class OtpChecks {
   ): Promise<void> {
     return this.engine.check(otpKey(channel, target, purpose, subject), code, targetHit);
   }
+
+  /**
+   * Consumes the code, then runs what it proves (`effect`, given whom it was issued for); the code
+   * is put back when the effect fails for a reason a retry may fix, so the retry finds it
+   * (`OtpEngine.verifyThen`). For the purposes not keyed on a subject; `targetHit` as in verify.
+   */
+  verifyThen<T>(
+    channel: OtpChannel,
+    target: string,
+    purpose: OtpPurpose,
+    code: string,
+    effect: (proof: { subject?: string }) => Promise<T>,
+    { targetHit }: Pick<CheckOptions, 'targetHit'> = {},
+  ): Promise<T> {
+    return this.engine.verifyThen(otpKey(channel, target, purpose), code, effect, targetHit);
+  }
 }

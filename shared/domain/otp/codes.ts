@@ -1,3 +1,4 @@
+import { log } from '../../log.js';
 import type { Mailer, SmsSender } from '../messages.js';
 import { metrics } from '../metrics.js';
 import { phoneCountry } from '../phone.js';
@@ -35,7 +36,8 @@ export class OtpCodes extends OtpChecks {
    * `subject` (a user id) is whom the code proves the target for (for generic, whose code alone
    * it is). Throws rate_limited (cooldown, hourly cap of the target, or the service's SMS cap) or
    * too_many_attempts, with retryAfterSeconds, and invalid_request (field phone_number) for an
-   * SMS to a country off the allow-list.
+   * SMS to a country off the allow-list. A message SES or SNS did not take is withdrawn (`unsent`)
+   * and its error thrown: the caller's retry then sends at once.
    */
   async send(
     channel: OtpChannel,
@@ -46,7 +48,10 @@ export class OtpCodes extends OtpChecks {
     const key = otpKey(channel, target, purpose, subject);
     if (channel === 'email') {
       const issued = await this.engine.issue(key, subject);
-      await this.mailer.send({ to: target, ...codeEmail(purpose, issued.code, minutes(issued)) });
+      await this.unsent(
+        () => this.mailer.send({ to: target, ...codeEmail(purpose, issued.code, minutes(issued)) }),
+        () => this.engine.withdraw(key, issued),
+      );
       metrics.count('OtpSent', { Channel: 'email' });
       return;
     }
@@ -61,9 +66,28 @@ export class OtpCodes extends OtpChecks {
       await this.smsCap.giveBack(hour);
       throw error;
     }
-    await this.sms.send({ to: target, text: codeSms(purpose, issued.code, minutes(issued)) });
+    await this.unsent(
+      () => this.sms.send({ to: target, text: codeSms(purpose, issued.code, minutes(issued)) }),
+      () => Promise.all([this.engine.withdraw(key, issued), this.smsCap.giveBack(hour)]),
+    );
     // By country: what SMS spend follows, and where SMS pumping shows first.
     metrics.count('OtpSent', { Channel: 'sms', Country: phoneCountry(target) ?? 'unknown' });
+  }
+
+  /**
+   * Sends; if sending fails, takes back what the code spent (`withdraw`) and throws the send's
+   * error. A withdrawal that fails too (storage down as well) is logged: the code then holds its
+   * cooldown as if it had been sent.
+   */
+  private async unsent(send: () => Promise<void>, withdraw: () => Promise<unknown>): Promise<void> {
+    try {
+      await send();
+    } catch (error) {
+      await withdraw().catch((withdrawal: unknown) =>
+        log.warn('unsent code not withdrawn', { error: withdrawal }),
+      );
+      throw error;
+    }
   }
 }
 

@@ -153,6 +153,17 @@ export interface OtpStore {
     budget: { maxAttempts: number; now: number; windowEndsAt: number },
     targetHit?: PendingHit,
   ): Promise<AttemptReservation>;
+  /**
+   * Takes back a code that was never sent, all at once: deletes it if it is still the live code
+   * with `codeHash`, and removes its send from the target's hour starting at `hourStart`. A code
+   * superseded meanwhile is left alone, and so is the count.
+   */
+  withdraw(key: OtpKey, codeHash: string, hourStart: number): Promise<void>;
+  /**
+   * Puts back a consumed code as it was, unless a code was issued for the key since (which then
+   * stays the live one).
+   */
+  restore(key: OtpKey, otp: StoredOtp): Promise<void>;
   /** Deletes the live code if its digest is `codeHash` (single use); else reports what is there. */
   consume(key: OtpKey, codeHash: string): Promise<ConsumeOutcome>;
   /**
@@ -177,6 +188,8 @@ export interface OtpStore {
 export interface IssuedCode {
   /** The 6 digits, to be sent to the target and then forgotten. */
   code: string;
+  /** Epoch ms. */
+  issuedAt: number;
   /** Epoch ms. */
   expiresAt: number;
   lifetimeSeconds: number;
@@ -227,7 +240,7 @@ export class OtpEngine {
         now,
       },
     );
-    if (outcome.issued) return { code, expiresAt, lifetimeSeconds };
+    if (outcome.issued) return { code, issuedAt: now, expiresAt, lifetimeSeconds };
     switch (outcome.refusedBy) {
       case 'cooldown':
         throw new ServiceError(
@@ -264,6 +277,21 @@ export class OtpEngine {
   }
 
   /**
+   * Takes back an issued code whose message could not be sent (SES or SNS failing): it no longer
+   * verifies, and neither holds the cooldown nor counts against the target's hourly cap — so the
+   * sender's retry (the client's, or the queue's redelivery) issues and sends a fresh one at once
+   * instead of being refused for a code nobody got. Round trips: 1 transaction.
+   */
+  async withdraw(key: OtpKey, issued: IssuedCode): Promise<void> {
+    const issuedSeconds = Math.floor(issued.issuedAt / 1000);
+    await this.store.withdraw(
+      key,
+      this.digest(key, issued.code),
+      issuedSeconds - (issuedSeconds % 3600),
+    );
+  }
+
+  /**
    * Consumes the key's code if `code` is it. Every call first spends one attempt of the budget,
    * so no more than `maxAttempts` guesses are ever compared per window, however many arrive at
    * once; the fifth wrong one burns the code. Throws invalid_otp, otp_expired or
@@ -274,7 +302,37 @@ export class OtpEngine {
    * Round trips: success 3 (reserve, consume, clear budget); wrong 2.
    */
   async verify(key: OtpKey, code: string, targetHit?: PendingHit): Promise<{ subject?: string }> {
-    return this.counted(key, () => this.verifyCode(key, code, targetHit));
+    const consumed = await this.counted(key, () => this.consume(key, code, targetHit));
+    return { subject: consumed.subject };
+  }
+
+  /**
+   * Consumes the key's code as `verify` does, then runs `effect` — what the code proves: an
+   * activation, a sign-in, a reset — with its subject. If the effect fails for a reason a retry
+   * may fix (anything but a ServiceError: storage throttled or down, a queue failing), the code is
+   * put back as it was, so the client's retry with the same code finds it: a code is never spent
+   * on a request that did not happen. A ServiceError (a definitive refusal) leaves it consumed.
+   * Round trips: verify's, then the effect's (+1 conditional put when the code goes back).
+   */
+  async verifyThen<T>(
+    key: OtpKey,
+    code: string,
+    effect: (proof: { subject?: string }) => Promise<T>,
+    targetHit?: PendingHit,
+  ): Promise<T> {
+    const consumed = await this.counted(key, () => this.consume(key, code, targetHit));
+    try {
+      return await effect({ subject: consumed.subject });
+    } catch (error) {
+      if (!(error instanceof ServiceError)) {
+        await this.store
+          .restore(key, consumed)
+          .catch((restoring: unknown) =>
+            log.warn('consumed otp not restored after its effect failed', { error: restoring }),
+          );
+      }
+      throw error;
+    }
   }
 
   /** Runs one verification, counting its outcome (the OtpVerifications metric). */
@@ -290,11 +348,12 @@ export class OtpEngine {
     }
   }
 
-  private async verifyCode(
+  /** The single use of a code: answers it as stored once it is consumed. */
+  private async consume(
     key: OtpKey,
     code: string,
     targetHit: PendingHit | undefined,
-  ): Promise<{ subject?: string }> {
+  ): Promise<StoredOtp> {
     const now = this.clock.now();
     const reservation = await this.reserve(key, now, targetHit);
     // The digest is compared inside DynamoDB's condition: only keyed digests meet, so timing
@@ -310,14 +369,15 @@ export class OtpEngine {
         // window, which is no reason to fail the verification.
         log.warn('otp attempt budget not cleared', { error });
       }
-      return { subject: result.otp.subject };
+      return result.otp;
     }
     return this.refuse(key, result, reservation, now);
   }
 
   /**
-   * Like verify, for a caller that needs no subject back (a sign-in code, a generic code, whose
-   * subject is in its key): the consumption clears the budget in the same transaction.
+   * Like verify, for a caller that needs no subject back and has nothing left to do once the code
+   * is consumed (a generic code, whose subject is in its key): the consumption clears the budget
+   * in the same transaction, and nothing could fail after it that would call for the code back.
    * Round trips: 2 (reserve, consume and clear), a wrong code included.
    */
   async check(key: OtpKey, code: string, targetHit?: PendingHit): Promise<void> {

@@ -1,3 +1,4 @@
+import { log } from '../../log.js';
 import type { AccountDirectory } from '../accounts/directory.js';
 import type { AccountCodeQueue, SignInClient } from '../accounts/ports.js';
 import { sendWithoutTelling } from '../accounts/send-without-telling.js';
@@ -128,21 +129,29 @@ export async function verifyOtp(
   client: SignInClient,
   targetHit?: PendingHit,
 ): Promise<TokenResponse | GenericVerification> {
-  // Neither purpose needs the code's subject back (generic's is the caller, in its key): the
-  // code is checked, consumed and its budget cleared in two round trips.
+  // A generic code only confirms (its subject is the caller, in its key): checked, consumed and
+  // its budget cleared in two round trips. A login code is put back if the sign-in then fails.
   if (request.purpose === 'generic') {
     const subject = signedInUser(request);
     await deps.codes.check('sms', request.phone, 'generic', request.code, { subject, targetHit });
     return { verified: true, phone_number: request.phone, purpose: 'generic' };
   }
-  await deps.codes.check('sms', request.phone, 'login', request.code, { targetHit });
-  // The account may have lost the number since the code was sent (findByPhone finds only the
-  // account whose *verified* phone it is).
-  const user = await deps.accounts.findByPhone(request.phone);
-  if (user === undefined || !user.email_verified) {
-    throw new ServiceError('invalid_otp', 'The code is not valid for this phone number');
-  }
-  return deps.accounts.signInWithPhone(user.id, request.phone, client);
+  return deps.codes.verifyThen(
+    'sms',
+    request.phone,
+    'login',
+    request.code,
+    async () => {
+      // The account may have lost the number since the code was sent (findByPhone finds only the
+      // account whose *verified* phone it is).
+      const user = await deps.accounts.findByPhone(request.phone);
+      if (user === undefined || !user.email_verified) {
+        throw new ServiceError('invalid_otp', 'The code is not valid for this phone number');
+      }
+      return deps.accounts.signInWithPhone(user.id, request.phone, client);
+    },
+    { targetHit },
+  );
 }
 
 /** `expiresIn`: the lifetime of the code the worker will issue (its engine runs the default policy). */
@@ -239,18 +248,26 @@ export async function verifyEmailOtp(
   const purpose =
     (await deps.codes.engine.latestPurpose('email', input.email, ['verification', 'signup'])) ??
     'verification';
-  const { subject } = await deps.codes.verify('email', input.email, purpose, input.otp, {
-    targetHit,
-  });
-  if (purpose === 'signup') {
-    if (!(await deps.accounts.activatePendingSignup(input.email))) throw invalidOtp('email');
-    return { verified: true, email: input.email };
-  }
-  const outcome =
-    subject === undefined ? 'stale' : await deps.accounts.confirmPendingEmail(subject, input.email);
-  if (outcome === 'taken') throw takenMeanwhile('email', 'email');
-  if (outcome === 'stale') throw invalidOtp('email');
-  return { verified: true, email: input.email };
+  return deps.codes.verifyThen(
+    'email',
+    input.email,
+    purpose,
+    input.otp,
+    async ({ subject }) => {
+      if (purpose === 'signup') {
+        if (!(await deps.accounts.activatePendingSignup(input.email))) throw invalidOtp('email');
+        return { verified: true, email: input.email };
+      }
+      const outcome =
+        subject === undefined
+          ? 'stale'
+          : await deps.accounts.confirmPendingEmail(subject, input.email);
+      if (outcome === 'taken') throw takenMeanwhile('email', 'email');
+      if (outcome === 'stale') throw invalidOtp('email');
+      return { verified: true, email: input.email };
+    },
+    { targetHit },
+  );
 }
 
 /**
@@ -264,16 +281,31 @@ export async function verifyMobileOtp(
   input: { phone: string; otp: string },
   targetHit?: PendingHit,
 ): Promise<{ verified: true; mobile_number: string }> {
-  const { subject } = await deps.codes.verify('sms', input.phone, 'verification', input.otp, {
-    targetHit,
-  });
-  const outcome =
-    subject === undefined ? 'stale' : await deps.accounts.confirmPendingPhone(subject, input.phone);
-  if (outcome === 'taken') throw takenMeanwhile('mobile_number', 'phone number');
-  if (outcome === 'stale' || subject === undefined) throw invalidOtp('phone number');
-  const account = await deps.accounts.findById(subject);
-  if (account !== undefined) {
-    await queue.request({ kind: 'notice', notice: 'phone_changed', target: account.email });
+  const subject = await deps.codes.verifyThen(
+    'sms',
+    input.phone,
+    'verification',
+    input.otp,
+    async ({ subject }) => {
+      const outcome =
+        subject === undefined
+          ? 'stale'
+          : await deps.accounts.confirmPendingPhone(subject, input.phone);
+      if (outcome === 'taken') throw takenMeanwhile('mobile_number', 'phone number');
+      if (outcome === 'stale' || subject === undefined) throw invalidOtp('phone number');
+      return subject;
+    },
+    { targetHit },
+  );
+  // The phone is confirmed and the answer must say so: a notice that cannot be queued is logged
+  // (a retry of this request would find its code spent).
+  try {
+    const account = await deps.accounts.findById(subject);
+    if (account !== undefined) {
+      await queue.request({ kind: 'notice', notice: 'phone_changed', target: account.email });
+    }
+  } catch (error) {
+    log.warn('phone change notice not queued', { error });
   }
   return { verified: true, mobile_number: input.phone };
 }

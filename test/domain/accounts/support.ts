@@ -39,7 +39,7 @@ export class MemoryCodes implements AccountCodes {
     this.sent.push({ channel, target, purpose, code, subject });
   }
 
-  async verify(channel: 'email' | 'sms', target: string, purpose: CodePurpose, code: string) {
+  private consume(channel: 'email' | 'sms', target: string, purpose: CodePurpose, code: string) {
     const index = this.sent.findIndex(
       (sent) =>
         sent.channel === channel &&
@@ -50,6 +50,23 @@ export class MemoryCodes implements AccountCodes {
     if (index < 0) throw new ServiceError('invalid_otp', 'wrong code');
     const [consumed] = this.sent.splice(index, 1);
     return { subject: consumed?.subject };
+  }
+
+  async verifyThen<T>(
+    channel: 'email' | 'sms',
+    target: string,
+    purpose: CodePurpose,
+    code: string,
+    effect: (proof: { subject?: string }) => Promise<T>,
+  ): Promise<T> {
+    const proof = this.consume(channel, target, purpose, code);
+    try {
+      return await effect(proof);
+    } catch (error) {
+      if (!(error instanceof ServiceError))
+        this.sent.push({ channel, target, purpose, code, ...proof });
+      throw error;
+    }
   }
 
   lastCode(target: string, purpose: CodePurpose): string {

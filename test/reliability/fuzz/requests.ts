@@ -9,12 +9,38 @@ import fc from 'fast-check';
  */
 
 export interface FuzzRequest {
+  /** The operation it was generated from (`POST /auth/signup`), or `stray`. */
+  operation: string;
   method: string;
-  /** Path and query below the origin, as sent (it may hold deliberately bad encoding). */
+  /**
+   * Path and query below the origin, as sent (it may hold deliberately bad encoding).
+   * `{{endpoint}}` stands for a webhook endpoint of the fuzzer's own account (runFuzz fills it).
+   */
   target: string;
+  /** `authorization: {{token}}` stands for a valid access token of the fuzzer's own account. */
   headers: Record<string, string>;
   body?: Buffer;
+  /**
+   * Signed at send time with the local runtime's default secret of this sender (the signature
+   * covers the body, and gateway B's its time too): the body then reaches the event's parser.
+   */
+  signedAs?: ReceiverSource;
 }
+
+export type ReceiverSource = 'gateway-a' | 'gateway-b' | 'messaging';
+
+/** Placeholders runFuzz fills at send time. */
+export const validTokenPlaceholder = '{{token}}';
+export const ownEndpointPlaceholder = '{{endpoint}}';
+
+/** The sender each receiver path is for. */
+const receiverSources: Record<string, ReceiverSource> = {
+  '/gateway-a-webhook-listener': 'gateway-a',
+  '/gateway-a-webhook-enhanced': 'gateway-a',
+  '/subscriptions/gateway-a': 'gateway-a',
+  '/gateway-b-webhook': 'gateway-b',
+  '/messaging': 'messaging',
+};
 
 interface JsonSchema {
   type?: string | string[];
@@ -248,6 +274,9 @@ const headerText = fc.string({
 
 const authorization = fc.oneof(
   { weight: 3, arbitrary: fc.constant(undefined) },
+  // A valid token of the fuzzer's account: the request passes authentication and its body, query
+  // and path are validated and used.
+  { weight: 4, arbitrary: fc.constant(validTokenPlaceholder) },
   { weight: 2, arbitrary: jwtLike.map((token) => `Bearer ${token}`) },
   {
     weight: 2,
@@ -305,6 +334,7 @@ const signatureHeaders = fc.record(
 /** A path parameter: an identifier we might have issued, or one built to break the router. */
 const pathParameter = fc.oneof(
   { weight: 3, arbitrary: word.map((id) => `whk_${id}`) },
+  { weight: 2, arbitrary: fc.constant(ownEndpointPlaceholder) },
   { weight: 1, arbitrary: fc.constantFrom('%zz', '%', '..', '%2F', '%00', '%E0%A4%A', 'a%20b') },
   { weight: 1, arbitrary: nastyString.map((value) => percentEncoded(value.slice(0, 200))) },
   { weight: 1, arbitrary: fc.constant('x'.repeat(5_000)) },
@@ -336,6 +366,155 @@ function query(parameters: Parameter[]): fc.Arbitrary<string> {
       ];
       return all.length === 0 ? '' : `?${all.join('&')}`;
     });
+}
+
+/** A JSON value with its leaves replaced by wrong values here and there, and junk keys added. */
+function mutated(template: unknown): fc.Arbitrary<unknown> {
+  if (Array.isArray(template)) {
+    return fc.oneof(
+      fc.tuple(...template.map((item) => mutated(item))),
+      wrongValue,
+      fc.constant([]),
+    );
+  }
+  if (typeof template === 'object' && template !== null) {
+    const entries = Object.entries(template);
+    return fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc
+          .tuple(
+            fc.tuple(...entries.map(([, value]) => mutated(value))),
+            fc.subarray(
+              entries.map(([name]) => name),
+              { maxLength: 1 },
+            ),
+            fc.array(fc.tuple(word, junk), { maxLength: 1 }),
+          )
+          .map(([values, dropped, extras]) => {
+            const result: Record<string, unknown> = {};
+            entries.forEach(([name], index) => {
+              if (!dropped.includes(name)) result[name] = values[index];
+            });
+            for (const [name, value] of extras) result[name] = value;
+            return result;
+          }),
+      },
+      { weight: 1, arbitrary: wrongValue },
+    );
+  }
+  return fc.oneof(
+    { weight: 5, arbitrary: fc.constant(template) },
+    { weight: 1, arbitrary: wrongValue },
+  );
+}
+
+/** Each sender's events, to be mutated: what passes the signature reaches these parsers. */
+const eventTemplates: Record<ReceiverSource, unknown[]> = {
+  'gateway-a': [
+    {
+      entity: 'event',
+      account_id: 'acc_fuzz',
+      event: 'payment.captured',
+      contains: ['payment'],
+      payload: {
+        payment: {
+          entity: {
+            id: 'pay_fuzz',
+            amount: 1000,
+            currency: 'INR',
+            notes: { account_id: 'usr_fuzz' },
+          },
+        },
+        subscription: {
+          entity: { id: 'sub_fuzz', status: 'active', notes: { account_id: 'usr_fuzz' } },
+        },
+      },
+      created_at: 1_700_000_000,
+    },
+  ],
+  'gateway-b': [
+    {
+      id: 'evt_fuzz',
+      object: 'event',
+      type: 'payment_intent.succeeded',
+      created: 1_700_000_000,
+      data: {
+        object: {
+          id: 'pi_fuzz',
+          amount: 2599,
+          amount_received: 2599,
+          currency: 'usd',
+          metadata: { account_id: 'usr_fuzz' },
+        },
+      },
+    },
+  ],
+  messaging: [
+    {
+      object: 'whatsapp_business_account',
+      entry: [
+        {
+          id: '1',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                messages: [
+                  {
+                    from: '1650',
+                    id: 'wamid.fuzz',
+                    timestamp: '1749416383',
+                    type: 'text',
+                    text: { body: 'hi' },
+                  },
+                ],
+                statuses: [
+                  {
+                    id: 'wamid.fuzz',
+                    status: 'delivered',
+                    timestamp: '1749416383',
+                    recipient_id: '1650',
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
+/**
+ * A receiver call signed as its sender signs it: an event of the sender's shape with fields
+ * broken here and there, or any JSON at all, so the body gets past the signature to the parser.
+ */
+function signedReceiverRequests(path: string, method: string, source: ReceiverSource) {
+  const [template] = eventTemplates[source];
+  return fc
+    .tuple(
+      fc.oneof(
+        { weight: 3, arbitrary: mutated(template).map((value) => text(JSON.stringify(value))) },
+        { weight: 1, arbitrary: jsonBody(undefined).map((body) => body ?? text('')) },
+      ),
+      fc.constantFrom('application/json', 'application/octet-stream', 'text/plain'),
+      fc.option(headerText, { nil: undefined }),
+    )
+    .map(
+      ([body, type, eventId]): FuzzRequest => ({
+        operation: `${method.toUpperCase()} ${path}`,
+        method: method.toUpperCase(),
+        target: `/v1${path}`,
+        headers: {
+          'content-type': type,
+          ...(eventId === undefined ? {} : { 'x-gateway-a-event-id': eventId }),
+        },
+        body,
+        signedAs: source,
+      }),
+    );
 }
 
 /** Every way to call one operation of the document. */
@@ -372,7 +551,13 @@ function operationRequests(path: string, method: string, operation: Operation) {
         if (value !== undefined) all[name] = value;
       if (type !== undefined && payload !== undefined) all['content-type'] = type;
       if (verb === 'OPTIONS') all['access-control-request-method'] = method.toUpperCase();
-      return { method: verb, target: `/v1${filled}${search}`, headers: all, body: payload };
+      return {
+        operation: `${method.toUpperCase()} ${path}`,
+        method: verb,
+        target: `/v1${filled}${search}`,
+        headers: all,
+        body: payload,
+      };
     });
 }
 
@@ -391,15 +576,19 @@ const strayRequests = fc
   .map(([method, target, headers]): FuzzRequest => {
     const all: Record<string, string> = {};
     for (const [name, value] of Object.entries(headers)) if (value !== undefined) all[name] = value;
-    return { method, target, headers: all };
+    return { operation: 'stray', method, target, headers: all };
   });
 
 /** Every operation of the document, fuzzed, plus stray requests to no operation. */
 export function fuzzRequests(document: OpenApiDocument): fc.Arbitrary<FuzzRequest> {
   const perOperation = Object.entries(document.paths).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, operation]) =>
-      operationRequests(path, method, operation),
-    ),
+    Object.entries(methods).map(([method, operation]) => {
+      const source = receiverSources[path];
+      const fuzzed = operationRequests(path, method, operation);
+      return source === undefined || method !== 'post'
+        ? fuzzed
+        : fc.oneof(fuzzed, signedReceiverRequests(path, method, source));
+    }),
   );
   return fc.oneof(
     { weight: 12, arbitrary: fc.oneof(...perOperation) },
