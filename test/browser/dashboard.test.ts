@@ -9,7 +9,7 @@ import {
   type Response,
 } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AccountClient } from '../e2e/accounts-support.js';
+import { AccountClient, uniquePhone } from '../e2e/accounts-support.js';
 import { checkContract } from '../support/contract.js';
 import { type LocalService, startLocalService } from '../support/local-service.js';
 
@@ -427,7 +427,7 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     );
     expect(await profile.getByText('Waiting for you to confirm').count()).toBe(0);
 
-    const phone = `+1415${String(Date.now()).slice(-7)}`;
+    const phone = uniquePhone();
     await profile.getByLabel('Phone number').fill(phone);
     await profile.getByLabel('Current password').fill(password);
     await profile.getByRole('button', { name: 'Save profile' }).click();
