@@ -5,6 +5,7 @@ import { maxChallengeLength } from '../domain/inbound/receive-event.js';
 import { deliverableEventDefinitions } from '../domain/webhooks/event-catalogue.js';
 import { type Answer, answerOf, errorsOf, type OwnLimit } from './answers.js';
 import { eventTypeDocument } from './event-types.js';
+import { serversOf } from './openapi-servers.js';
 import { statusOfCode } from './responses.js';
 import { type HttpRouteEntry, operations } from './routes.js';
 import { page, perPage } from './schemas/fields.js';
@@ -481,8 +482,7 @@ export function openApiDocument(serverUrls: readonly string[]): JsonObject {
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'The operators of this deployment' },
     },
-    // The service's own public addresses: client apps call it from the internet.
-    servers: serverUrls.map((url) => ({ url, 'x-internal': false })),
+    servers: serversOf(serverUrls),
     tags,
     paths,
     webhooks: webhooksSection(),

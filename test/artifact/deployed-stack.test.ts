@@ -3,7 +3,7 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
@@ -30,6 +30,8 @@ import { LocalDeployment } from './local-deployment.js';
 import { type FunctionInstance, startFunction } from './run-function.js';
 import { SecretsExtensionStandIn } from './secrets-extension-stand-in.js';
 import { type SynthesizedStack, synthesizeStack } from './synthesize-stack.js';
+
+const builtDocument = resolve(import.meta.dirname, '..', '..', 'shared', 'http', 'openapi.json');
 
 /**
  * The stack `cdk deploy` would create, run here: `cdk synth` with the checked-in cdk.json (x86_64,
@@ -516,7 +518,14 @@ describe('the synthesized bundles, run with their template environment', () => {
     answered(await call('verifyPhoneAccount', { query: { phone } }), 200);
 
     // Documents and the catch-all.
-    answered(await call('openapi'), 200);
+    const served = await call('openapi');
+    answered(served, 200);
+    // The bundled document, its servers the stack's own public addresses (a token until deployed).
+    const { servers, ...described } = served.body as unknown as { servers: { url: string }[] };
+    const { servers: _, ...built } = JSON.parse(readFileSync(builtDocument, 'utf8'));
+    expect(described).toEqual(built);
+    expect(servers.length).toBeGreaterThan(0);
+    expect(servers.map(({ url }) => url).join()).not.toContain('localhost');
     answered(await call('listEventTypes'), 200);
     answered(await call('notFound', { pathParameters: { proxy: 'no/such/path' } }), 404);
 
