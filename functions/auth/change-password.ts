@@ -1,6 +1,5 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
+import { accountCodeDependencies } from '../../shared/adapters/account-codes-wiring.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { changePassword } from '../../shared/domain/accounts/passwords.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
@@ -12,8 +11,7 @@ export const handler = apiHandler(
   { counter: dynamoWindowCounter, authenticate },
   async ({ principal, body, sourceIp }) => {
     await changePassword(
-      await accountDeps(),
-      accountCodeQueue(),
+      accountCodeDependencies(),
       { ...principal, source: sourceIp },
       { currentPassword: body.current_password, newPassword: body.new_password },
     );

@@ -1,5 +1,4 @@
-import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
-import { dynamoUserRepository } from '../../shared/adapters/user-repository.js';
+import { accountRequestDependencies } from '../../shared/adapters/account-codes-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { forgotPassword } from '../../shared/domain/accounts/forgot-password.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
@@ -10,5 +9,5 @@ import { operation } from './forgot-password.operation.js';
  * with the same AWS calls for every email.
  */
 export const handler = apiHandler(operation, { counter: dynamoWindowCounter }, async ({ body }) =>
-  forgotPassword(dynamoUserRepository, accountCodeQueue(), body.email),
+  forgotPassword(accountRequestDependencies(), body.email),
 );

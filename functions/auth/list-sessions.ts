@@ -1,4 +1,4 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
+import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { listSessions } from '../../shared/domain/accounts/sessions.js';
@@ -10,7 +10,7 @@ export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate },
   async ({ principal }) => {
-    const sessions = await listSessions(await accountDeps(), principal);
+    const sessions = await listSessions(accountDependencies(), principal);
     return new Page(sessions, { page: 1, per_page: sessions.length, total: sessions.length });
   },
 );

@@ -1,4 +1,4 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
+import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { endAllSessions } from '../../shared/domain/accounts/sessions.js';
@@ -10,7 +10,7 @@ export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate },
   async ({ principal }) => {
-    await endAllSessions(await accountDeps(), principal.userId);
+    await endAllSessions(accountDependencies(), principal.userId);
     return { message: 'Every session has been signed out' };
   },
 );

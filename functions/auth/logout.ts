@@ -1,4 +1,4 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
+import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { bearerToken } from '../../shared/adapters/authenticate.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { logout } from '../../shared/domain/accounts/sessions.js';
@@ -10,7 +10,7 @@ export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter },
   async ({ headers }) => {
-    await logout(await accountDeps(), bearerToken(headers.authorization));
+    await logout(accountDependencies(), bearerToken(headers.authorization));
     return { message: 'Logged out' };
   },
 );

@@ -1,4 +1,4 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
+import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { refreshSession } from '../../shared/domain/accounts/sessions.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
@@ -8,5 +8,5 @@ import { operation } from './refresh-token.operation.js';
 export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter },
-  async ({ body, hit }) => refreshSession(await accountDeps(), body.refresh_token, hit),
+  async ({ body, hit }) => refreshSession(accountDependencies(), body.refresh_token, hit),
 );

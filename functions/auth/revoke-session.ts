@@ -1,4 +1,4 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
+import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { endSession } from '../../shared/domain/accounts/sessions.js';
@@ -12,7 +12,7 @@ export const handler = apiHandler(
   { counter: dynamoWindowCounter, authenticate },
   async ({ principal, params }) => {
     if (
-      !(await endSession(await accountDeps(), { userId: principal.userId, sessionId: params.id }))
+      !(await endSession(accountDependencies(), { userId: principal.userId, sessionId: params.id }))
     ) {
       throw new ServiceError('not_found', 'No such session', [
         { field: 'id', message: 'is not a session of this account' },

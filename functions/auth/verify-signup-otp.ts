@@ -1,6 +1,4 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
-import { otpChecks } from '../../shared/adapters/otp-codes.js';
-import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
+import { accountCheckDependencies } from '../../shared/adapters/account-codes-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { verifySignup } from '../../shared/domain/accounts/signup-activation.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
@@ -12,11 +10,5 @@ import { operation } from './verify-signup-otp.operation.js';
  * given at signup is then sent its code (queued).
  */
 export const handler = apiHandler(operation, { counter: dynamoWindowCounter }, async (request) =>
-  verifySignup(
-    await accountDeps(),
-    await otpChecks(),
-    accountCodeQueue(),
-    request.body,
-    signInClient(request),
-  ),
+  verifySignup(accountCheckDependencies(), request.body, signInClient(request)),
 );

@@ -1,4 +1,4 @@
-import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
+import { resendDependencies } from '../../shared/adapters/otp-sends-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { resendEmailOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
@@ -9,5 +9,5 @@ import { operation } from './resend-email-otp.operation.js';
  * account-code worker looks the account up and sends it).
  */
 export const handler = apiHandler(operation, { counter: dynamoWindowCounter }, async ({ body }) =>
-  resendEmailOtp(accountCodeQueue(), body.email),
+  resendEmailOtp(resendDependencies(), body.email),
 );

@@ -1,6 +1,5 @@
-import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
+import { resendDependencies } from '../../shared/adapters/otp-sends-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
-import { smsAllowedCountries } from '../../shared/config.js';
 import { resendMobileOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { operation } from './resend-mobile-otp.operation.js';
@@ -10,8 +9,5 @@ import { operation } from './resend-mobile-otp.operation.js';
  * account-code worker looks the account up and sends it).
  */
 export const handler = apiHandler(operation, { counter: dynamoWindowCounter }, async ({ body }) =>
-  resendMobileOtp(
-    { queue: accountCodeQueue(), smsCountries: smsAllowedCountries() },
-    body.mobile_number,
-  ),
+  resendMobileOtp(resendDependencies(), body.mobile_number),
 );

@@ -1,6 +1,5 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { smsOperationDeps } from '../../shared/adapters/otp-operations.js';
-import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
+import { sendOtpDependencies } from '../../shared/adapters/otp-sends-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { sendOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
@@ -14,8 +13,9 @@ export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate },
   async ({ body, principal }) =>
-    sendOtp(
-      { ...(await smsOperationDeps()), queue: accountCodeQueue() },
-      { phone: body.phone_number, purpose: body.purpose, userId: principal?.userId },
-    ),
+    sendOtp(sendOtpDependencies(), {
+      phone: body.phone_number,
+      purpose: body.purpose,
+      userId: principal?.userId,
+    }),
 );

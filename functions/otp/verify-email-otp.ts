@@ -1,4 +1,4 @@
-import { otpCheckDeps } from '../../shared/adapters/otp-operations.js';
+import { otpCheckDependencies } from '../../shared/adapters/otp-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { verifyEmailOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
@@ -8,5 +8,5 @@ import { operation } from './verify-email-otp.operation.js';
 export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter },
-  async ({ body, routeHit }) => verifyEmailOtp(await otpCheckDeps(), body, routeHit),
+  async ({ body, routeHit }) => verifyEmailOtp(otpCheckDependencies(), body, routeHit),
 );

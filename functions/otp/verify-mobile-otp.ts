@@ -1,5 +1,4 @@
-import { otpCheckDeps } from '../../shared/adapters/otp-operations.js';
-import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
+import { mobileCheckDependencies } from '../../shared/adapters/otp-sends-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { verifyMobileOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
@@ -11,8 +10,7 @@ export const handler = apiHandler(
   { counter: dynamoWindowCounter },
   async ({ body, routeHit }) =>
     verifyMobileOtp(
-      await otpCheckDeps(),
-      accountCodeQueue(),
+      mobileCheckDependencies(),
       { phone: body.mobile_number, otp: body.otp },
       routeHit,
     ),

@@ -1,5 +1,5 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { otpCheckDeps } from '../../shared/adapters/otp-operations.js';
+import { otpCheckDependencies } from '../../shared/adapters/otp-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { verifyOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
@@ -15,7 +15,7 @@ export const handler = apiHandler(
   { counter: dynamoWindowCounter, authenticate },
   async (request) =>
     verifyOtp(
-      await otpCheckDeps(),
+      otpCheckDependencies(),
       {
         phone: request.body.phone_number,
         code: request.body.code,

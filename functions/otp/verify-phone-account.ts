@@ -1,4 +1,4 @@
-import { dynamoPhoneRegistry } from '../../shared/adapters/otp-operations.js';
+import { dynamoPhoneRegistry } from '../../shared/adapters/dynamo-phone-registry.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { verifyPhoneAccount } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';

@@ -1,4 +1,4 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
+import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { authenticateDeferringSessionCheck } from '../../shared/adapters/authenticate.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { getProfile } from '../../shared/domain/accounts/profile-view.js';
@@ -9,5 +9,5 @@ import { operation } from './get-profile.operation.js';
 export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate: authenticateDeferringSessionCheck },
-  async ({ principal }) => getProfile(await accountDeps(), principal),
+  async ({ principal }) => getProfile(accountDependencies(), principal),
 );

@@ -1,6 +1,5 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
+import { accountCodeDependencies } from '../../shared/adapters/account-codes-wiring.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { smsAllowedCountries } from '../../shared/config.js';
 import { updateProfile } from '../../shared/domain/accounts/profile.js';
@@ -21,8 +20,7 @@ export const handler = apiHandler(
       refuseUnlistedSmsCountry(body.phone_number, smsAllowedCountries(), 'phone_number');
     }
     return updateProfile(
-      await accountDeps(),
-      accountCodeQueue(),
+      accountCodeDependencies(),
       { userId: principal.userId, source: sourceIp },
       {
         name: body.name,
