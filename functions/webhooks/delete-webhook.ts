@@ -1,5 +1,5 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
+import { endpointDependencies } from '../../shared/adapters/webhooks-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { deleteEndpoint } from '../../shared/domain/webhooks/endpoints.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
@@ -9,7 +9,7 @@ export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate },
   async ({ principal, params }) => {
-    await deleteEndpoint({ endpoints: dynamoEndpointRepository }, principal.userId, params.id);
+    await deleteEndpoint(endpointDependencies(), principal.userId, params.id);
     return { id: params.id, deleted: true };
   },
 );

@@ -1,5 +1,5 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
+import { endpointDependencies } from '../../shared/adapters/webhooks-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { getEndpoint } from '../../shared/domain/webhooks/endpoints.js';
 import { endpointView } from '../../shared/domain/webhooks/views.js';
@@ -10,7 +10,5 @@ export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate },
   async ({ principal, params }) =>
-    endpointView(
-      await getEndpoint({ endpoints: dynamoEndpointRepository }, principal.userId, params.id),
-    ),
+    endpointView(await getEndpoint(endpointDependencies(), principal.userId, params.id)),
 );

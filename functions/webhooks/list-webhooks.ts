@@ -1,5 +1,5 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
+import { endpointDependencies } from '../../shared/adapters/webhooks-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { listEndpoints } from '../../shared/domain/webhooks/endpoints.js';
 import { endpointView } from '../../shared/domain/webhooks/views.js';
@@ -11,7 +11,7 @@ export const handler = apiHandler(
   { counter: dynamoWindowCounter, authenticate },
   async ({ principal, query }) => {
     const { items, total } = await listEndpoints(
-      { endpoints: dynamoEndpointRepository },
+      endpointDependencies(),
       principal.userId,
       {
         status: query.status,

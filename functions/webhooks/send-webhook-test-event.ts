@@ -1,5 +1,5 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { deliveryDependencies } from '../../shared/adapters/event-publisher.js';
+import { deliveryDependencies } from '../../shared/adapters/webhook-deliveries-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { sendTestEvent } from '../../shared/domain/webhooks/publish-event.js';
 import { eventView } from '../../shared/domain/webhooks/views.js';

@@ -1,6 +1,5 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { deliveryDependencies } from '../../shared/adapters/event-publisher.js';
-import { dnsUrlGuard } from '../../shared/adapters/webhook-url-guard.js';
+import { deliveryDependencies } from '../../shared/adapters/webhook-deliveries-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { updateEndpoint } from '../../shared/domain/webhooks/endpoints.js';
 import { endpointView } from '../../shared/domain/webhooks/views.js';
@@ -11,12 +10,5 @@ export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate },
   async ({ principal, params, body }) =>
-    endpointView(
-      await updateEndpoint(
-        { ...deliveryDependencies(), urlGuard: dnsUrlGuard },
-        principal.userId,
-        params.id,
-        body,
-      ),
-    ),
+    endpointView(await updateEndpoint(deliveryDependencies(), principal.userId, params.id, body)),
 );
