@@ -1,4 +1,11 @@
-import { receiverOperation } from '../../shared/http/operation.js';
+import { type Needs, receiverOperation } from '../../shared/http/operation.js';
+
+/** One function serves both: the platform's one callback URL (GET handshake, POST events). */
+const needs: Needs = {
+  items: ['inboundEvent', 'inboundAttempt'],
+  inboundQueue: true,
+  secrets: ['MESSAGING_APP_SECRET', 'MESSAGING_VERIFY_TOKEN'],
+};
 
 export const verificationOperation = receiverOperation({
   name: 'messagingWebhookVerification',
@@ -6,11 +13,7 @@ export const verificationOperation = receiverOperation({
   path: '/messaging',
   entry: 'functions/receivers/messaging-webhook.ts',
   summary: 'Messaging platform subscription handshake',
-  needs: {
-    items: ['inboundEvent', 'inboundAttempt'],
-    inboundQueue: true,
-    secrets: ['MESSAGING_APP_SECRET', 'MESSAGING_VERIFY_TOKEN'],
-  },
+  needs,
 });
 
 export const notificationOperation = receiverOperation({
@@ -19,9 +22,5 @@ export const notificationOperation = receiverOperation({
   path: '/messaging',
   entry: 'functions/receivers/messaging-webhook.ts',
   summary: 'Messaging platform notifications',
-  needs: {
-    items: ['inboundEvent', 'inboundAttempt'],
-    inboundQueue: true,
-    secrets: ['MESSAGING_APP_SECRET', 'MESSAGING_VERIFY_TOKEN'],
-  },
+  needs,
 });
