@@ -1,5 +1,5 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { deliveryHistoryDependencies } from '../../shared/adapters/webhooks-wiring.js';
+import { deliveryRecordDependencies } from '../../shared/adapters/webhooks-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { getDelivery } from '../../shared/domain/webhooks/deliveries.js';
 import { deliveryView, eventView } from '../../shared/domain/webhooks/views.js';
@@ -11,7 +11,7 @@ export const handler = apiHandler(
   { counter: dynamoWindowCounter, authenticate },
   async ({ principal, params }) => {
     const { delivery, event } = await getDelivery(
-      deliveryHistoryDependencies(),
+      deliveryRecordDependencies(),
       principal.userId,
       params.id,
       params.delivery_id,

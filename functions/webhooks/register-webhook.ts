@@ -1,5 +1,5 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { endpointDependencies } from '../../shared/adapters/webhooks-wiring.js';
+import { registrationDependencies } from '../../shared/adapters/webhooks-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { registerEndpoint } from '../../shared/domain/webhooks/endpoints.js';
 import { endpointView } from '../../shared/domain/webhooks/views.js';
@@ -10,5 +10,5 @@ export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate },
   async ({ principal, body }) =>
-    endpointView(await registerEndpoint(endpointDependencies(), principal.userId, body), true),
+    endpointView(await registerEndpoint(registrationDependencies(), principal.userId, body), true),
 );

@@ -16,16 +16,21 @@ import { dnsUrlGuard } from './webhook-url-guard.js';
  * import it, carry none (esbuild keeps what a module's top level builds, even unused).
  */
 
-export type EndpointDependencies = Pick<WebhookDependencies, 'endpoints' | 'urlGuard' | 'clock'> & {
-  endpointsPerAccount: number;
-};
+export type EndpointDependencies = Pick<WebhookDependencies, 'endpoints' | 'clock'>;
 
-/** Registering, reading, deleting and rotating endpoints. */
+/** Reading, deleting and rotating endpoints (no URL guard: it resolves names, and weighs). */
 export const endpointDependencies = /* @__PURE__ */ lazily(
-  (): EndpointDependencies => ({
-    endpoints: dynamoEndpointRepository,
+  (): EndpointDependencies => ({ endpoints: dynamoEndpointRepository, clock: systemClock }),
+);
+
+export type RegistrationDependencies = EndpointDependencies &
+  Pick<WebhookDependencies, 'urlGuard'> & { endpointsPerAccount: number };
+
+/** Registering an endpoint: its URL through the SSRF guard, the per-account cap. */
+export const registrationDependencies = /* @__PURE__ */ lazily(
+  (): RegistrationDependencies => ({
+    ...endpointDependencies(),
     urlGuard: dnsUrlGuard,
-    clock: systemClock,
     get endpointsPerAccount() {
       return webhookEndpointsPerAccount();
     },
@@ -34,10 +39,15 @@ export const endpointDependencies = /* @__PURE__ */ lazily(
 
 export type DeliveryHistoryDependencies = Pick<WebhookDependencies, 'endpoints' | 'deliveries'>;
 
-/** Reading an endpoint's deliveries. */
+/** Listing an endpoint's deliveries (the endpoint is checked first). */
 export const deliveryHistoryDependencies = /* @__PURE__ */ lazily(
   (): DeliveryHistoryDependencies => ({
     endpoints: dynamoEndpointRepository,
     deliveries: dynamoDeliveryRepository,
   }),
+);
+
+/** Reading one delivery: the deliveries alone (its key names the account). */
+export const deliveryRecordDependencies = /* @__PURE__ */ lazily(
+  (): Pick<WebhookDependencies, 'deliveries'> => ({ deliveries: dynamoDeliveryRepository }),
 );
