@@ -1,6 +1,10 @@
 /**
- * Configuration, read from the environment once and validated up front: a missing variable fails
- * the cold start with its name, not a request with an undefined.
+ * Configuration from the environment. Each function here reads `process.env` when it is called
+ * and validates what it reads, so a missing or malformed variable fails with its name, not a
+ * request with an undefined; reading is cheap, and the local runtime and the tests change some
+ * settings between requests. What must be fixed for a function's life is read once where it is
+ * used, at module level (the CORS origins in api-handler.ts, the OpenAPI servers), so a bad
+ * value fails the cold start.
  *
  * Secrets never sit in the environment on AWS. There, a secret named X is given as `X_SECRET_ARN`
  * and fetched once per cold start through the AWS Parameters and Secrets Lambda Extension (a
@@ -201,10 +205,6 @@ export function corsAllowedOrigins(): string[] {
 
 export function optionalSetting(name: string): string | undefined {
   return optional(name);
-}
-
-export function listSetting(name: string): string[] {
-  return list(name);
 }
 
 /** Every secret the service reads; on AWS each is a Secrets Manager secret given as X_SECRET_ARN. */

@@ -1,17 +1,17 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
+import { accountCodeDependencies } from '../../shared/adapters/account-codes-wiring.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { changePassword } from '../../shared/domain/accounts/passwords.js';
-import { authenticatedHandler } from '../../shared/http/api-handler.js';
-import { ChangePasswordRequest } from '../../shared/http/schemas/auth.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { operation } from './change-password.operation.js';
 
 /** POST /v1/auth/change-password: checks the current password; other sessions end. */
-export const handler = authenticatedHandler(
-  { authenticate, body: ChangePasswordRequest },
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter, authenticate },
   async ({ principal, body, sourceIp }) => {
     await changePassword(
-      await accountDeps(),
-      accountCodeQueue(),
+      accountCodeDependencies(),
       { ...principal, source: sourceIp },
       { currentPassword: body.current_password, newPassword: body.new_password },
     );

@@ -1,13 +1,13 @@
-import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
-import { dynamoUserRepository } from '../../shared/adapters/user-repository.js';
+import { accountRequestDependencies } from '../../shared/adapters/account-codes-wiring.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { forgotPassword } from '../../shared/domain/accounts/forgot-password.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { ForgotPasswordRequest } from '../../shared/http/schemas/auth.js';
+import { operation } from './forgot-password.operation.js';
 
 /**
  * POST /v1/auth/forgot-password: queues the reset code's work (the account-code worker sends it),
  * with the same AWS calls for every email.
  */
-export const handler = apiHandler({ body: ForgotPasswordRequest }, async ({ body }) =>
-  forgotPassword(dynamoUserRepository, accountCodeQueue(), body.email),
+export const handler = apiHandler(operation, { counter: dynamoWindowCounter }, async ({ body }) =>
+  forgotPassword(accountRequestDependencies(), body.email),
 );

@@ -1,10 +1,16 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
+import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { listSessions } from '../../shared/domain/accounts/sessions.js';
-import { authenticatedHandler, Page } from '../../shared/http/api-handler.js';
+import { apiHandler, Page } from '../../shared/http/api-handler.js';
+import { operation } from './list-sessions.operation.js';
 
 /** GET /v1/auth/sessions: the caller's live sessions, newest first, the caller's marked. */
-export const handler = authenticatedHandler({ authenticate }, async ({ principal }) => {
-  const sessions = await listSessions(await accountDeps(), principal);
-  return new Page(sessions, { page: 1, per_page: sessions.length, total: sessions.length });
-});
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter, authenticate },
+  async ({ principal }) => {
+    const sessions = await listSessions(accountDependencies(), principal);
+    return new Page(sessions, { page: 1, per_page: sessions.length, total: sessions.length });
+  },
+);

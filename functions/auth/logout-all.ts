@@ -1,10 +1,16 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
+import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { endAllSessions } from '../../shared/domain/accounts/sessions.js';
-import { authenticatedHandler } from '../../shared/http/api-handler.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { operation } from './logout-all.operation.js';
 
 /** POST /v1/auth/logout-all: ends every session of the caller, this one included. */
-export const handler = authenticatedHandler({ authenticate }, async ({ principal }) => {
-  await endAllSessions(await accountDeps(), principal.userId);
-  return { message: 'Every session has been signed out' };
-});
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter, authenticate },
+  async ({ principal }) => {
+    await endAllSessions(accountDependencies(), principal.userId);
+    return { message: 'Every session has been signed out' };
+  },
+);

@@ -1,13 +1,12 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
-import { otpChecks } from '../../shared/adapters/otp-codes.js';
-import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
+import { accountCheckDependencies } from '../../shared/adapters/account-codes-wiring.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { resetPassword } from '../../shared/domain/accounts/passwords.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { ResetPasswordWithOtpRequest } from '../../shared/http/schemas/auth.js';
+import { operation } from './reset-password-otp.operation.js';
 
 /** POST /v1/auth/reset-password-otp: new password with the emailed code; every session ends. */
-export const handler = apiHandler({ body: ResetPasswordWithOtpRequest }, async ({ body }) => {
-  await resetPassword(await accountDeps(), await otpChecks(), accountCodeQueue(), {
+export const handler = apiHandler(operation, { counter: dynamoWindowCounter }, async ({ body }) => {
+  await resetPassword(accountCheckDependencies(), {
     email: body.email,
     otp: body.otp,
     newPassword: body.new_password,

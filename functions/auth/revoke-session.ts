@@ -1,16 +1,18 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
+import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { endSession } from '../../shared/domain/accounts/sessions.js';
 import { ServiceError } from '../../shared/domain/errors.js';
-import { authenticatedHandler } from '../../shared/http/api-handler.js';
-import { SessionPath } from '../../shared/http/schemas/auth.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { operation } from './revoke-session.operation.js';
 
 /** DELETE /v1/auth/sessions/{id}: ends one of the caller's sessions (its tokens stop at once). */
-export const handler = authenticatedHandler(
-  { authenticate, params: SessionPath },
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter, authenticate },
   async ({ principal, params }) => {
     if (
-      !(await endSession(await accountDeps(), { userId: principal.userId, sessionId: params.id }))
+      !(await endSession(accountDependencies(), { userId: principal.userId, sessionId: params.id }))
     ) {
       throw new ServiceError('not_found', 'No such session', [
         { field: 'id', message: 'is not a session of this account' },

@@ -1,7 +1,9 @@
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { publicBaseUrls } from '../../shared/config.js';
 import { apiHandler, Document } from '../../shared/http/api-handler.js';
 import built from '../../shared/http/openapi.json' with { type: 'json' };
 import { serversOf } from '../../shared/http/openapi-servers.js';
+import { operation } from './openapi.operation.js';
 
 /**
  * The document `npm run client:generate` built from the route table and schemas (a test keeps it
@@ -13,6 +15,7 @@ const document = { ...built, servers: serversOf(publicBaseUrls()) };
 
 /** GET /v1/openapi.json: the raw OpenAPI document (no envelope). */
 export const handler = apiHandler(
-  {},
+  operation,
+  { counter: dynamoWindowCounter },
   async () => new Document(document, { 'cache-control': 'public, max-age=300' }),
 );

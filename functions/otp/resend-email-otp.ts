@@ -1,17 +1,13 @@
-import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
-import { sendPerTarget } from '../../shared/domain/otp/limits.js';
+import { resendDependencies } from '../../shared/adapters/otp-sends-wiring.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { resendEmailOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { ResendEmailOtpRequest } from '../../shared/http/schemas/otp.js';
+import { operation } from './resend-email-otp.operation.js';
 
 /**
  * POST /v1/otp/resend/email: queues a new code for an email waiting for verification (the
  * account-code worker looks the account up and sends it).
  */
-export const handler = apiHandler(
-  {
-    body: ResendEmailOtpRequest,
-    limits: [{ ...sendPerTarget, key: ({ body }) => `email:${body.email}` }],
-  },
-  async ({ body }) => resendEmailOtp(accountCodeQueue(), body.email),
+export const handler = apiHandler(operation, { counter: dynamoWindowCounter }, async ({ body }) =>
+  resendEmailOtp(resendDependencies(), body.email),
 );

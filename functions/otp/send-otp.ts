@@ -1,24 +1,21 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { smsOperationDeps } from '../../shared/adapters/otp-operations.js';
-import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
-import { sendPerTarget } from '../../shared/domain/otp/limits.js';
+import { sendOtpDependencies } from '../../shared/adapters/otp-sends-wiring.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { sendOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { SendOtpInput } from '../../shared/http/schemas/phone-requests.js';
+import { operation } from './send-otp.operation.js';
 
 /**
  * POST /v1/otp/send: texts a code for a generic check to the signed-in caller (Bearer token), or
  * queues a login code, which the account-code worker texts only to a verified phone.
  */
 export const handler = apiHandler(
-  {
-    body: SendOtpInput,
-    bearerWhen: { needed: ({ body }) => body.purpose === 'generic', authenticate },
-    limits: [{ ...sendPerTarget, key: ({ body }) => `sms:${body.phone_number}` }],
-  },
+  operation,
+  { counter: dynamoWindowCounter, authenticate },
   async ({ body, principal }) =>
-    sendOtp(
-      { ...(await smsOperationDeps()), queue: accountCodeQueue() },
-      { phone: body.phone_number, purpose: body.purpose, userId: principal?.userId },
-    ),
+    sendOtp(sendOtpDependencies(), {
+      phone: body.phone_number,
+      purpose: body.purpose,
+      userId: principal?.userId,
+    }),
 );

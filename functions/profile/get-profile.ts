@@ -1,10 +1,13 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
+import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { authenticateDeferringSessionCheck } from '../../shared/adapters/authenticate.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { getProfile } from '../../shared/domain/accounts/profile-view.js';
-import { authenticatedHandler } from '../../shared/http/api-handler.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { operation } from './get-profile.operation.js';
 
 /** GET /v1/profile: the caller's own profile, read with the caller's session in one round trip. */
-export const handler = authenticatedHandler(
-  { authenticate: authenticateDeferringSessionCheck },
-  async ({ principal }) => getProfile(await accountDeps(), principal),
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter, authenticate: authenticateDeferringSessionCheck },
+  async ({ principal }) => getProfile(accountDependencies(), principal),
 );

@@ -1,26 +1,26 @@
-import { accountDeps } from '../../shared/adapters/accounts.js';
+import { accountCodeDependencies } from '../../shared/adapters/account-codes-wiring.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { smsAllowedCountries } from '../../shared/config.js';
 import { updateProfile } from '../../shared/domain/accounts/profile.js';
 import { refuseUnlistedSmsCountry } from '../../shared/domain/otp/sms-countries.js';
-import { authenticatedHandler } from '../../shared/http/api-handler.js';
-import { ProfileUpdateRequest } from '../../shared/http/schemas/phone-requests.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { operation } from './update-profile.operation.js';
 
 /**
  * PUT /v1/profile/update: validated changes; a new email or phone needs the current password and
  * waits as pending for its code (queued).
  */
-export const handler = authenticatedHandler(
-  { authenticate, body: ProfileUpdateRequest },
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter, authenticate },
   async ({ principal, body, sourceIp }) => {
     // A phone we could never text cannot be verified: refuse it before changing anything.
     if (body.phone_number !== undefined) {
       refuseUnlistedSmsCountry(body.phone_number, smsAllowedCountries(), 'phone_number');
     }
     return updateProfile(
-      await accountDeps(),
-      accountCodeQueue(),
+      accountCodeDependencies(),
       { userId: principal.userId, source: sourceIp },
       {
         name: body.name,

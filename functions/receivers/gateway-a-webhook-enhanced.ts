@@ -1,7 +1,8 @@
 import { webhookReceiver } from '../../shared/http/inbound-receiver.js';
+import { operation } from './gateway-a-webhook-enhanced.operation.js';
 
 export const handler = webhookReceiver({
-  endpoint: 'handleGatewayAWebhookEnhanced',
+  endpoint: operation.name,
   source: 'gateway-a',
   secret: 'GATEWAY_A_WEBHOOK_SECRET',
 });

@@ -1,13 +1,15 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
+import { endpointDependencies } from '../../shared/adapters/webhooks-wiring.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { deleteEndpoint } from '../../shared/domain/webhooks/endpoints.js';
-import { authenticatedHandler } from '../../shared/http/api-handler.js';
-import { WebhookPathParams } from '../../shared/http/schemas/webhooks.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { operation } from './delete-webhook.operation.js';
 
-export const handler = authenticatedHandler(
-  { authenticate, params: WebhookPathParams },
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter, authenticate },
   async ({ principal, params }) => {
-    await deleteEndpoint({ endpoints: dynamoEndpointRepository }, principal.userId, params.id);
+    await deleteEndpoint(endpointDependencies(), principal.userId, params.id);
     return { id: params.id, deleted: true };
   },
 );

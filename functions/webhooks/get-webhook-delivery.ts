@@ -1,15 +1,17 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { dynamoDeliveryRepository } from '../../shared/adapters/dynamo-deliveries.js';
+import { deliveryRecordDependencies } from '../../shared/adapters/webhooks-wiring.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { getDelivery } from '../../shared/domain/webhooks/deliveries.js';
 import { deliveryView, eventView } from '../../shared/domain/webhooks/views.js';
-import { authenticatedHandler } from '../../shared/http/api-handler.js';
-import { DeliveryPathParams } from '../../shared/http/schemas/webhooks.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { operation } from './get-webhook-delivery.operation.js';
 
-export const handler = authenticatedHandler(
-  { authenticate, params: DeliveryPathParams },
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter, authenticate },
   async ({ principal, params }) => {
     const { delivery, event } = await getDelivery(
-      { deliveries: dynamoDeliveryRepository },
+      deliveryRecordDependencies(),
       principal.userId,
       params.id,
       params.delivery_id,

@@ -1,14 +1,14 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
+import { endpointDependencies } from '../../shared/adapters/webhooks-wiring.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { getEndpoint } from '../../shared/domain/webhooks/endpoints.js';
 import { endpointView } from '../../shared/domain/webhooks/views.js';
-import { authenticatedHandler } from '../../shared/http/api-handler.js';
-import { WebhookPathParams } from '../../shared/http/schemas/webhooks.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { operation } from './get-webhook.operation.js';
 
-export const handler = authenticatedHandler(
-  { authenticate, params: WebhookPathParams },
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter, authenticate },
   async ({ principal, params }) =>
-    endpointView(
-      await getEndpoint({ endpoints: dynamoEndpointRepository }, principal.userId, params.id),
-    ),
+    endpointView(await getEndpoint(endpointDependencies(), principal.userId, params.id)),
 );

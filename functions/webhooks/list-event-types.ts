@@ -1,14 +1,19 @@
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { apiHandler, Page } from '../../shared/http/api-handler.js';
 import { subscribableEventTypeDocuments } from '../../shared/http/event-types.js';
-import { PageQuery } from '../../shared/http/schemas/webhooks.js';
+import { operation } from './list-event-types.operation.js';
 
 /** GET /v1/event-types (public): every type a client can subscribe to, with its payload schema. */
-export const handler = apiHandler({ query: PageQuery }, async ({ query }) => {
-  const all = subscribableEventTypeDocuments();
-  const start = (query.page - 1) * query.per_page;
-  return new Page(all.slice(start, start + query.per_page), {
-    page: query.page,
-    per_page: query.per_page,
-    total: all.length,
-  });
-});
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter },
+  async ({ query }) => {
+    const all = subscribableEventTypeDocuments();
+    const start = (query.page - 1) * query.per_page;
+    return new Page(all.slice(start, start + query.per_page), {
+      page: query.page,
+      per_page: query.per_page,
+      total: all.length,
+    });
+  },
+);

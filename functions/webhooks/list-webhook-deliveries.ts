@@ -1,18 +1,17 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { dynamoDeliveryRepository } from '../../shared/adapters/dynamo-deliveries.js';
-import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
+import { deliveryHistoryDependencies } from '../../shared/adapters/webhooks-wiring.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { listDeliveries } from '../../shared/domain/webhooks/deliveries.js';
 import { deliveryView } from '../../shared/domain/webhooks/views.js';
-import { authenticatedHandler, Page } from '../../shared/http/api-handler.js';
-import { ListDeliveriesQuery, WebhookPathParams } from '../../shared/http/schemas/webhooks.js';
+import { apiHandler, Page } from '../../shared/http/api-handler.js';
+import { operation } from './list-webhook-deliveries.operation.js';
 
-const deps = { endpoints: dynamoEndpointRepository, deliveries: dynamoDeliveryRepository };
-
-export const handler = authenticatedHandler(
-  { authenticate, params: WebhookPathParams, query: ListDeliveriesQuery },
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter, authenticate },
   async ({ principal, params, query }) => {
     const { items, total } = await listDeliveries(
-      deps,
+      deliveryHistoryDependencies(),
       principal.userId,
       params.id,
       {

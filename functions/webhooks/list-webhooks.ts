@@ -1,15 +1,17 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
+import { endpointDependencies } from '../../shared/adapters/webhooks-wiring.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { listEndpoints } from '../../shared/domain/webhooks/endpoints.js';
 import { endpointView } from '../../shared/domain/webhooks/views.js';
-import { authenticatedHandler, Page } from '../../shared/http/api-handler.js';
-import { ListWebhooksQuery } from '../../shared/http/schemas/webhooks.js';
+import { apiHandler, Page } from '../../shared/http/api-handler.js';
+import { operation } from './list-webhooks.operation.js';
 
-export const handler = authenticatedHandler(
-  { authenticate, query: ListWebhooksQuery },
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter, authenticate },
   async ({ principal, query }) => {
     const { items, total } = await listEndpoints(
-      { endpoints: dynamoEndpointRepository },
+      endpointDependencies(),
       principal.userId,
       {
         status: query.status,

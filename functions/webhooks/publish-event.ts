@@ -1,12 +1,15 @@
 import { publishEvent } from '../../shared/adapters/event-publisher.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { ServiceError } from '../../shared/domain/errors.js';
 import { eventView } from '../../shared/domain/webhooks/views.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
-import { idempotencyKeyPattern, PublishEventRequest } from '../../shared/http/schemas/webhooks.js';
+import { idempotencyKeyPattern } from '../../shared/http/schemas/webhooks.js';
+import { operation } from './publish-event.operation.js';
 
 /** IAM-authorised on AWS (API Gateway checks SigV4 before this runs); open locally. */
 export const handler = apiHandler(
-  { body: PublishEventRequest, successStatus: 201 },
+  operation,
+  { counter: dynamoWindowCounter },
   async ({ body, headers }) => {
     const idempotencyKey = headers['idempotency-key'];
     if (idempotencyKey !== undefined && !idempotencyKeyPattern.test(idempotencyKey)) {

@@ -1,12 +1,14 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { deliveryDependencies } from '../../shared/adapters/event-publisher.js';
+import { deliveryDependencies } from '../../shared/adapters/webhook-deliveries-wiring.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { recoverDeliveries } from '../../shared/domain/webhooks/deliveries.js';
-import { authenticatedHandler } from '../../shared/http/api-handler.js';
-import { RecoverWebhookRequest, WebhookPathParams } from '../../shared/http/schemas/webhooks.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { operation } from './recover-webhook.operation.js';
 
 /** 202: the deliveries are queued, their attempts are yet to come. */
-export const handler = authenticatedHandler(
-  { authenticate, params: WebhookPathParams, body: RecoverWebhookRequest, successStatus: 202 },
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter, authenticate },
   async ({ principal, params, body }) => {
     const { recovered, hasMore } = await recoverDeliveries(
       deliveryDependencies(),

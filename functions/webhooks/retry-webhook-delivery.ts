@@ -1,12 +1,14 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { deliveryDependencies } from '../../shared/adapters/event-publisher.js';
+import { deliveryDependencies } from '../../shared/adapters/webhook-deliveries-wiring.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { retryDelivery } from '../../shared/domain/webhooks/deliveries.js';
 import { deliveryView } from '../../shared/domain/webhooks/views.js';
-import { authenticatedHandler } from '../../shared/http/api-handler.js';
-import { DeliveryPathParams } from '../../shared/http/schemas/webhooks.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { operation } from './retry-webhook-delivery.operation.js';
 
-export const handler = authenticatedHandler(
-  { authenticate, params: DeliveryPathParams },
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter, authenticate },
   async ({ principal, params }) =>
     deliveryView(
       await retryDelivery(deliveryDependencies(), principal.userId, params.id, params.delivery_id),

@@ -1,17 +1,20 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
-import { systemClock } from '../../shared/domain/clock.js';
+import { endpointDependencies } from '../../shared/adapters/webhooks-wiring.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { rotateEndpointSecret } from '../../shared/domain/webhooks/endpoints.js';
 import { endpointView } from '../../shared/domain/webhooks/views.js';
-import { authenticatedHandler } from '../../shared/http/api-handler.js';
-import { WebhookPathParams } from '../../shared/http/schemas/webhooks.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { operation } from './rotate-webhook-secret.operation.js';
 
-const deps = { endpoints: dynamoEndpointRepository, clock: systemClock };
-
-export const handler = authenticatedHandler(
-  { authenticate, params: WebhookPathParams },
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter, authenticate },
   async ({ principal, params }) => {
-    const endpoint = await rotateEndpointSecret(deps, principal.userId, params.id);
+    const endpoint = await rotateEndpointSecret(
+      endpointDependencies(),
+      principal.userId,
+      params.id,
+    );
     return {
       ...endpointView(endpoint, true),
       previous_secret_expires_at: new Date(endpoint.previousSecretExpiresAt ?? 0).toISOString(),

@@ -1,12 +1,14 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { deliveryDependencies } from '../../shared/adapters/event-publisher.js';
+import { deliveryDependencies } from '../../shared/adapters/webhook-deliveries-wiring.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { sendTestEvent } from '../../shared/domain/webhooks/publish-event.js';
 import { eventView } from '../../shared/domain/webhooks/views.js';
-import { authenticatedHandler } from '../../shared/http/api-handler.js';
-import { WebhookPathParams } from '../../shared/http/schemas/webhooks.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { operation } from './send-webhook-test-event.operation.js';
 
-export const handler = authenticatedHandler(
-  { authenticate, params: WebhookPathParams },
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter, authenticate },
   async ({ principal, params }) => {
     const { event, deliveryId } = await sendTestEvent(
       deliveryDependencies(),

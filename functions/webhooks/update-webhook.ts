@@ -1,20 +1,14 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { deliveryDependencies } from '../../shared/adapters/event-publisher.js';
-import { dnsUrlGuard } from '../../shared/adapters/webhook-url-guard.js';
+import { deliveryDependencies } from '../../shared/adapters/webhook-deliveries-wiring.js';
+import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { updateEndpoint } from '../../shared/domain/webhooks/endpoints.js';
 import { endpointView } from '../../shared/domain/webhooks/views.js';
-import { authenticatedHandler } from '../../shared/http/api-handler.js';
-import { UpdateWebhookRequest, WebhookPathParams } from '../../shared/http/schemas/webhooks.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { operation } from './update-webhook.operation.js';
 
-export const handler = authenticatedHandler(
-  { authenticate, params: WebhookPathParams, body: UpdateWebhookRequest },
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter, authenticate },
   async ({ principal, params, body }) =>
-    endpointView(
-      await updateEndpoint(
-        { ...deliveryDependencies(), urlGuard: dnsUrlGuard },
-        principal.userId,
-        params.id,
-        body,
-      ),
-    ),
+    endpointView(await updateEndpoint(deliveryDependencies(), principal.userId, params.id, body)),
 );

@@ -1,22 +1,9 @@
 import { accountCodeMessageCodec } from '../../shared/adapters/account-code-message.js';
-import { otpOperationDeps } from '../../shared/adapters/otp-operations.js';
-import { mailer } from '../../shared/adapters/ses-mailer.js';
-import { dynamoSignupNotices } from '../../shared/adapters/signup-notices.js';
-import { systemClock } from '../../shared/domain/clock.js';
+import { codeRequestDependencies } from '../../shared/adapters/otp-sends-wiring.js';
 import { ServiceError } from '../../shared/domain/errors.js';
-import { type CodeRequestDeps, fulfilCodeRequest } from '../../shared/domain/otp/code-requests.js';
+import { fulfilCodeRequest } from '../../shared/domain/otp/code-requests.js';
 import { queueWorker } from '../../shared/lambda/queue-worker.js';
 import { log } from '../../shared/log.js';
-
-async function workDeps(): Promise<CodeRequestDeps> {
-  const operations = await otpOperationDeps();
-  return {
-    ...operations,
-    signupNotices: dynamoSignupNotices,
-    mailer: mailer(),
-    clock: systemClock,
-  };
-}
 
 /**
  * Issues and sends the codes (and signup notices) that signup, forgotPassword, resendEmailOtp and
@@ -30,7 +17,7 @@ export const handler = queueWorker({
   describe: (work) => ({ kind: work.kind }),
   handle: async (work) => {
     try {
-      await fulfilCodeRequest(await workDeps(), work);
+      await fulfilCodeRequest(codeRequestDependencies(), work);
       log.info('account code request fulfilled', { kind: work.kind });
     } catch (error) {
       // A refusal a retry would meet again (a number SNS will not text): drop it.

@@ -1,4 +1,4 @@
-import { deliveryDependencies } from '../../shared/adapters/event-publisher.js';
+import { deliveryDependencies } from '../../shared/adapters/webhook-deliveries-wiring.js';
 import { sweepDeliveries } from '../../shared/domain/webhooks/sweep-deliveries.js';
 import { scheduledHandler } from '../../shared/lambda/invocation.js';
 

@@ -1,6 +1,6 @@
 import { sessionEnded } from '../domain/accounts/access-tokens.js';
 import { ServiceError } from '../domain/errors.js';
-import type { Principal } from '../http/api-handler.js';
+import type { Principal } from '../domain/principal.js';
 import { tokenKeys } from './access-token-keys.js';
 import { dynamoSessionRepository } from './session-repository.js';
 
@@ -17,7 +17,7 @@ export function bearerToken(authorization: string | undefined): string | undefin
  * next call, unlike a plain stateless JWT.
  *
  * Throws unauthorized when no Bearer token is sent, invalid_token when it is bad, expired or its
- * session was revoked. Use with `authenticatedHandler({ authenticate, ... })`.
+ * session was revoked. Handed to `apiHandler` as the edge's `authenticate`.
  */
 export async function authenticate(authorization: string | undefined): Promise<Principal> {
   const claims = await authenticateDeferringSessionCheck(authorization);

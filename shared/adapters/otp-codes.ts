@@ -10,19 +10,14 @@ import { dynamoSmsCounter } from './dynamo-sms-counter.js';
 import { mailer } from './ses-mailer.js';
 import { smsSender } from './sns-sms-sender.js';
 
-let engine: Promise<OtpEngine> | undefined;
+let engine: OtpEngine | undefined;
 
-/** The OTP engine of this process on DynamoDB, built once per cold start (OTP_PEPPER read once). */
-function otpEngine(): Promise<OtpEngine> {
-  if (engine === undefined) {
-    engine = secret('OTP_PEPPER').then(
-      (pepper) => new OtpEngine(dynamoOtpStore, systemClock, pepper),
-    );
-    // A failed secret read is retried by the next request rather than cached.
-    engine.catch(() => {
-      engine = undefined;
-    });
-  }
+/**
+ * The OTP engine of this process on DynamoDB, built once per cold start; it asks for OTP_PEPPER
+ * when it first hashes a code (`secret` reads it once, and again after a failed read).
+ */
+function otpEngine(): OtpEngine {
+  engine ??= new OtpEngine(dynamoOtpStore, systemClock, () => secret('OTP_PEPPER'));
   return engine;
 }
 
@@ -34,7 +29,7 @@ export const smsCap = (): SmsCap => new SmsCap(dynamoSmsCounter, systemClock, sm
  * the SMS country allow-list and the service-wide SMS cap. It satisfies the account use-cases'
  * `AccountCodes` as is (docs/otp.md).
  */
-export async function otpCodes(): Promise<OtpCodes> {
+export function otpCodes(): OtpCodes {
   return codesSendingEmailBy(mailerAtFirstEmail);
 }
 
@@ -43,7 +38,7 @@ export async function otpCodes(): Promise<OtpCodes> {
  * whose import cost it would pay at every cold start (1.41× the DynamoDB-only floor with it,
  * docs/performance.md). An email asked of it is a bug, and fails as one.
  */
-export async function smsCodes(): Promise<OtpCodes> {
+export function smsCodes(): OtpCodes {
   return codesSendingEmailBy({
     send: async () => {
       throw new Error('this function sends no email: it is built with smsCodes()');
@@ -51,8 +46,8 @@ export async function smsCodes(): Promise<OtpCodes> {
   });
 }
 
-async function codesSendingEmailBy(mailer: Mailer): Promise<OtpCodes> {
-  return new OtpCodes(await otpEngine(), mailer, smsSender(), smsAllowedCountries(), smsCap());
+function codesSendingEmailBy(mailer: Mailer): OtpCodes {
+  return new OtpCodes(otpEngine(), mailer, smsSender(), smsAllowedCountries(), smsCap());
 }
 
 /**
@@ -66,6 +61,6 @@ const mailerAtFirstEmail: Mailer = { send: (message) => mailer().send(message) }
  * bundle then holds neither the SES and SNS clients nor the phone metadata: esbuild drops the
  * unused `otpCodes` above and what only it reaches.
  */
-export async function otpChecks(): Promise<OtpChecks> {
-  return new OtpChecks(await otpEngine());
+export function otpChecks(): OtpChecks {
+  return new OtpChecks(otpEngine());
 }

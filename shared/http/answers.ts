@@ -1,6 +1,5 @@
 import type { GenericSchema } from 'valibot';
 import type { ErrorCode } from '../domain/errors.js';
-import { phoneLookupPerClient, sendPerTarget, verifyPerTarget } from '../domain/otp/limits.js';
 import type { HttpRouteEntry } from './routes.js';
 import * as r from './schemas/responses.js';
 
@@ -10,15 +9,6 @@ import * as r from './schemas/responses.js';
  * OpenAPI document is generated from this and the route table; the contract test holds every
  * answer of the end-to-end suite to it. Handlers never import it.
  */
-/** A limit of the operation's own, as its handler's `limits` applies it (docs/otp.md, "Limits"). */
-export interface OwnLimit {
-  scope: string;
-  limit: number;
-  windowSeconds: number;
-  /** What is counted: each email or phone the request names, or each client. */
-  per: 'target' | 'client';
-}
-
 export interface Answer {
   /**
    * The success envelope's `data`; for a list, one item (the answer is a page of them); for a
@@ -35,15 +25,11 @@ export interface Answer {
   optionalBearer?: true;
   /** Reads an optional Idempotency-Key header: a repeat answers the first request's result. */
   idempotencyKey?: true;
-  /** Limits besides the per-client one of every API operation. */
-  limits?: OwnLimit[];
   /** A receiver's signature scheme (components.securitySchemes). */
   signedWith?: 'gatewayASignature' | 'gatewayBSignature' | 'messagingSignature';
 }
 
 const codeChecks: ErrorCode[] = ['invalid_otp', 'otp_expired', 'too_many_attempts'];
-const sends: OwnLimit[] = [{ ...sendPerTarget, per: 'target' }];
-const verifies: OwnLimit[] = [{ ...verifyPerTarget, per: 'target' }];
 
 export const answers: Record<string, Answer> = {
   signup: { data: r.SignupAccepted, errors: ['conflict'] },
@@ -71,20 +57,13 @@ export const answers: Record<string, Answer> = {
   jwks: { document: 'json', data: r.Jwks },
   openapi: { document: 'json' },
 
-  sendOtp: { data: r.SmsCodeSent, errors: ['too_many_attempts'], limits: sends },
-  verifyOtp: { data: r.OtpVerified, errors: codeChecks, limits: verifies },
-  resendEmailOtp: { data: r.CodeSent, limits: sends },
-  resendMobileOtp: { data: r.CodeSent, limits: sends },
-  verifyEmailOtp: { data: r.EmailVerified, errors: [...codeChecks, 'conflict'], limits: verifies },
-  verifyMobileOtp: {
-    data: r.MobileVerified,
-    errors: [...codeChecks, 'conflict'],
-    limits: verifies,
-  },
-  verifyPhoneAccount: {
-    data: r.PhoneRegistration,
-    limits: [{ ...phoneLookupPerClient, per: 'client' }],
-  },
+  sendOtp: { data: r.SmsCodeSent, errors: ['too_many_attempts'] },
+  verifyOtp: { data: r.OtpVerified, errors: codeChecks },
+  resendEmailOtp: { data: r.CodeSent },
+  resendMobileOtp: { data: r.CodeSent },
+  verifyEmailOtp: { data: r.EmailVerified, errors: [...codeChecks, 'conflict'] },
+  verifyMobileOtp: { data: r.MobileVerified, errors: [...codeChecks, 'conflict'] },
+  verifyPhoneAccount: { data: r.PhoneRegistration },
 
   registerWebhook: { data: r.EndpointWithSecret, errors: ['conflict'] },
   listWebhooks: { data: r.Endpoint, paged: true },

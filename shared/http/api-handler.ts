@@ -3,23 +3,33 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as v from 'valibot';
-import { dynamoWindowCounter } from '../adapters/window-counter.js';
 import { corsAllowedOrigins, rateLimitPerMinute } from '../config.js';
 import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
 import { metrics } from '../domain/metrics.js';
+import type { Principal } from '../domain/principal.js';
 import {
   consume,
   PendingHit,
   type RateLimitDecision,
   rateLimited,
   routeLimited,
+  type WindowCounter,
 } from '../domain/rate-limit.js';
 import { instrumented } from '../lambda/invocation.js';
 import { log } from '../log.js';
 import { callerAddress } from './caller-address.js';
 import { corsHeaders } from './cors.js';
 import { answerBeforeDeadline } from './deadline.js';
+import {
+  type ApiOperation,
+  type ApiRequest,
+  type Auth,
+  type AuthenticatedRequest,
+  type Output,
+  type RouteLimit,
+  takesBearerToken,
+} from './operation.js';
 import {
   type HttpResponse,
   type PageMeta,
@@ -31,44 +41,7 @@ import { parseRequestPart } from './validate.js';
 /** Largest accepted API request body (contract.md): larger is a 413. */
 export const maxApiBodyBytes = 64 * 1024;
 
-/** Who is calling, as established by a valid access token with a live session. */
-export interface Principal {
-  userId: string;
-  sessionId: string;
-}
-
 type Schema = v.GenericSchema;
-type Output<TSchema> = TSchema extends Schema ? v.InferOutput<TSchema> : undefined;
-
-export interface ApiRequest<TBody, TQuery, TParams> {
-  body: TBody;
-  query: TQuery;
-  params: TParams;
-  /** Header names are lower-cased. */
-  headers: Record<string, string>;
-  requestId: string;
-  /** The caller's address: the connection's, or the dashboard viewer's (`callerAddress`). */
-  sourceIp: string;
-  /**
-   * Who the per-client rate limit counts: the API key API Gateway accepted (its id) with the
-   * caller's address, or the address alone (`clientOf`).
-   */
-  client: string;
-  /** The caller, when the operation asked for a Bearer token for this request (`bearerWhen`). */
-  principal?: Principal;
-  /**
-   * The request's hit on its client's window, not counted yet, for an operation that counts it
-   * in its own write (`countsOwnHit`); whatever it leaves uncounted is counted after it.
-   */
-  hit?: PendingHit;
-  /** The hit on the route limit the use-case counts itself (`countedByUseCase`), if any. */
-  routeHit?: PendingHit;
-}
-
-export interface AuthenticatedRequest<TBody, TQuery, TParams>
-  extends ApiRequest<TBody, TQuery, TParams> {
-  principal: Principal;
-}
 
 /** Resolves the Authorization header to a principal or throws unauthorized/invalid_token. */
 type Authenticate = (authorization: string | undefined) => Promise<Principal>;
@@ -93,53 +66,19 @@ export class Document {
 }
 
 /**
- * A tighter fixed window of one route, on top of the per-client limit: counted after validation,
- * so it can key on the request (the phone number a code goes to, or `request.client`).
+ * What a handler's stack is built with besides its definition: the counter of the rate limits
+ * and, for a route that takes a Bearer token, how a token becomes a principal.
  */
-export interface RouteLimit<TRequest> {
-  /** Names the counter; distinct for each limit. */
-  scope: string;
-  limit: number;
-  windowSeconds: number;
-  /** What one counter counts; stored only as a digest (it may be an email or a phone). */
-  key: (request: TRequest) => string;
-  /**
-   * The use-case counts the hit in a write it makes anyway (`request.routeHit`): the OTP
-   * verifications, in their attempt's reservation. Counted here alone on any path it did not.
-   * @default false
-   */
-  countedByUseCase?: boolean;
-}
+export type Edge<TAuth extends Auth> = { counter: WindowCounter } & (TAuth extends
+  | 'user'
+  | 'user-if-generic'
+  ? { authenticate: Authenticate }
+  : { authenticate?: undefined });
 
-interface Options<TBody, TQuery, TParams> {
-  body?: TBody;
-  query?: TQuery;
-  params?: TParams;
-  /** Status of a success. @default 200 */
-  successStatus?: 200 | 201 | 202;
-  /** Route-specific limits; a refusal is a 429 with the headers of the limit that refused. */
-  limits?: RouteLimit<ApiRequest<Output<TBody>, Output<TQuery>, Output<TParams>>>[];
-  /**
-   * The use-case counts the request's per-client hit itself, inside a write it makes anyway
-   * (`request.hit`): one round trip less. The hit is then counted after validation and the
-   * use-case's reads — a request over the limit still gets its 429 and writes nothing — and the
-   * HTTP layer counts it alone on every path that did not. @default false
-   */
-  countsOwnHit?: boolean;
-  /**
-   * For an operation public for some requests only (sendOtp and verifyOtp: purpose generic needs
-   * a signed-in user, login does not): after validation, before the route limits, a request
-   * `needed` for is authenticated as authenticatedHandler's are, and its `principal` set.
-   */
-  bearerWhen?: {
-    needed: (request: ApiRequest<Output<TBody>, Output<TQuery>, Output<TParams>>) => boolean;
-    authenticate: Authenticate;
-  };
-}
-
-interface AuthenticatedOptions<TBody, TQuery, TParams> extends Options<TBody, TQuery, TParams> {
-  authenticate: Authenticate;
-}
+/** The request a use-case gets: with its principal on a `user` route. */
+type RequestOf<TAuth extends Auth, TBody, TQuery, TParams> = TAuth extends 'user'
+  ? AuthenticatedRequest<Output<TBody>, Output<TQuery>, Output<TParams>>
+  : ApiRequest<Output<TBody>, Output<TQuery>, Output<TParams>>;
 
 type ApiEvent = APIGatewayProxyEvent;
 type Handler = (event: ApiEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -278,7 +217,10 @@ function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
  * X-RateLimit-* headers. With `countsOwnHit`, the hit is handed to the use-case uncounted, and
  * counted here afterwards only if the use-case's write did not count it.
  */
-function rateLimit(countsOwnHit: boolean): MiddlewareObj<ApiEvent, HttpResponse> {
+function rateLimit(
+  counter: WindowCounter,
+  countsOwnHit: boolean,
+): MiddlewareObj<ApiEvent, HttpResponse> {
   type Request = { event: ApiEvent; response: HttpResponse | null | undefined };
   const addHeaders = (event: ApiEvent, response: HttpResponse | null | undefined) => {
     const decision = stateOf(event).rateLimit;
@@ -327,16 +269,11 @@ function rateLimit(countsOwnHit: boolean): MiddlewareObj<ApiEvent, HttpResponse>
       const state = stateOf(event);
       const window = { scope: 'api', limit: rateLimitPerMinute(), windowSeconds: 60 };
       if (countsOwnHit) {
-        state.hit = new PendingHit(dynamoWindowCounter, window, state.client, systemClock.now());
+        state.hit = new PendingHit(counter, window, state.client, systemClock.now());
         return;
       }
       try {
-        state.rateLimit = await consume(
-          dynamoWindowCounter,
-          window,
-          state.client,
-          systemClock.now(),
-        );
+        state.rateLimit = await consume(counter, window, state.client, systemClock.now());
       } catch (error) {
         // Fail open: the usage plan on API Gateway stays as the backstop.
         log.warn('rate limiter unavailable', { error });
@@ -359,6 +296,7 @@ const digest = (value: string) => createHash('sha256').update(value).digest('hex
 
 /** Counts one hit on a route's own limit; a refusal reports that limit in the headers. */
 async function enforceRouteLimit<TRequest>(
+  counter: WindowCounter,
   routeLimit: RouteLimit<TRequest>,
   request: TRequest,
   state: State,
@@ -366,7 +304,7 @@ async function enforceRouteLimit<TRequest>(
   let decision: RateLimitDecision;
   try {
     decision = await consume(
-      dynamoWindowCounter,
+      counter,
       routeLimit,
       digest(routeLimit.key(request)),
       systemClock.now(),
@@ -427,25 +365,38 @@ function bodyLimit(): MiddlewareObj<ApiEvent, HttpResponse> {
   };
 }
 
-function buildHandler<
+/**
+ * An API operation's handler, built from its definition: parses and validates the request, applies
+ * the rate limits, authenticates a route that takes a Bearer token (before the body is read), runs
+ * the use-case and wraps its result in the success envelope (a `Page` adds `meta`).
+ */
+export function apiHandler<
   TBody extends Schema | undefined,
   TQuery extends Schema | undefined,
   TParams extends Schema | undefined,
+  TAuth extends Auth,
 >(
-  options: Options<TBody, TQuery, TParams>,
-  authenticate: Authenticate | undefined,
-  run: (
-    request: AuthenticatedRequest<Output<TBody>, Output<TQuery>, Output<TParams>>,
-  ) => Promise<unknown>,
+  operation: ApiOperation<TBody, TQuery, TParams, TAuth>,
+  edge: Edge<TAuth>,
+  run: (request: RequestOf<TAuth, TBody, TQuery, TParams>) => Promise<unknown>,
 ): Handler {
+  const { counter } = edge;
+  const authenticate: Authenticate | undefined = edge.authenticate;
+  // The types demand both; a definition built around them fails its cold start, not a request.
+  if (takesBearerToken(operation.auth) && authenticate === undefined) {
+    throw new Error(`${operation.name}: auth ${operation.auth} needs an authenticate`);
+  }
+  if (operation.auth === 'user-if-generic' && operation.bearerWhen === undefined) {
+    throw new Error(`${operation.name}: auth user-if-generic needs bearerWhen`);
+  }
   const core = async (event: ApiEvent): Promise<HttpResponse> => {
     const state = stateOf(event);
-    const body = options.body ? parseRequestPart(options.body, event.body, 'body') : undefined;
-    const query = options.query
-      ? parseRequestPart(options.query, event.queryStringParameters ?? {}, 'query')
+    const body = operation.body ? parseRequestPart(operation.body, event.body, 'body') : undefined;
+    const query = operation.query
+      ? parseRequestPart(operation.query, event.queryStringParameters ?? {}, 'query')
       : undefined;
-    const params = options.params
-      ? parseRequestPart(options.params, event.pathParameters ?? {}, 'path')
+    const params = operation.params
+      ? parseRequestPart(operation.params, event.pathParameters ?? {}, 'path')
       : undefined;
     const request = {
       body,
@@ -459,20 +410,20 @@ function buildHandler<
       hit: state.hit,
     } as AuthenticatedRequest<Output<TBody>, Output<TQuery>, Output<TParams>>;
     // Before the route limits: an anonymous request that needs a token spends no one's budget.
-    if (options.bearerWhen?.needed(request)) {
-      request.principal = await options.bearerWhen.authenticate(state.headers.authorization);
+    if (authenticate !== undefined && operation.bearerWhen?.(request)) {
+      request.principal = await authenticate(state.headers.authorization);
     }
-    for (const routeLimit of options.limits ?? []) {
+    for (const routeLimit of operation.limits ?? []) {
       if (routeLimit.countedByUseCase) {
         const key = digest(routeLimit.key(request));
-        state.routeHit = new PendingHit(dynamoWindowCounter, routeLimit, key, systemClock.now());
+        state.routeHit = new PendingHit(counter, routeLimit, key, systemClock.now());
         request.routeHit = state.routeHit;
       } else {
-        await enforceRouteLimit(routeLimit, request, state);
+        await enforceRouteLimit(counter, routeLimit, request, state);
       }
     }
     const result = await run(request);
-    const status = options.successStatus ?? 200;
+    const status = operation.successStatus ?? 200;
     if (result instanceof Document) {
       return {
         statusCode: status,
@@ -487,11 +438,11 @@ function buildHandler<
 
   const stack = middy<ApiEvent, HttpResponse>(core)
     .use(requestState())
-    .use(rateLimit(options.countsOwnHit ?? false))
+    .use(rateLimit(counter, operation.countsOwnHit ?? false))
     .use(errorEnvelope())
     .use(bodyLimit());
   // Credentials are checked before the body is read: an anonymous caller learns nothing more.
-  if (authenticate) {
+  if (authenticate !== undefined && operation.auth === 'user') {
     stack.use({
       before: async ({ event }) => {
         const state = stateOf(event);
@@ -499,7 +450,7 @@ function buildHandler<
       },
     });
   }
-  if (options.body) stack.use(httpJsonBodyParser());
+  if (operation.body) stack.use(httpJsonBodyParser());
   const handler = stack as unknown as (event: ApiEvent, context: Context) => Promise<HttpResponse>;
   return instrumented(
     (event, context) => {
@@ -515,33 +466,4 @@ function buildHandler<
     },
     (event) => event.requestContext?.requestId ?? undefined,
   );
-}
-
-/**
- * A public API operation: parses and validates the request, applies the rate limit, runs the
- * use-case and wraps its result in the success envelope (a `Page` adds `meta`).
- */
-export function apiHandler<
-  TBody extends Schema | undefined = undefined,
-  TQuery extends Schema | undefined = undefined,
-  TParams extends Schema | undefined = undefined,
->(
-  options: Options<TBody, TQuery, TParams>,
-  run: (request: ApiRequest<Output<TBody>, Output<TQuery>, Output<TParams>>) => Promise<unknown>,
-): Handler {
-  return buildHandler(options, undefined, run);
-}
-
-/** Like apiHandler, for operations of an authenticated user: no valid session, no call. */
-export function authenticatedHandler<
-  TBody extends Schema | undefined = undefined,
-  TQuery extends Schema | undefined = undefined,
-  TParams extends Schema | undefined = undefined,
->(
-  options: AuthenticatedOptions<TBody, TQuery, TParams>,
-  run: (
-    request: AuthenticatedRequest<Output<TBody>, Output<TQuery>, Output<TParams>>,
-  ) => Promise<unknown>,
-): Handler {
-  return buildHandler(options, options.authenticate, run);
 }

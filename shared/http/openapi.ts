@@ -2,8 +2,9 @@ import { type OverrideRefContext, toJsonSchema, toJsonSchemaDefs } from '@valibo
 import type * as v from 'valibot';
 import type { ErrorCode } from '../domain/errors.js';
 import { maxChallengeLength } from '../domain/inbound/receive-event.js';
+import type { FixedWindow } from '../domain/rate-limit.js';
 import { deliverableEventDefinitions } from '../domain/webhooks/event-catalogue.js';
-import { type Answer, answerOf, errorsOf, type OwnLimit } from './answers.js';
+import { type Answer, answerOf, errorsOf } from './answers.js';
 import { eventTypeDocument } from './event-types.js';
 import { serversOf } from './openapi-servers.js';
 import { statusOfCode } from './responses.js';
@@ -238,6 +239,9 @@ function successContent(answer: Answer): JsonObject {
   };
 }
 
+/** A limit of the operation's own (`limits` of its definition). */
+type OwnLimit = FixedWindow & { per: 'target' | 'client' };
+
 /** An operation's own limit, as its description states it. */
 function limitSentence({ limit, windowSeconds, per }: OwnLimit): string {
   const window = windowSeconds === 60 ? 'a minute' : `per ${windowSeconds} s`;
@@ -245,14 +249,21 @@ function limitSentence({ limit, windowSeconds, per }: OwnLimit): string {
   return `Own limit: ${limit} requests ${window} ${counted}, on top of each client's limit for all operations; over it, 429 \`rate_limited\` with Retry-After and the X-RateLimit-* headers of this limit.`;
 }
 
+const anyIdentifier = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' };
+
 function operation(route: HttpRouteEntry): JsonObject {
   const parameters: JsonObject[] = [];
+  // The schema the handler validates its path with (`params` of its definition), else any id.
+  const pathFields = (
+    route.surface === 'api' && route.params ? (jsonSchema(route.params).properties ?? {}) : {}
+  ) as Record<string, JsonObject>;
   for (const match of route.path.matchAll(/\{(\w+)\}/g)) {
     parameters.push({
       name: match[1],
       in: 'path',
       required: true,
-      schema: { type: 'string', maxLength: 64, pattern: '^[A-Za-z0-9_-]{1,64}$' },
+      // No id we issue is longer than 64 (the bound a pattern alone does not state).
+      schema: { maxLength: 64, ...(pathFields[match[1]!] ?? anyIdentifier) },
     });
   }
   if (route.query) {
@@ -330,7 +341,8 @@ function operation(route: HttpRouteEntry): JsonObject {
             answer.optionalBearer || route.auth === 'user-if-generic'
             ? [{ apiKey: [] }, { apiKey: [], bearerAuth: [] }]
             : [{ apiKey: [] }];
-  const limits = answer.limits ?? [];
+  // The limits the handler applies: its definition's, the very objects this document reads.
+  const limits: OwnLimit[] = route.surface === 'api' ? (route.limits ?? []) : [];
   return {
     operationId: route.name,
     summary: route.summary,
@@ -462,8 +474,9 @@ function withIntegerFormats(node: unknown): unknown {
 }
 
 /**
- * The OpenAPI 3.1 document of the service, generated from the route table and its valibot
- * schemas (so it cannot drift from what the handlers accept). Receivers live on Function URLs
+ * The OpenAPI 3.1 document of the service, generated from the route table: its request schemas,
+ * success statuses and own limits are the operations' definitions, the very objects each handler
+ * validates and counts with (so it cannot drift from what the handlers accept). Receivers live on Function URLs
  * on AWS; their paths are those the local runtime serves.
  */
 export function openApiDocument(serverUrls: readonly string[]): JsonObject {

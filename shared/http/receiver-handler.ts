@@ -33,8 +33,6 @@ export class PlainText {
 
 interface ReceiverOptions {
   methods: HttpMethod[];
-  /** @default maxReceiverBodyBytes */
-  maxBodyBytes?: number;
   /**
    * Called with every refused call (bad signature, malformed or oversized body, wrong method)
    * before the 4xx goes out, so that the audit trail holds every attempt.
@@ -95,7 +93,6 @@ export function receiverHandler(
   options: ReceiverOptions,
   run: (request: InboundRequest) => Promise<unknown>,
 ): Handler {
-  const maxBodyBytes = options.maxBodyBytes ?? maxReceiverBodyBytes;
   const receive = async (event: APIGatewayProxyEventV2): Promise<HttpResponse> => {
     const request = inboundRequest(event);
     let response: HttpResponse;
@@ -103,11 +100,11 @@ export function receiverHandler(
       if (!options.methods.includes(request.method)) {
         throw new ServiceError('not_found', `${request.method} is not served here`);
       }
-      if (request.rawBody.length > maxBodyBytes) {
+      if (request.rawBody.length > maxReceiverBodyBytes) {
         throw new ServiceError(
           'payload_too_large',
-          `The body must be at most ${maxBodyBytes} bytes`,
-          [{ field: 'body', message: `must be at most ${maxBodyBytes} bytes` }],
+          `The body must be at most ${maxReceiverBodyBytes} bytes`,
+          [{ field: 'body', message: `must be at most ${maxReceiverBodyBytes} bytes` }],
         );
       }
       response = toResponse(await run(request));

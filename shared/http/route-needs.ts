@@ -1,4 +1,5 @@
 import { type ItemFamily, itemFamilies } from '../adapters/keys.js';
+import { takesBearerToken } from './operation.js';
 import { type Needs, type Route, routes } from './routes.js';
 
 /**
@@ -46,7 +47,7 @@ export function itemFamiliesOf(entryRoutes: readonly Route[]): ItemFamily[] {
   for (const route of entryRoutes) {
     for (const family of route.needs.items ?? []) families.add(family);
     if (route.surface === 'api') families.add('rateCounter');
-    if (route.surface === 'api' && (route.auth === 'user' || route.auth === 'user-if-generic')) {
+    if (route.surface === 'api' && takesBearerToken(route.auth)) {
       families.add('user');
     }
   }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as getProfileHandler } from '../../functions/profile/get-profile.js';
-import { accountDeps } from '../../shared/adapters/accounts.js';
+import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
 import { dynamo } from '../../shared/adapters/dynamodb.js';
 import { logout } from '../../shared/domain/accounts/sessions.js';
@@ -29,15 +29,16 @@ beforeAll(async () => {
 });
 
 async function signedIn() {
-  const deps = await accountDeps();
+  const deps = accountDependencies();
   const codes = new MemoryCodes();
   const email = uniqueEmail();
   const queue = inlineSignupQueue(deps, codes, []);
-  await signup(deps, queue, { name: 'Ada', email, password: 'correct horse battery' });
+  await signup(
+    { ...deps, codeQueue: queue },
+    { name: 'Ada', email, password: 'correct horse battery' },
+  );
   return verifySignup(
-    deps,
-    codes,
-    queue,
+    { ...deps, codes: codes, codeQueue: queue },
     { email, otp: codes.lastCode(email, 'signup') },
     testClient,
   );
@@ -63,7 +64,7 @@ describe('authenticate', () => {
 
   it('refuses the token of a session that was logged out', async () => {
     const pair = await signedIn();
-    await logout(await accountDeps(), pair.access_token);
+    await logout(accountDependencies(), pair.access_token);
 
     await expect(authenticate(`Bearer ${pair.access_token}`)).rejects.toMatchObject({
       code: 'invalid_token',
@@ -94,7 +95,7 @@ describe('getProfile, which reads the session with the profile', () => {
 
   it('answers as authentication does once the session ended, and reads nothing without a token', async () => {
     const pair = await signedIn();
-    await logout(await accountDeps(), pair.access_token);
+    await logout(accountDependencies(), pair.access_token);
 
     const ended = await getProfile(pair.access_token);
     expect(ended.status).toBe(401);

@@ -24,7 +24,7 @@ function setup(smsCountries: string[] = [], smsPerHour = 1000) {
   // Each setup a day of its own, so the service-wide SMS count starts at zero in every test.
   const clock = new ManualClock(Date.UTC(2099, 0, 1, 10, 0, 0) + days++ * 86_400_000);
   const codes = new OtpCodes(
-    new OtpEngine(dynamoOtpStore, clock, 'test-pepper'),
+    new OtpEngine(dynamoOtpStore, clock, async () => 'test-pepper'),
     { send: async (message) => void emails.push(message) },
     { send: async (message) => void texts.push(message) },
     smsCountries,

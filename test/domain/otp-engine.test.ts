@@ -19,7 +19,7 @@ beforeAll(async () => {
 function setup() {
   // In the future: codes carry their TTL from this clock, and DynamoDB Local deletes expired items.
   const clock = new ManualClock(Date.UTC(2099, 0, 1, 10, 0, 0));
-  const engine = new OtpEngine(dynamoOtpStore, clock, 'test-pepper');
+  const engine = new OtpEngine(dynamoOtpStore, clock, async () => 'test-pepper');
   return { clock, engine };
 }
 

@@ -1,9 +1,10 @@
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../shared/domain/errors.js';
-import { apiHandler, authenticatedHandler, Page } from '../../shared/http/api-handler.js';
+import { apiHandler, Page } from '../../shared/http/api-handler.js';
 import { startOfNextMinute } from '../support/clock.js';
 import { invoke, lambdaContext, restEvent } from '../support/events.js';
+import { tableCounter, testOperation } from '../support/operations.js';
 import { useFreshTable } from '../support/table.js';
 
 const Body = v.strictObject({
@@ -11,9 +12,11 @@ const Body = v.strictObject({
   age: v.optional(v.number('must be a number')),
 });
 
-const echo = apiHandler({ body: Body, successStatus: 201 }, async ({ body }) => ({
-  hello: body.name,
-}));
+const echo = apiHandler(
+  testOperation({ body: Body, successStatus: 201 }),
+  tableCounter,
+  async ({ body }) => ({ hello: body.name }),
+);
 
 async function call(
   body: string | null,
@@ -73,7 +76,7 @@ describe('the API middleware stack', () => {
   });
 
   it('answers an unexpected failure with a generic 500 that leaks nothing', async () => {
-    const failing = apiHandler({}, async () => {
+    const failing = apiHandler(testOperation(), tableCounter, async () => {
       throw new Error('ConditionalCheckFailedException: secret internals');
     });
     const response = await failing(restEvent(), lambdaContext);
@@ -83,7 +86,7 @@ describe('the API middleware stack', () => {
   });
 
   it('maps a service error to its status, its details read as sentences naming the field', async () => {
-    const conflicting = apiHandler({}, async () => {
+    const conflicting = apiHandler(testOperation(), tableCounter, async () => {
       throw new ServiceError('conflict', 'Email is taken', [
         { field: 'email', message: 'is taken' },
       ]);
@@ -97,7 +100,8 @@ describe('the API middleware stack', () => {
 
   it('adds meta to a page of results', async () => {
     const list = apiHandler(
-      {},
+      testOperation(),
+      tableCounter,
       async () => new Page([{ id: 1 }], { page: 1, per_page: 20, total: 1 }),
     );
     const response = await list(restEvent({ httpMethod: 'GET' }), lambdaContext);
@@ -109,9 +113,10 @@ describe('the API middleware stack', () => {
   });
 
   it('checks credentials before reading the body', async () => {
-    const guarded = authenticatedHandler(
+    const guarded = apiHandler(
+      testOperation({ body: Body, auth: 'user' }),
       {
-        body: Body,
+        ...tableCounter,
         authenticate: async () => {
           throw new ServiceError('unauthorized', 'A Bearer access token is required');
         },
@@ -126,7 +131,7 @@ describe('the API middleware stack', () => {
 describe('the per-client rate limit', () => {
   it('counts per client, reports the window on every response and answers 429 with Retry-After', async () => {
     process.env.RATE_LIMIT_PER_MINUTE = '3';
-    const ping = apiHandler({}, async () => ({ pong: true }));
+    const ping = apiHandler(testOperation(), tableCounter, async () => ({ pong: true }));
     const fromClient = (sourceIp: string) => {
       const event = restEvent({ httpMethod: 'GET' });
       event.requestContext.identity.sourceIp = sourceIp;

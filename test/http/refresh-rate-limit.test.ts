@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as refreshToken } from '../../functions/auth/refresh-token.js';
-import { accountDeps } from '../../shared/adapters/accounts.js';
+import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { dynamo } from '../../shared/adapters/dynamodb.js';
 import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import type { TokenResponse } from '../../shared/domain/accounts/sessions.js';
@@ -55,15 +55,16 @@ beforeEach(() => {
 });
 
 async function signedIn(): Promise<TokenResponse> {
-  const deps = await accountDeps();
+  const deps = accountDependencies();
   const codes = new MemoryCodes();
   const email = uniqueEmail();
   const queue = inlineSignupQueue(deps, codes, []);
-  await signup(deps, queue, { name: 'Ada', email, password: 'correct horse battery' });
+  await signup(
+    { ...deps, codeQueue: queue },
+    { name: 'Ada', email, password: 'correct horse battery' },
+  );
   const pair = await verifySignup(
-    deps,
-    codes,
-    queue,
+    { ...deps, codes: codes, codeQueue: queue },
     { email, otp: codes.lastCode(email, 'signup') },
     testClient,
   );

@@ -4,16 +4,26 @@ import { systemClock } from '../../shared/domain/clock.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { startOfNextMinute } from '../support/clock.js';
 import { invoke, lambdaContext, restEvent } from '../support/events.js';
+import { tableCounter, testOperation } from '../support/operations.js';
 import { useFreshTable } from '../support/table.js';
 
 const Body = v.strictObject({ target: v.string() });
 
 /** A route with its own limit of 2 a minute per target, like the OTP routes. */
 const limited = apiHandler(
-  {
+  testOperation({
     body: Body,
-    limits: [{ scope: 'test-target', limit: 2, windowSeconds: 60, key: ({ body }) => body.target }],
-  },
+    limits: [
+      {
+        scope: 'test-target',
+        limit: 2,
+        windowSeconds: 60,
+        per: 'target',
+        key: ({ body }) => body.target,
+      },
+    ],
+  }),
+  tableCounter,
   async ({ body }) => ({ ok: body.target }),
 );
 

@@ -10,6 +10,7 @@ import type { LogRecord } from '../../shared/log.js';
 import { log } from '../../shared/log.js';
 import { invoke, restEvent } from '../support/events.js';
 import { type RecordedLogs, recordLogs } from '../support/log-recorder.js';
+import { tableCounter, testOperation } from '../support/operations.js';
 import { useFreshTable } from '../support/table.js';
 
 /**
@@ -68,13 +69,17 @@ const directiveOf = (document: LogRecord) =>
 const context = (functionName: string, awsRequestId: string) =>
   ({ functionName, awsRequestId, getRemainingTimeInMillis: () => 10_000 }) as Context;
 
-const signup = apiHandler({ body: v.object({ fail: v.boolean() }) }, async ({ body }) => {
-  log.info('signing up');
-  if (body.fail) throw new ServiceError('rate_limited', 'Slow down', [], { limit: 'test-limit' });
-  metrics.count('Signups', {});
-  metrics.count('OtpSent', { Channel: 'sms', Country: 'GB' });
-  return { ok: true };
-});
+const signup = apiHandler(
+  testOperation({ body: v.object({ fail: v.boolean() }) }),
+  tableCounter,
+  async ({ body }) => {
+    log.info('signing up');
+    if (body.fail) throw new ServiceError('rate_limited', 'Slow down', [], { limit: 'test-limit' });
+    metrics.count('Signups', {});
+    metrics.count('OtpSent', { Channel: 'sms', Country: 'GB' });
+    return { ok: true };
+  },
+);
 
 let logs: RecordedLogs;
 beforeAll(async () => {

@@ -5,6 +5,7 @@ import { handler as verifyPhoneAccount } from '../../functions/otp/verify-phone-
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { startOfNextMinute } from '../support/clock.js';
 import { invoke } from '../support/events.js';
+import { tableCounter, testOperation } from '../support/operations.js';
 import { useFreshTable } from '../support/table.js';
 
 /**
@@ -92,7 +93,7 @@ function apiGatewayEvent(
   } as APIGatewayProxyEvent;
 }
 
-const ping = apiHandler({}, async () => ({ pong: true }));
+const ping = apiHandler(testOperation(), tableCounter, async () => ({ pong: true }));
 
 /** X-RateLimit-Remaining after each request, in order. */
 async function remainingAfter(callers: Caller[]): Promise<string[]> {
@@ -250,7 +251,9 @@ describe('the identity the rate limiter counts, behind the dashboard’s CloudFr
   });
 
   it('hands the viewer’s address, not CloudFront’s, to the operation (sessions, security notices)', async () => {
-    const whoCalled = apiHandler({}, async (request) => ({ address: request.sourceIp }));
+    const whoCalled = apiHandler(testOperation(), tableCounter, async (request) => ({
+      address: request.sourceIp,
+    }));
 
     const viaEdge = await invoke(whoCalled, apiGatewayEvent(throughCloudFront('203.0.113.80')));
     const direct = await invoke(

@@ -33,16 +33,17 @@ const uniquePhone = () => `+1415${String(3_000_000 + (Date.now() % 1_000_000) + 
 async function activeAccountWithUnverifiedPhone() {
   const email = uniqueEmail();
   const phone = uniquePhone();
-  await signup(accounts.deps, accounts.queue, {
-    name: 'Signer',
-    email,
-    phone,
-    password: 'correct horse battery',
-  });
+  await signup(
+    { ...accounts.deps, codeQueue: accounts.queue },
+    {
+      name: 'Signer',
+      email,
+      phone,
+      password: 'correct horse battery',
+    },
+  );
   const signedIn = await verifySignup(
-    accounts.deps,
-    accounts.codes,
-    accounts.queue,
+    { ...accounts.deps, codes: accounts.codes, codeQueue: accounts.queue },
     { email, otp: accounts.codes.lastCode(email, 'signup') },
     testClient,
   );

@@ -1,6 +1,12 @@
 import type { Clock } from '../clock.js';
 import type { AccessTokens } from './access-tokens.js';
-import type { LoginThrottle, SessionRepository, UserRepository } from './ports.js';
+import type {
+  AccountCodeQueue,
+  AccountCodes,
+  LoginThrottle,
+  SessionRepository,
+  UserRepository,
+} from './ports.js';
 
 /** The signing material of access and refresh tokens. */
 export interface TokenKeys {
@@ -9,7 +15,10 @@ export interface TokenKeys {
   refreshSuccessorKey: Uint8Array;
 }
 
-/** Everything the account use-cases work with; built once per cold start (adapters/accounts.ts). */
+/**
+ * What every account use-case works with; built once per cold start, on first use
+ * (`accountDependencies()` in shared/adapters/accounts-wiring.ts).
+ */
 export interface AccountDeps {
   users: UserRepository;
   sessions: SessionRepository;
@@ -20,4 +29,14 @@ export interface AccountDeps {
    */
   tokenKeys: () => Promise<TokenKeys>;
   clock: Clock;
+}
+
+/** The use-cases that hand work to the account-code worker (codes and notices, sent off-path). */
+export interface AccountCodeDeps extends AccountDeps {
+  codeQueue: AccountCodeQueue;
+}
+
+/** The use-cases that also consume an emailed code (activation, password reset). */
+export interface AccountCheckDeps extends AccountCodeDeps {
+  codes: Pick<AccountCodes, 'verifyThen'>;
 }

@@ -16,13 +16,12 @@ export interface ForgotPasswordResult {
  * tells as much); an unknown email gets exactly the answer of a verified one.
  */
 export async function forgotPassword(
-  users: Pick<UserRepository, 'emailStanding'>,
-  queue: AccountCodeQueue,
+  deps: { users: Pick<UserRepository, 'emailStanding'>; codeQueue: AccountCodeQueue },
   email: string,
 ): Promise<ForgotPasswordResult> {
   const [standing] = await Promise.all([
-    users.emailStanding(email),
-    queue.request({ kind: 'forgot_password', target: email }),
+    deps.users.emailStanding(email),
+    deps.codeQueue.request({ kind: 'forgot_password', target: email }),
   ]);
   if (standing === 'unverified') {
     return {

@@ -1,8 +1,7 @@
 import { ServiceError } from '../errors.js';
-import type { AccountDeps } from './deps.js';
+import type { AccountCheckDeps, AccountCodeDeps } from './deps.js';
 import { checkCurrentPassword } from './login.js';
 import { hashPassword } from './password-hashing.js';
-import type { AccountCodeQueue, AccountCodes } from './ports.js';
 
 /** contract.md: a password must not equal the account's email. */
 export function refuseEmailAsPassword(password: string, email: string, field: string): void {
@@ -22,8 +21,7 @@ export function refuseEmailAsPassword(password: string, email: string, field: st
  * batch deletes of the other sessions, 1 SendMessage.
  */
 export async function changePassword(
-  deps: AccountDeps,
-  queue: AccountCodeQueue,
+  deps: AccountCodeDeps,
   caller: { userId: string; sessionId: string; source: string },
   input: { currentPassword?: string; newPassword: string },
 ): Promise<void> {
@@ -47,7 +45,7 @@ export async function changePassword(
   }
   await Promise.all([
     deps.sessions.revokeAll(user.id, caller.sessionId),
-    queue.request({ kind: 'notice', notice: 'password_changed', target: user.email }),
+    deps.codeQueue.request({ kind: 'notice', notice: 'password_changed', target: user.email }),
   ]);
 }
 
@@ -64,15 +62,13 @@ export const currentPasswordRequired = () =>
  * and of throttle records + 1 SendMessage.
  */
 export async function resetPassword(
-  deps: AccountDeps,
-  codes: Pick<AccountCodes, 'verifyThen'>,
-  queue: AccountCodeQueue,
+  deps: AccountCheckDeps,
   input: { email: string; otp: string; newPassword: string },
 ): Promise<void> {
   refuseEmailAsPassword(input.newPassword, input.email, 'new_password');
   // A reset that fails part-way (sessions not all ended) gives the code back: its retry does
   // the whole reset again rather than leaving the old sessions alive behind a spent code.
-  await codes.verifyThen('email', input.email, 'password_reset', input.otp, async () => {
+  await deps.codes.verifyThen('email', input.email, 'password_reset', input.otp, async () => {
     const user = await deps.users.findByEmail(input.email);
     if (user === undefined) {
       throw new ServiceError('invalid_otp', 'The code is not valid for this email');
@@ -84,7 +80,7 @@ export async function resetPassword(
     await Promise.all([
       deps.sessions.revokeAll(user.id),
       deps.throttle.clear(input.email),
-      queue.request({ kind: 'notice', notice: 'password_reset', target: user.email }),
+      deps.codeQueue.request({ kind: 'notice', notice: 'password_reset', target: user.email }),
     ]);
   });
 }

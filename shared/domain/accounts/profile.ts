@@ -1,8 +1,8 @@
 import { ServiceError } from '../errors.js';
-import type { AccountDeps } from './deps.js';
+import type { AccountCodeDeps } from './deps.js';
 import { checkCurrentPassword } from './login.js';
 import { currentPasswordRequired } from './passwords.js';
-import type { AccountCodeQueue, ProfileChanges } from './ports.js';
+import type { ProfileChanges } from './ports.js';
 import { type PublicUser, publicUser } from './user.js';
 
 export interface ProfileUpdateResult {
@@ -32,8 +32,7 @@ export interface ProfileUpdate {
  * for a phone, 1–3 SendMessage.
  */
 export async function updateProfile(
-  deps: AccountDeps,
-  queue: AccountCodeQueue,
+  deps: AccountCodeDeps,
   caller: { userId: string; source: string },
   update: ProfileUpdate,
 ): Promise<ProfileUpdateResult> {
@@ -74,8 +73,8 @@ export async function updateProfile(
   if (email !== undefined) {
     required.push('email');
     work.push(
-      queue.request({ kind: 'resend_email', target: email, subject: current.id }),
-      queue.request({
+      deps.codeQueue.request({ kind: 'resend_email', target: email, subject: current.id }),
+      deps.codeQueue.request({
         kind: 'notice',
         notice: 'email_change_requested',
         target: current.email,
@@ -85,7 +84,9 @@ export async function updateProfile(
   }
   if (phone !== undefined) {
     required.push('phone_number');
-    work.push(queue.request({ kind: 'resend_mobile', target: phone, subject: current.id }));
+    work.push(
+      deps.codeQueue.request({ kind: 'resend_mobile', target: phone, subject: current.id }),
+    );
   }
   await Promise.all(work);
   return { user: publicUser(updated), verification_required: required };

@@ -1,8 +1,8 @@
 import { log } from '../../log.js';
 import { ServiceError } from '../errors.js';
 import { metrics } from '../metrics.js';
-import type { AccountDeps } from './deps.js';
-import type { AccountCodeQueue, AccountCodes, Activation, SignInClient } from './ports.js';
+import type { AccountCheckDeps, AccountDeps } from './deps.js';
+import type { Activation, SignInClient } from './ports.js';
 import { startSession, type TokenResponse } from './sessions.js';
 import type { User } from './user.js';
 
@@ -35,13 +35,11 @@ export type ActivationResponse = TokenResponse & { password_reset_required: bool
  * Round trips: the code's consumption (docs/otp.md) + 2 reads + 1 transaction (+1 SendMessage).
  */
 export async function verifySignup(
-  deps: AccountDeps,
-  codes: Pick<AccountCodes, 'verifyThen'>,
-  queue: AccountCodeQueue,
+  deps: AccountCheckDeps,
   input: { email: string; otp: string },
   client: SignInClient,
 ): Promise<ActivationResponse> {
-  const { activated, phone } = await codes.verifyThen(
+  const { activated, phone } = await deps.codes.verifyThen(
     'email',
     input.email,
     'signup',
@@ -52,7 +50,7 @@ export async function verifySignup(
   if (phone !== undefined) {
     // The activation is stored and its tokens must reach the client: a phone code that cannot be
     // queued is logged, and the user asks for it again (resendMobileOtp).
-    await queue
+    await deps.codeQueue
       .request({ kind: 'resend_mobile', target: phone, subject: activated.user.id })
       .catch((error: unknown) => log.warn('phone code not queued after activation', { error }));
   }

@@ -1,10 +1,9 @@
 import { log } from '../../log.js';
 import { ServiceError } from '../errors.js';
 import { metrics } from '../metrics.js';
-import type { AccountDeps } from './deps.js';
+import type { AccountCodeDeps } from './deps.js';
 import { hashPassword } from './password-hashing.js';
 import { refuseEmailAsPassword } from './passwords.js';
-import type { AccountCodeQueue } from './ports.js';
 import { newId, type User } from './user.js';
 
 export interface SignupResult {
@@ -25,8 +24,7 @@ export interface SignupResult {
  * parallel 1 conditional UpdateItem and 1 SQS SendMessage.
  */
 export async function signup(
-  deps: Pick<AccountDeps, 'users' | 'clock'>,
-  queue: AccountCodeQueue,
+  deps: Pick<AccountCodeDeps, 'users' | 'clock' | 'codeQueue'>,
   input: { name: string; email: string; phone?: string; password: string },
 ): Promise<SignupResult> {
   refuseEmailAsPassword(input.password, input.email, 'password');
@@ -62,7 +60,7 @@ export async function signup(
   try {
     await Promise.all([
       deps.users.contestPendingSignup(holderId, user.email, input.name, user.id),
-      queue.request({ kind: 'signup', target: user.email }),
+      deps.codeQueue.request({ kind: 'signup', target: user.email }),
     ]);
   } catch (error) {
     // The client is told the signup failed, so it must not half exist: a fresh account whose

@@ -204,8 +204,11 @@ export class OtpEngine {
   constructor(
     private readonly store: OtpStore,
     private readonly clock: Clock,
-    /** Server-side secret: without it a stolen table does not give the codes away. */
-    private readonly pepper: string,
+    /**
+     * Server-side secret: without it a stolen table does not give the codes away. Asked for when
+     * a code is first hashed, so the engine can be built before the secret is read.
+     */
+    private readonly pepper: () => Promise<string>,
     policy: Partial<OtpPolicy> = {},
   ) {
     this.policy = { ...defaultOtpPolicy, ...policy };
@@ -229,9 +232,10 @@ export class OtpEngine {
     const expiresAt = now + lifetimeSeconds * 1000;
     const nowSeconds = Math.floor(now / 1000);
     const hourStart = nowSeconds - (nowSeconds % 3600);
+    const codeHash = await this.digest(key, code);
     const outcome = await this.store.issue(
       key,
-      { codeHash: this.digest(key, code), issuedAt: now, expiresAt, subject },
+      { codeHash, issuedAt: now, expiresAt, subject },
       {
         cooldownEdge: now - this.policy.cooldownSeconds * 1000,
         hourStart,
@@ -286,7 +290,7 @@ export class OtpEngine {
     const issuedSeconds = Math.floor(issued.issuedAt / 1000);
     await this.store.withdraw(
       key,
-      this.digest(key, issued.code),
+      await this.digest(key, issued.code),
       issuedSeconds - (issuedSeconds % 3600),
     );
   }
@@ -355,10 +359,12 @@ export class OtpEngine {
     targetHit: PendingHit | undefined,
   ): Promise<StoredOtp> {
     const now = this.clock.now();
+    // Hashed first: a pepper that cannot be read fails the request before an attempt is spent.
+    const codeHash = await this.digest(key, code);
     const reservation = await this.reserve(key, now, targetHit);
     // The digest is compared inside DynamoDB's condition: only keyed digests meet, so timing
     // says nothing about the code, and the delete is the single use (one winner).
-    const result = await this.store.consume(key, this.digest(key, code));
+    const result = await this.store.consume(key, codeHash);
     if (result.outcome === 'consumed') {
       // TTL deletes lazily: a code past its expiry may still be stored.
       if (result.otp.expiresAt <= now) throw expired();
@@ -383,8 +389,9 @@ export class OtpEngine {
   async check(key: OtpKey, code: string, targetHit?: PendingHit): Promise<void> {
     return this.counted(key, async () => {
       const now = this.clock.now();
+      const codeHash = await this.digest(key, code);
       const reservation = await this.reserve(key, now, targetHit);
-      const result = await this.store.consumeClearing(key, this.digest(key, code), now);
+      const result = await this.store.consumeClearing(key, codeHash, now);
       if (result.outcome === 'consumed') return;
       if (result.outcome === 'expired') throw expired();
       return this.refuse(key, result, reservation, now);
@@ -450,9 +457,9 @@ export class OtpEngine {
    * HMAC-SHA256 bound to channel, target, purpose and (for a purpose keyed on it) subject: a code
    * never verifies anywhere else. A key without a subject keeps the digest of before subjects.
    */
-  private digest(key: OtpKey, code: string): string {
+  private async digest(key: OtpKey, code: string): Promise<string> {
     const subject = key.subject === undefined ? '' : `|${key.subject}`;
-    return createHmac('sha256', this.pepper)
+    return createHmac('sha256', await this.pepper())
       .update(`${key.channel}|${key.target}|${key.purpose}${subject}|${code}`)
       .digest('base64url');
   }

@@ -165,8 +165,11 @@ const resendAnswer = (what: string, expiresIn: number): CodeSent => ({
  * account, so the request does not look it up: it queues the work (one SendMessage, whatever the
  * email) and the account-code worker does the rest (`sendPendingEmailCode`).
  */
-export async function resendEmailOtp(queue: AccountCodeQueue, email: string): Promise<CodeSent> {
-  await queue.request({ kind: 'resend_email', target: email });
+export async function resendEmailOtp(
+  deps: { queue: AccountCodeQueue },
+  email: string,
+): Promise<CodeSent> {
+  await deps.queue.request({ kind: 'resend_email', target: email });
   return resendAnswer('email', defaultOtpPolicy.lifetimeSeconds.email);
 }
 
@@ -276,8 +279,7 @@ export async function verifyEmailOtp(
  * account's email is told.
  */
 export async function verifyMobileOtp(
-  deps: OtpCheckDeps,
-  queue: AccountCodeQueue,
+  deps: OtpCheckDeps & { queue: AccountCodeQueue },
   input: { phone: string; otp: string },
   targetHit?: PendingHit,
 ): Promise<{ verified: true; mobile_number: string }> {
@@ -302,7 +304,7 @@ export async function verifyMobileOtp(
   try {
     const account = await deps.accounts.findById(subject);
     if (account !== undefined) {
-      await queue.request({ kind: 'notice', notice: 'phone_changed', target: account.email });
+      await deps.queue.request({ kind: 'notice', notice: 'phone_changed', target: account.email });
     }
   } catch (error) {
     log.warn('phone change notice not queued', { error });

@@ -31,11 +31,14 @@ describe('signup uniqueness', () => {
     const email = uniqueEmail();
     await Promise.all(
       Array.from({ length: 20 }, (_, index) =>
-        signup(accounts.deps, accounts.queue, {
-          name: `Racer ${index}`,
-          email,
-          password: `password-${index}`,
-        }),
+        signup(
+          { ...accounts.deps, codeQueue: accounts.queue },
+          {
+            name: `Racer ${index}`,
+            email,
+            password: `password-${index}`,
+          },
+        ),
       ),
     );
     const { Items } = await dynamo().scan({
@@ -99,8 +102,7 @@ describe('logout and password change', () => {
     const claims = await (await accounts.deps.tokenKeys()).accessTokens.verify(mine.access_token);
 
     await changePassword(
-      accounts.deps,
-      accounts.queue,
+      { ...accounts.deps, codeQueue: accounts.queue },
       { ...claims, source: testClient.ipAddress },
       {
         currentPassword: 'first password',
@@ -127,8 +129,7 @@ describe('logout and password change', () => {
         findByEmail: async (address: string) => {
           const before = await accounts.deps.users.findByEmail(address);
           await changePassword(
-            accounts.deps,
-            accounts.queue,
+            { ...accounts.deps, codeQueue: accounts.queue },
             { ...claims, source: testClient.ipAddress },
             {
               currentPassword: 'first password',

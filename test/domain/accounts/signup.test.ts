@@ -21,9 +21,7 @@ beforeAll(async () => {
 
 const activate = (email: string) =>
   verifySignup(
-    accounts.deps,
-    accounts.codes,
-    accounts.queue,
+    { ...accounts.deps, codes: accounts.codes, codeQueue: accounts.queue },
     { email, otp: accounts.codes.lastCode(email, 'signup') },
     testClient,
   );
@@ -34,12 +32,18 @@ const loginWith = (email: string, password: string) =>
 describe('signup with a taken email', () => {
   it('keeps no password of two signups that met on one pending email', async () => {
     const email = uniqueEmail();
-    await signup(accounts.deps, accounts.queue, { name: 'Ada', email, password: 'first password' });
-    await signup(accounts.deps, accounts.queue, {
-      name: 'Eve',
-      email,
-      password: 'second password',
-    });
+    await signup(
+      { ...accounts.deps, codeQueue: accounts.queue },
+      { name: 'Ada', email, password: 'first password' },
+    );
+    await signup(
+      { ...accounts.deps, codeQueue: accounts.queue },
+      {
+        name: 'Eve',
+        email,
+        password: 'second password',
+      },
+    );
 
     const pair = await activate(email);
 
@@ -55,7 +59,10 @@ describe('signup with a taken email', () => {
   it('keeps the name when every signup gave the same one', async () => {
     const email = uniqueEmail();
     for (const password of ['first password', 'second password']) {
-      await signup(accounts.deps, accounts.queue, { name: 'Ada', email, password });
+      await signup(
+        { ...accounts.deps, codeQueue: accounts.queue },
+        { name: 'Ada', email, password },
+      );
     }
 
     const pair = await activate(email);
@@ -65,7 +72,10 @@ describe('signup with a taken email', () => {
 
   it('activates a signup contested after its read as contested', async () => {
     const email = uniqueEmail();
-    await signup(accounts.deps, accounts.queue, { name: 'Ada', email, password: 'first password' });
+    await signup(
+      { ...accounts.deps, codeQueue: accounts.queue },
+      { name: 'Ada', email, password: 'first password' },
+    );
     // A second signup lands between the activation's read and its write.
     const racing = {
       ...accounts.deps,
@@ -74,11 +84,14 @@ describe('signup with a taken email', () => {
         findByEmail: async (address: string) => {
           const before = await accounts.deps.users.findByEmail(address);
           if (before?.signupContested === false) {
-            await signup(accounts.deps, accounts.queue, {
-              name: 'Eve',
-              email,
-              password: 'second password',
-            });
+            await signup(
+              { ...accounts.deps, codeQueue: accounts.queue },
+              {
+                name: 'Eve',
+                email,
+                password: 'second password',
+              },
+            );
           }
           return before;
         },
@@ -86,9 +99,7 @@ describe('signup with a taken email', () => {
     };
 
     const pair = await verifySignup(
-      racing,
-      accounts.codes,
-      accounts.queue,
+      { ...racing, codes: accounts.codes, codeQueue: accounts.queue },
       { email, otp: accounts.codes.lastCode(email, 'signup') },
       testClient,
     );
@@ -103,17 +114,19 @@ describe('signup with a taken email', () => {
     const owner = await signedUpUser(accounts, uniqueEmail(), 'owner password');
     const newEmail = uniqueEmail();
     await updateProfile(
-      accounts.deps,
-      accounts.queue,
+      { ...accounts.deps, codeQueue: accounts.queue },
       { userId: owner.user.id, source: testClient.ipAddress },
       { email: newEmail, currentPassword: 'owner password' },
     );
 
-    await signup(accounts.deps, accounts.queue, {
-      name: 'Mallory',
-      email: newEmail,
-      password: 'mallory password',
-    });
+    await signup(
+      { ...accounts.deps, codeQueue: accounts.queue },
+      {
+        name: 'Mallory',
+        email: newEmail,
+        password: 'mallory password',
+      },
+    );
     const mallory = await activate(newEmail);
 
     expect(mallory.user.id).not.toBe(owner.user.id);

@@ -143,11 +143,9 @@ export async function signedUpUser(
   email = uniqueEmail(),
   password = 'correct horse battery',
 ): Promise<ActivationResponse> {
-  await signup(accounts.deps, accounts.queue, { name: 'Ada', email, password });
+  await signup({ ...accounts.deps, codeQueue: accounts.queue }, { name: 'Ada', email, password });
   return verifySignup(
-    accounts.deps,
-    accounts.codes,
-    accounts.queue,
+    { ...accounts.deps, codes: accounts.codes, codeQueue: accounts.queue },
     { email, otp: accounts.codes.lastCode(email, 'signup') },
     testClient,
   );

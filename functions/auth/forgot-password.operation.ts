@@ -1,0 +1,14 @@
+import { apiOperation } from '../../shared/http/operation.js';
+import { ForgotPasswordRequest } from '../../shared/http/schemas/auth.js';
+
+export const operation = apiOperation({
+  name: 'forgotPassword',
+  method: 'POST',
+  path: '/auth/forgot-password',
+  entry: 'functions/auth/forgot-password.ts',
+  auth: 'none',
+  tag: 'auth',
+  summary: 'Email a password-reset code (or a verification code first)',
+  needs: { items: ['user', 'emailGuard'], accountCodeQueue: true },
+  body: ForgotPasswordRequest,
+});

@@ -1,0 +1,15 @@
+import { apiOperation } from '../../shared/http/operation.js';
+import { RefreshTokenRequest } from '../../shared/http/schemas/auth.js';
+
+export const operation = apiOperation({
+  name: 'refreshToken',
+  method: 'POST',
+  path: '/auth/refresh-token',
+  entry: 'functions/auth/refresh-token.ts',
+  auth: 'none',
+  tag: 'auth',
+  summary: 'Exchange a refresh token for a new token pair (rotation)',
+  needs: { items: ['user', 'refreshToken'], secrets: ['JWT_SIGNING_KEYS'] },
+  body: RefreshTokenRequest,
+  countsOwnHit: true,
+});

@@ -1,0 +1,18 @@
+import { apiOperation } from '../../shared/http/operation.js';
+import { ResetPasswordWithOtpRequest } from '../../shared/http/schemas/auth.js';
+
+export const operation = apiOperation({
+  name: 'resetPasswordWithOtp',
+  method: 'POST',
+  path: '/auth/reset-password-otp',
+  entry: 'functions/auth/reset-password-otp.ts',
+  auth: 'none',
+  tag: 'auth',
+  summary: 'Set a new password with the emailed code; revokes all sessions',
+  needs: {
+    items: ['user', 'emailGuard', 'loginThrottle', 'otp', 'otpAttempts'],
+    accountCodeQueue: true,
+    secrets: ['OTP_PEPPER'],
+  },
+  body: ResetPasswordWithOtpRequest,
+});

@@ -1,0 +1,18 @@
+import { apiOperation } from '../../shared/http/operation.js';
+import { VerifySignupOtpRequest } from '../../shared/http/schemas/auth.js';
+
+export const operation = apiOperation({
+  name: 'verifySignupOtp',
+  method: 'POST',
+  path: '/auth/verify-signup-otp',
+  entry: 'functions/auth/verify-signup-otp.ts',
+  auth: 'none',
+  tag: 'auth',
+  summary: 'Verify the sign-up code, activate the account and log in',
+  needs: {
+    items: ['user', 'emailGuard', 'otp', 'otpAttempts', 'refreshToken'],
+    accountCodeQueue: true,
+    secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'],
+  },
+  body: VerifySignupOtpRequest,
+});

@@ -1,0 +1,12 @@
+import { apiOperation } from '../../shared/http/operation.js';
+
+export const operation = apiOperation({
+  name: 'openapi',
+  method: 'GET',
+  path: '/openapi.json',
+  entry: 'functions/meta/openapi.ts',
+  auth: 'none',
+  tag: 'meta',
+  summary: 'This API as an OpenAPI 3.1 document',
+  needs: {},
+});

@@ -1,0 +1,16 @@
+import { sendPerTarget } from '../../shared/domain/otp/limits.js';
+import { apiOperation } from '../../shared/http/operation.js';
+import { ResendMobileOtpRequest } from '../../shared/http/schemas/phone-requests.js';
+
+export const operation = apiOperation({
+  name: 'resendMobileOtp',
+  method: 'POST',
+  path: '/otp/resend/mobile',
+  entry: 'functions/otp/resend-mobile-otp.ts',
+  auth: 'none',
+  tag: 'otp',
+  summary: 'Send a new SMS verification code',
+  needs: { accountCodeQueue: true, smsAllowList: true },
+  body: ResendMobileOtpRequest,
+  limits: [{ ...sendPerTarget, per: 'target', key: ({ body }) => `sms:${body.mobile_number}` }],
+});

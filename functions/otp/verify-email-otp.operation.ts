@@ -1,0 +1,26 @@
+import { verifyPerTarget } from '../../shared/domain/otp/limits.js';
+import { apiOperation } from '../../shared/http/operation.js';
+import { VerifyEmailOtpRequest } from '../../shared/http/schemas/otp.js';
+
+export const operation = apiOperation({
+  name: 'verifyEmailOtp',
+  method: 'POST',
+  path: '/otp/verify/email',
+  entry: 'functions/otp/verify-email-otp.ts',
+  auth: 'none',
+  tag: 'otp',
+  summary: 'Confirm ownership of an email address',
+  needs: {
+    items: ['user', 'emailGuard', 'otp', 'otpAttempts'],
+    secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'],
+  },
+  body: VerifyEmailOtpRequest,
+  limits: [
+    {
+      ...verifyPerTarget,
+      per: 'target',
+      countedByUseCase: true,
+      key: ({ body }) => `email:${body.email}`,
+    },
+  ],
+});

@@ -1,0 +1,27 @@
+import { verifyPerTarget } from '../../shared/domain/otp/limits.js';
+import { apiOperation } from '../../shared/http/operation.js';
+import { VerifyMobileOtpRequest } from '../../shared/http/schemas/phone-requests.js';
+
+export const operation = apiOperation({
+  name: 'verifyMobileOtp',
+  method: 'POST',
+  path: '/otp/verify/mobile',
+  entry: 'functions/otp/verify-mobile-otp.ts',
+  auth: 'none',
+  tag: 'otp',
+  summary: 'Confirm ownership of a phone number',
+  needs: {
+    items: ['user', 'phoneGuard', 'otp', 'otpAttempts'],
+    accountCodeQueue: true,
+    secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'],
+  },
+  body: VerifyMobileOtpRequest,
+  limits: [
+    {
+      ...verifyPerTarget,
+      per: 'target',
+      countedByUseCase: true,
+      key: ({ body }) => `sms:${body.mobile_number}`,
+    },
+  ],
+});

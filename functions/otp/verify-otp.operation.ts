@@ -1,0 +1,28 @@
+import { verifyPerTarget } from '../../shared/domain/otp/limits.js';
+import { apiOperation } from '../../shared/http/operation.js';
+import { VerifyOtpInput } from '../../shared/http/schemas/phone-requests.js';
+
+export const operation = apiOperation({
+  name: 'verifyOtp',
+  method: 'POST',
+  path: '/otp/verify',
+  entry: 'functions/otp/verify-otp.ts',
+  auth: 'user-if-generic',
+  tag: 'otp',
+  summary:
+    'Verify an SMS code: purpose login (public) returns a token pair; generic (Bearer token) confirms the number for the caller',
+  needs: {
+    items: ['phoneGuard', 'otp', 'otpAttempts', 'refreshToken'],
+    secrets: ['OTP_PEPPER'],
+  },
+  body: VerifyOtpInput,
+  bearerWhen: ({ body }) => body.purpose === 'generic',
+  limits: [
+    {
+      ...verifyPerTarget,
+      per: 'target',
+      countedByUseCase: true,
+      key: ({ body }) => `sms:${body.phone_number}`,
+    },
+  ],
+});

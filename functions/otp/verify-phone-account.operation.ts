@@ -1,0 +1,16 @@
+import { phoneLookupPerClient } from '../../shared/domain/otp/limits.js';
+import { apiOperation } from '../../shared/http/operation.js';
+import { VerifyPhoneAccountQuery } from '../../shared/http/schemas/phone-requests.js';
+
+export const operation = apiOperation({
+  name: 'verifyPhoneAccount',
+  method: 'GET',
+  path: '/verify/phone',
+  entry: 'functions/otp/verify-phone-account.ts',
+  auth: 'none',
+  tag: 'otp',
+  summary: 'Whether a phone number is already registered',
+  needs: { items: ['phoneGuard'] },
+  query: VerifyPhoneAccountQuery,
+  limits: [{ ...phoneLookupPerClient, per: 'client', key: ({ client }) => client }],
+});

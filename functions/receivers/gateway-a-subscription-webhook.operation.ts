@@ -1,0 +1,14 @@
+import { receiverOperation } from '../../shared/http/operation.js';
+
+export const operation = receiverOperation({
+  name: 'handleGatewayASubscriptionWebhook',
+  method: 'POST',
+  path: '/subscriptions/gateway-a',
+  entry: 'functions/receivers/gateway-a-subscription-webhook.ts',
+  summary: 'Gateway A subscription events',
+  needs: {
+    items: ['inboundEvent', 'inboundAttempt'],
+    inboundQueue: true,
+    secrets: ['GATEWAY_A_WEBHOOK_SECRET'],
+  },
+});

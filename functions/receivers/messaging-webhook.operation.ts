@@ -1,0 +1,26 @@
+import { type Needs, receiverOperation } from '../../shared/http/operation.js';
+
+/** One function serves both: the platform's one callback URL (GET handshake, POST events). */
+const needs: Needs = {
+  items: ['inboundEvent', 'inboundAttempt'],
+  inboundQueue: true,
+  secrets: ['MESSAGING_APP_SECRET', 'MESSAGING_VERIFY_TOKEN'],
+};
+
+export const verificationOperation = receiverOperation({
+  name: 'messagingWebhookVerification',
+  method: 'GET',
+  path: '/messaging',
+  entry: 'functions/receivers/messaging-webhook.ts',
+  summary: 'Messaging platform subscription handshake',
+  needs,
+});
+
+export const notificationOperation = receiverOperation({
+  name: 'messagingWebhookNotification',
+  method: 'POST',
+  path: '/messaging',
+  entry: 'functions/receivers/messaging-webhook.ts',
+  summary: 'Messaging platform notifications',
+  needs,
+});

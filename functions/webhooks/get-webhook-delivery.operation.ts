@@ -1,0 +1,14 @@
+import { apiOperation } from '../../shared/http/operation.js';
+import { DeliveryPathParams } from '../../shared/http/schemas/webhooks.js';
+
+export const operation = apiOperation({
+  name: 'getWebhookDelivery',
+  method: 'GET',
+  path: '/webhooks/{id}/deliveries/{delivery_id}',
+  entry: 'functions/webhooks/get-webhook-delivery.ts',
+  auth: 'user',
+  tag: 'webhooks',
+  summary: 'One delivery with its attempts and the event it carries',
+  needs: { items: ['account', 'delivery', 'event'] },
+  params: DeliveryPathParams,
+});

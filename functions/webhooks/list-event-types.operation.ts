@@ -1,0 +1,14 @@
+import { apiOperation } from '../../shared/http/operation.js';
+import { PageQuery } from '../../shared/http/schemas/webhooks.js';
+
+export const operation = apiOperation({
+  name: 'listEventTypes',
+  method: 'GET',
+  path: '/event-types',
+  entry: 'functions/webhooks/list-event-types.ts',
+  auth: 'none',
+  tag: 'events',
+  summary: 'The event types an endpoint can subscribe to, with the JSON Schema of each payload',
+  needs: {},
+  query: PageQuery,
+});

@@ -1,0 +1,15 @@
+import { apiOperation } from '../../shared/http/operation.js';
+import { PublishEventRequest } from '../../shared/http/schemas/webhooks.js';
+
+export const operation = apiOperation({
+  name: 'publishEvent',
+  method: 'POST',
+  path: '/events',
+  entry: 'functions/webhooks/publish-event.ts',
+  auth: 'iam',
+  tag: 'events',
+  summary: "Publish an event to the account's subscribed endpoints",
+  needs: { items: ['account', 'event', 'eventIdempotency', 'delivery'], deliveryQueue: true },
+  successStatus: 201,
+  body: PublishEventRequest,
+});

@@ -1,0 +1,20 @@
+import { apiOperation } from '../../shared/http/operation.js';
+import { RecoverWebhookRequest, WebhookPathParams } from '../../shared/http/schemas/webhooks.js';
+
+export const operation = apiOperation({
+  name: 'recoverWebhook',
+  method: 'POST',
+  path: '/webhooks/{id}/recover',
+  entry: 'functions/webhooks/recover-webhook.ts',
+  auth: 'user',
+  tag: 'webhooks',
+  summary:
+    'Re-queue the failed deliveries created from since until until, 100 per call, each with a fresh ladder',
+  needs: {
+    items: ['account', 'delivery', 'failedDeliveries'],
+    deliveryQueue: true,
+  },
+  successStatus: 202,
+  body: RecoverWebhookRequest,
+  params: WebhookPathParams,
+});

@@ -1,0 +1,15 @@
+import { apiOperation } from '../../shared/http/operation.js';
+import { RegisterWebhookRequest } from '../../shared/http/schemas/webhooks.js';
+
+export const operation = apiOperation({
+  name: 'registerWebhook',
+  method: 'POST',
+  path: '/webhooks',
+  entry: 'functions/webhooks/register-webhook.ts',
+  auth: 'user',
+  tag: 'webhooks',
+  summary: 'Register an HTTPS endpoint for event types; returns its signing secret once',
+  needs: { items: ['account'] },
+  successStatus: 201,
+  body: RegisterWebhookRequest,
+});

@@ -1,0 +1,14 @@
+import { apiOperation } from '../../shared/http/operation.js';
+import { DeliveryPathParams } from '../../shared/http/schemas/webhooks.js';
+
+export const operation = apiOperation({
+  name: 'retryWebhookDelivery',
+  method: 'POST',
+  path: '/webhooks/{id}/deliveries/{delivery_id}/retry',
+  entry: 'functions/webhooks/retry-webhook-delivery.ts',
+  auth: 'user',
+  tag: 'webhooks',
+  summary: 'Attempt a delivery again now',
+  needs: { items: ['account', 'delivery'], deliveryQueue: true },
+  params: DeliveryPathParams,
+});

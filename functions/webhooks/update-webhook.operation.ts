@@ -1,0 +1,18 @@
+import { apiOperation } from '../../shared/http/operation.js';
+import { UpdateWebhookRequest, WebhookPathParams } from '../../shared/http/schemas/webhooks.js';
+
+export const operation = apiOperation({
+  name: 'updateWebhook',
+  method: 'PATCH',
+  path: '/webhooks/{id}',
+  entry: 'functions/webhooks/update-webhook.ts',
+  auth: 'user',
+  tag: 'webhooks',
+  summary: 'Change url, events, description or status; enabling sends the deliveries that waited',
+  needs: {
+    items: ['account', 'delivery', 'pausedDeliveries'],
+    deliveryQueue: true,
+  },
+  body: UpdateWebhookRequest,
+  params: WebhookPathParams,
+});

@@ -1,0 +1,35 @@
+import type { AccountDeps } from '../domain/accounts/deps.js';
+import { type AccountDirectory, accountDirectory } from '../domain/accounts/directory.js';
+import { systemClock } from '../domain/clock.js';
+import { tokenKeys } from './access-token-keys.js';
+import { lazily } from './lazily.js';
+import { dynamoLoginThrottle } from './login-throttle.js';
+import { dynamoSessionRepository } from './session-repository.js';
+import { dynamoUserRepository } from './user-repository.js';
+
+/**
+ * The accounts area's wiring: what its use-cases work with on AWS (or the local stand-ins). Each
+ * getter builds its object on first call and returns the same one after. Nothing is read when
+ * they are built — the signing keys are loaded when a token is first issued or checked — so a
+ * function holds only the secrets and settings its route declares.
+ *
+ * The parts that queue codes or check them live in account-codes-wiring.ts: this module imports
+ * no SQS client and no OTP engine, so login and the session operations, which import it, carry
+ * neither (esbuild keeps what a module's top level builds, even unused — a codec's schemas).
+ */
+
+/** Sessions, passwords and profiles. No mailer: no request path sends email (the worker does). */
+export const accountDependencies = /* @__PURE__ */ lazily(
+  (): AccountDeps => ({
+    users: dynamoUserRepository,
+    sessions: dynamoSessionRepository,
+    throttle: dynamoLoginThrottle,
+    tokenKeys,
+    clock: systemClock,
+  }),
+);
+
+/** Accounts as the OTP operations see them (docs/accounts.md, "For other engineers"). */
+export const accountDirectoryDependency = /* @__PURE__ */ lazily(
+  (): AccountDirectory => accountDirectory(accountDependencies()),
+);

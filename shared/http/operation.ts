@@ -1,0 +1,208 @@
+import type * as v from 'valibot';
+import type { ItemFamily } from '../adapters/keys.js';
+import type { SecretName } from '../config.js';
+import type { Principal } from '../domain/principal.js';
+import type { FixedWindow, PendingHit } from '../domain/rate-limit.js';
+
+/**
+ * How an operation is declared: one definition per operation, in `<handler>.operation.ts` beside
+ * its handler. The handler builds its stack from it (`apiHandler(definition, …)`), and the route
+ * table (`routes.ts`) lists it for the stack, the local runtime and the OpenAPI document — so
+ * what the document says, what the stack grants and what the handler accepts are one object.
+ *
+ * A definition is data: it imports schemas, limits and types, never an adapter or a handler, so
+ * neither the stack nor the table pulls handler code, and a handler pulls only its own schemas.
+ */
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** `ANY` only on the catch-all route, which answers what no operation serves. */
+type RouteMethod = HttpMethod | 'ANY';
+
+/**
+ * - none: public (signature-authenticated receivers are `none` too);
+ * - user: a Bearer access token whose session is live;
+ * - user-if-generic: public for purpose `login`, a Bearer token for purpose `generic` (sendOtp,
+ *   verifyOtp: a generic code confirms a number for the signed-in user);
+ * - iam: SigV4 on AWS (other services of the platform); open in the local runtime.
+ */
+export type Auth = 'none' | 'user' | 'user-if-generic' | 'iam';
+
+/** The routes that take a Bearer token, and so check its signature and its session. */
+export const takesBearerToken = (auth: Auth): boolean =>
+  auth === 'user' || auth === 'user-if-generic';
+
+/**
+ * What an operation's function uses. The stack grants exactly these, and sets the environment
+ * they need, next to the function's declaration; the local runtime holds each handler to its
+ * item families, as IAM does on AWS.
+ */
+export interface Needs {
+  /**
+   * The item families of the table it reads or writes (`itemFamilies` in shared/adapters/keys.ts),
+   * besides those every route of its kind touches: an API route counts rate-limit hits
+   * (`rateCounter`), a route that takes a Bearer token checks the caller's session (`user`).
+   */
+  items?: ItemFamily[];
+  /** Sends email through SES. */
+  email?: boolean;
+  /** Sends SMS through SNS (to phone numbers only). */
+  sms?: boolean;
+  /** Sends messages to the outbound delivery queue. */
+  deliveryQueue?: boolean;
+  /** Sends messages to the inbound-event processing queue. */
+  inboundQueue?: boolean;
+  /** Sends messages to the account-code queue (code work done off the request path). */
+  accountCodeQueue?: boolean;
+  /** Reads the SMS country allow-list without sending SMS (checks a number before queueing). */
+  smsAllowList?: boolean;
+  /** Creates and deletes one-time schedules in the delivery schedule group. */
+  scheduler?: boolean;
+  /**
+   * Secrets read once per cold start, besides those its `auth` implies (a route that takes a
+   * Bearer token verifies it with JWT_SIGNING_KEYS: the route table adds it).
+   */
+  secrets?: SecretName[];
+}
+
+type Tag = 'auth' | 'profile' | 'otp' | 'webhooks' | 'events' | 'receivers' | 'meta';
+
+type Schema = v.GenericSchema;
+export type Output<TSchema> = TSchema extends Schema ? v.InferOutput<TSchema> : undefined;
+
+export interface ApiRequest<TBody, TQuery, TParams> {
+  body: TBody;
+  query: TQuery;
+  params: TParams;
+  /** Header names are lower-cased. */
+  headers: Record<string, string>;
+  requestId: string;
+  /** The caller's address: the connection's, or the dashboard viewer's (`callerAddress`). */
+  sourceIp: string;
+  /**
+   * Who the per-client rate limit counts: the API key API Gateway accepted (its id) with the
+   * caller's address, or the address alone (`clientOf` in api-handler.ts).
+   */
+  client: string;
+  /** The caller, when the operation asked for a Bearer token for this request (`bearerWhen`). */
+  principal?: Principal;
+  /**
+   * The request's hit on its client's window, not counted yet, for an operation that counts it
+   * in its own write (`countsOwnHit`); whatever it leaves uncounted is counted after it.
+   */
+  hit?: PendingHit;
+  /** The hit on the route limit the use-case counts itself (`countedByUseCase`), if any. */
+  routeHit?: PendingHit;
+}
+
+export interface AuthenticatedRequest<TBody, TQuery, TParams>
+  extends ApiRequest<TBody, TQuery, TParams> {
+  principal: Principal;
+}
+
+/**
+ * A tighter fixed window of one route, on top of the per-client limit: counted after validation,
+ * so it can key on the request (the phone number a code goes to, or `request.client`).
+ */
+export interface RouteLimit<TRequest> extends FixedWindow {
+  /** What one counter counts, as the OpenAPI document states it: each target, or each client. */
+  per: 'target' | 'client';
+  /** What one counter counts; stored only as a digest (it may be an email or a phone). */
+  key(request: TRequest): string;
+  /**
+   * The use-case counts the hit in a write it makes anyway (`request.routeHit`): the OTP
+   * verifications, in their attempt's reservation. Counted here alone on any path it did not.
+   * @default false
+   */
+  countedByUseCase?: boolean;
+}
+
+interface HttpOperation {
+  /** The operation id (service-interface.md's names where it has one). */
+  name: string;
+  method: RouteMethod;
+  /** Path below /v1, with {param} placeholders (`{proxy+}`: any rest of the path). */
+  path: string;
+  /** The Lambda entry module, relative to the project root: the handler beside this definition. */
+  entry: string;
+  auth: Auth;
+  summary: string;
+  tag: Tag;
+  needs: Needs;
+}
+
+/** Behind API Gateway (stage v1), with the usage plans and the per-client rate limit. */
+export interface ApiOperation<
+  TBody extends Schema | undefined = Schema | undefined,
+  TQuery extends Schema | undefined = Schema | undefined,
+  TParams extends Schema | undefined = Schema | undefined,
+  TAuth extends Auth = Auth,
+> extends HttpOperation {
+  surface: 'api';
+  auth: TAuth;
+  /** Status of a success response. @default 200 */
+  successStatus?: 200 | 201 | 202;
+  body?: TBody;
+  query?: TQuery;
+  params?: TParams;
+  /** Route-specific limits; a refusal is a 429 with the headers of the limit that refused. */
+  limits?: RouteLimit<ApiRequest<Output<TBody>, Output<TQuery>, Output<TParams>>>[];
+  /**
+   * The use-case counts the request's per-client hit itself, inside a write it makes anyway
+   * (`request.hit`): one round trip less. The hit is then counted after validation and the
+   * use-case's reads — a request over the limit still gets its 429 and writes nothing — and the
+   * HTTP layer counts it alone on every path that did not. @default false
+   */
+  countsOwnHit?: boolean;
+  /**
+   * For `auth: 'user-if-generic'`: which requests need a Bearer token. After validation, before
+   * the route limits, such a request is authenticated as a `user` route's is.
+   */
+  bearerWhen?(request: ApiRequest<Output<TBody>, Output<TQuery>, Output<TParams>>): boolean;
+}
+
+/**
+ * On a Lambda Function URL: the inbound webhook receivers, which authenticate by signature.
+ * Routes that share an entry share one function (and one URL): the messaging platform calls a
+ * single callback URL with GET for the handshake and POST for notifications.
+ */
+export interface ReceiverOperation extends HttpOperation {
+  surface: 'function-url';
+  method: HttpMethod;
+  /** A receiver reads the raw bytes its sender signed: no request schema, and a 200 on success. */
+  body?: never;
+  query?: never;
+  successStatus?: never;
+}
+
+/** Not on HTTP: invoked by SQS or by a schedule. */
+export interface BackgroundOperation {
+  name: string;
+  entry: string;
+  surface: 'queue' | 'schedule';
+  /** For surface queue: which queue feeds it. */
+  queue?: 'delivery' | 'inbound' | 'accountCode';
+  summary: string;
+  needs: Needs;
+}
+
+export const apiOperation = <
+  TBody extends Schema | undefined = undefined,
+  TQuery extends Schema | undefined = undefined,
+  TParams extends Schema | undefined = undefined,
+  TAuth extends Auth = Auth,
+>(
+  definition: Omit<ApiOperation<TBody, TQuery, TParams, TAuth>, 'surface'>,
+): ApiOperation<TBody, TQuery, TParams, TAuth> => ({ ...definition, surface: 'api' });
+
+export const receiverOperation = (
+  definition: Omit<ReceiverOperation, 'surface' | 'auth' | 'tag'>,
+): ReceiverOperation => ({
+  ...definition,
+  auth: 'none',
+  tag: 'receivers',
+  surface: 'function-url',
+});
+
+export const backgroundOperation = (definition: BackgroundOperation): BackgroundOperation =>
+  definition;

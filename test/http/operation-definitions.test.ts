@@ -1,0 +1,37 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { operation as listWebhooks } from '../../functions/webhooks/list-webhooks.operation.js';
+import { apiHandler } from '../../shared/http/api-handler.js';
+import { takesBearerToken } from '../../shared/http/operation.js';
+import { routes } from '../../shared/http/routes.js';
+import { tableCounter } from '../support/operations.js';
+
+const root = resolve(import.meta.dirname, '..', '..');
+
+describe('the operation definitions', () => {
+  it('each sit beside the handler they name as entry', () => {
+    const misplaced = routes.filter(
+      (route) =>
+        !existsSync(resolve(root, route.entry)) ||
+        !existsSync(resolve(root, route.entry.replace(/\.ts$/, '.operation.ts'))),
+    );
+    expect(misplaced.map((route) => route.name)).toEqual([]);
+  });
+
+  it('give every route that takes a Bearer token the token keys, without listing them by hand', () => {
+    const withoutKeys = routes.filter(
+      (route) =>
+        route.surface === 'api' &&
+        takesBearerToken(route.auth) &&
+        !(route.needs.secrets ?? []).includes('JWT_SIGNING_KEYS'),
+    );
+    expect(withoutKeys.map((route) => route.name)).toEqual([]);
+  });
+
+  it('refuse to build a handler for a user route that was given no way to authenticate', () => {
+    // The types demand an authenticate for auth user; a cast around them fails at once.
+    const edge = tableCounter as Parameters<typeof apiHandler<never, never, never, 'user'>>[1];
+    expect(() => apiHandler(listWebhooks, edge, async () => ({}))).toThrow(/needs an authenticate/);
+  });
+});
