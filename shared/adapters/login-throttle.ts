@@ -1,8 +1,7 @@
 import { tableName } from '../config.js';
 import type { LoginThrottle } from '../domain/accounts/ports.js';
 import { epochSeconds } from '../domain/clock.js';
-import { deleteItems, dynamo, queryAll } from './dynamodb.js';
-import { ConditionalCheckFailed } from './dynamodb-client.js';
+import { deleteItems, getItem, putIf, queryAll, updateIf } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
@@ -20,32 +19,22 @@ const windowFields = (now: number) => ({
 
 /** A state whose window has ended reads as none. */
 async function countInOpenWindow(email: string, source: string, now: number) {
-  try {
-    const result = await dynamo().update({
-      TableName: tableName(),
-      Key: keys.loginThrottle(email, source),
-      UpdateExpression: 'ADD failures :one SET window_ends = :end, #ttl = :ttl',
-      ConditionExpression: 'attribute_not_exists(pk) OR window_ends > :now',
-      ExpressionAttributeNames: { '#ttl': ttlAttribute },
-      ExpressionAttributeValues: { ':one': 1, ':now': now, ...windowFields(now) },
-      ReturnValues: 'UPDATED_NEW',
-    });
-    return Number(result.Attributes?.failures ?? 1);
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailed) return undefined;
-    throw error;
-  }
+  const result = await updateIf({
+    Key: keys.loginThrottle(email, source),
+    UpdateExpression: 'ADD failures :one SET window_ends = :end, #ttl = :ttl',
+    ConditionExpression: 'attribute_not_exists(pk) OR window_ends > :now',
+    ExpressionAttributeNames: { '#ttl': ttlAttribute },
+    ExpressionAttributeValues: { ':one': 1, ':now': now, ...windowFields(now) },
+    ReturnValues: 'UPDATED_NEW',
+  });
+  return result.ok ? Number(result.attributes?.failures ?? 1) : undefined;
 }
 
 export const dynamoLoginThrottle: LoginThrottle = {
   async read(email, source, now) {
-    const result = await dynamo().get({
-      TableName: tableName(),
-      Key: keys.loginThrottle(email, source),
-      ProjectionExpression: 'failures, locked_until, window_ends',
-      ConsistentRead: true,
+    const item = await getItem(keys.loginThrottle(email, source), {
+      projection: 'failures, locked_until, window_ends',
     });
-    const item = result.Item;
     if (item === undefined || Number(item.window_ends) <= now)
       return { failures: 0, lockedUntil: 0 };
     return { failures: Number(item.failures ?? 0), lockedUntil: Number(item.locked_until ?? 0) };
@@ -56,39 +45,29 @@ export const dynamoLoginThrottle: LoginThrottle = {
     if (counted !== undefined) return counted;
     // A window that ended (not yet removed by TTL) starts over with this failure; a concurrent
     // failure that restarted it first makes this one count in the new window.
-    try {
-      await dynamo().put({
-        TableName: tableName(),
-        Item: {
-          ...keys.loginThrottle(email, source),
-          failures: 1,
-          window_ends: windowFields(now)[':end'],
-          [ttlAttribute]: windowFields(now)[':ttl'],
-        },
-        ConditionExpression: 'window_ends <= :now',
-        ExpressionAttributeValues: { ':now': now },
-      });
-      return 1;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailed)) throw error;
-      return (await countInOpenWindow(email, source, now)) ?? 1;
-    }
+    const restarted = await putIf({
+      Item: {
+        ...keys.loginThrottle(email, source),
+        failures: 1,
+        window_ends: windowFields(now)[':end'],
+        [ttlAttribute]: windowFields(now)[':ttl'],
+      },
+      ConditionExpression: 'window_ends <= :now',
+      ExpressionAttributeValues: { ':now': now },
+    });
+    if (restarted.ok) return 1;
+    return (await countInOpenWindow(email, source, now)) ?? 1;
   },
 
   async lock(email, source, lockedUntil) {
-    try {
-      await dynamo().update({
-        TableName: tableName(),
-        Key: keys.loginThrottle(email, source),
-        UpdateExpression: 'SET locked_until = :until',
-        ConditionExpression:
-          'attribute_exists(pk) AND (attribute_not_exists(locked_until) OR locked_until < :until)',
-        ExpressionAttributeValues: { ':until': lockedUntil },
-      });
-    } catch (error) {
-      // A longer lock is already in place.
-      if (!(error instanceof ConditionalCheckFailed)) throw error;
-    }
+    // Refused when a longer lock is already in place.
+    await updateIf({
+      Key: keys.loginThrottle(email, source),
+      UpdateExpression: 'SET locked_until = :until',
+      ConditionExpression:
+        'attribute_exists(pk) AND (attribute_not_exists(locked_until) OR locked_until < :until)',
+      ExpressionAttributeValues: { ':until': lockedUntil },
+    });
   },
 
   async clear(email) {

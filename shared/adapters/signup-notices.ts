@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { tableName } from '../config.js';
 import type { SignupNotices } from '../domain/accounts/ports.js';
 import { epochSeconds } from '../domain/clock.js';
-import { dynamo } from './dynamodb.js';
-import { ConditionalCheckFailed } from './dynamodb-client.js';
+import { deleteIf, putIf } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
-
-const isRefusal = (error: unknown) => error instanceof ConditionalCheckFailed;
 
 /**
  * `SIGNUP_NOTICE#<email>`: the reservation of the last notice, with its end (`notice_until`, epoch
@@ -18,36 +14,25 @@ const isRefusal = (error: unknown) => error instanceof ConditionalCheckFailed;
 export const dynamoSignupNotices: SignupNotices = {
   async reserve(email, now, until) {
     const token = randomUUID();
-    try {
-      await dynamo().put({
-        TableName: tableName(),
-        Item: {
-          ...keys.signupNotice(email),
-          claim_token: token,
-          notice_until: until,
-          [ttlAttribute]: epochSeconds(until),
-        },
-        ConditionExpression: 'attribute_not_exists(pk) OR notice_until <= :now',
-        ExpressionAttributeValues: { ':now': now },
-      });
-      return token;
-    } catch (error) {
-      if (isRefusal(error)) return undefined;
-      throw error;
-    }
+    const reserved = await putIf({
+      Item: {
+        ...keys.signupNotice(email),
+        claim_token: token,
+        notice_until: until,
+        [ttlAttribute]: epochSeconds(until),
+      },
+      ConditionExpression: 'attribute_not_exists(pk) OR notice_until <= :now',
+      ExpressionAttributeValues: { ':now': now },
+    });
+    return reserved.ok ? token : undefined;
   },
 
   async release(email, token) {
-    try {
-      await dynamo().delete({
-        TableName: tableName(),
-        Key: keys.signupNotice(email),
-        ConditionExpression: 'claim_token = :token',
-        ExpressionAttributeValues: { ':token': token },
-      });
-    } catch (error) {
-      // Another reservation replaced ours (ours had run out): it is not ours to remove.
-      if (!isRefusal(error)) throw error;
-    }
+    // Refused when another reservation replaced ours (ours had run out): not ours to remove.
+    await deleteIf({
+      Key: keys.signupNotice(email),
+      ConditionExpression: 'claim_token = :token',
+      ExpressionAttributeValues: { ':token': token },
+    });
   },
 };
