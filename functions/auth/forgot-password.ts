@@ -1,5 +1,5 @@
+import { dynamoUserRepository } from '../../shared/adapters/dynamo-users.js';
 import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
-import { dynamoUserRepository } from '../../shared/adapters/user-repository.js';
 import { forgotPassword } from '../../shared/domain/accounts/forgot-password.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { ForgotPasswordRequest } from '../../shared/http/schemas/auth.js';

@@ -1,5 +1,5 @@
+import { dynamoUserRepository } from '../../shared/adapters/dynamo-users.js';
 import { accountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
-import { dynamoUserRepository } from '../../shared/adapters/user-repository.js';
 import { signup } from '../../shared/domain/accounts/signup.js';
 import { systemClock } from '../../shared/domain/clock.js';
 import { apiHandler } from '../../shared/http/api-handler.js';

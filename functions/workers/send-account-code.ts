@@ -1,7 +1,7 @@
 import { accountCodeMessageCodec } from '../../shared/adapters/account-code-message.js';
+import { dynamoSignupNotices } from '../../shared/adapters/dynamo-signup-notices.js';
 import { otpOperationDeps } from '../../shared/adapters/otp-operations.js';
 import { mailer } from '../../shared/adapters/ses-mailer.js';
-import { dynamoSignupNotices } from '../../shared/adapters/signup-notices.js';
 import { systemClock } from '../../shared/domain/clock.js';
 import { ServiceError } from '../../shared/domain/errors.js';
 import { type CodeRequestDeps, fulfilCodeRequest } from '../../shared/domain/otp/code-requests.js';

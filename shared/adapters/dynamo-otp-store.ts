@@ -1,5 +1,6 @@
 import { tableName } from '../config.js';
 import type { AttemptReservation, OtpKey, OtpStore, StoredOtp } from '../domain/otp/engine.js';
+import { countHitWithinLimit } from './dynamo-window-counter.js';
 import {
   deleteIf,
   dynamo,
@@ -11,7 +12,6 @@ import {
 } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
-import { countHitWithinLimit } from './window-counter.js';
 
 /**
  * Codes, attempt budgets and send counters as items of the single table. Every rule of the engine

@@ -9,16 +9,16 @@ import type {
 import { refreshTokenSeconds } from '../domain/accounts/refresh-tokens.js';
 import { epochSeconds } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
-import { batchGetAll, deleteItems, dynamo, getItem, queryAll, transactWrite } from './dynamodb.js';
-import { keys } from './keys.js';
-import { ttlAttribute } from './table-definition.js';
 import {
   type AccountUpdate,
   accountUpdateInput,
   activationClauses,
   userFromItem,
-} from './user-repository.js';
-import { counterKeyOf, countHitIn, hitsIn } from './window-counter.js';
+} from './dynamo-users.js';
+import { counterKeyOf, countHitIn, hitsIn } from './dynamo-window-counter.js';
+import { batchGetAll, deleteItems, dynamo, getItem, queryAll, transactWrite } from './dynamodb.js';
+import { keys } from './keys.js';
+import { ttlAttribute } from './table-definition.js';
 
 /**
  * Sessions and refresh tokens in the single table:
