@@ -466,6 +466,28 @@ describe('delivering', () => {
   });
 });
 
+/** A delivery whose queue message was lost: an event published to a new account's one endpoint. */
+async function lostDelivery(): Promise<string> {
+  const account = await newAccount();
+  const endpoint = await registerEndpoint(deps, account, {
+    url: 'https://r.example/h',
+    events: ['order.created'],
+  });
+  const { event } = await publishEvent(deps, {
+    type: 'order.created',
+    accountId: account,
+    data: order,
+  });
+  deps.queue.messages = []; // the message is lost
+  return deliveryIdFor(event.id, endpoint.id);
+}
+
+/** The gsi2 partition a delivery is listed on. */
+async function dueIndexPartitionOf(deliveryId: string): Promise<unknown> {
+  const { Item } = await dynamo().get({ TableName: table, Key: keys.delivery(deliveryId) });
+  return Item?.gsi2pk;
+}
+
 describe('retrying and sweeping', () => {
   it('gives a failed delivery one more attempt on request, without a second notice', async () => {
     const account = await newAccount();
@@ -515,21 +537,10 @@ describe('retrying and sweeping', () => {
   });
 
   it('re-queues a delivery whose messages were lost, once it is overdue', async () => {
-    const account = await newAccount();
-    const endpoint = await registerEndpoint(deps, account, {
-      url: 'https://r.example/h',
-      events: ['order.created'],
-    });
-    const { event } = await publishEvent(deps, {
-      type: 'order.created',
-      accountId: account,
-      data: order,
-    });
-    deps.queue.messages = []; // the message is lost
+    const lost = await lostDelivery();
 
     deps.clock.advance(sweepGraceMs / 2);
     await sweepDeliveries(deps);
-    const lost = deliveryIdFor(event.id, endpoint.id);
     expect(deps.queue.messages.map((m) => m.deliveryId)).not.toContain(lost);
     deps.clock.advance(sweepGraceMs);
     await sweepDeliveries(deps);
@@ -558,14 +569,7 @@ describe('retrying and sweeping', () => {
     });
     deps.queue.messages = []; // every message is lost
     const lost = endpoints.map((endpoint) => deliveryIdFor(event.id, endpoint.id));
-    const shards = new Set(
-      await Promise.all(
-        lost.map(async (id) => {
-          const { Item } = await dynamo().get({ TableName: table, Key: keys.delivery(id) });
-          return Item?.gsi2pk;
-        }),
-      ),
-    );
+    const shards = new Set(await Promise.all(lost.map(dueIndexPartitionOf)));
     expect(shards.size).toBeGreaterThan(1);
 
     deps.clock.advance(sweepGraceMs + 1000);
@@ -575,20 +579,7 @@ describe('retrying and sweeping', () => {
   });
 
   it('sweeps a delivery listed before the due index was sharded, and moves it to its shard', async () => {
-    const account = await newAccount();
-    const endpoint = await registerEndpoint(deps, account, {
-      url: 'https://r.example/h',
-      events: ['order.created'],
-    });
-    const { event } = await publishEvent(deps, {
-      type: 'order.created',
-      accountId: account,
-      data: order,
-    });
-    deps.queue.messages = []; // the message is lost
-    const lost = deliveryIdFor(event.id, endpoint.id);
-    const listed = async () =>
-      (await dynamo().get({ TableName: table, Key: keys.delivery(lost) })).Item?.gsi2pk;
+    const lost = await lostDelivery();
     await dynamo().update({
       TableName: table,
       Key: keys.delivery(lost),
@@ -604,7 +595,7 @@ describe('retrying and sweeping', () => {
     deps.queue.messages = deps.queue.messages.filter((m) => m.deliveryId === lost).slice(0, 1);
     const message = deps.queue.messages.shift();
     if (message !== undefined) await attemptDelivery(deps, message);
-    expect(await listed()).toBe(keys.dueDeliveries(lost).gsi2pk);
+    expect(await dueIndexPartitionOf(lost)).toBe(keys.dueDeliveries(lost).gsi2pk);
     expect((await deps.deliveries.get(lost))?.status).toBe('pending');
   });
 

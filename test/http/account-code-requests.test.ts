@@ -11,7 +11,6 @@ import { handler as sendOtp } from '../../functions/otp/send-otp.js';
 import { handler as sendAccountCode } from '../../functions/workers/send-account-code.js';
 import { dynamoUserRepository } from '../../shared/adapters/dynamo-users.js';
 import { dynamo } from '../../shared/adapters/dynamodb.js';
-import { LocalOutbox } from '../../shared/adapters/local-outbox.js';
 import { useMailer } from '../../shared/adapters/ses-mailer.js';
 import { useSmsSender } from '../../shared/adapters/sns-sms-sender.js';
 import {
@@ -22,6 +21,7 @@ import { signupNoticeWindowMs } from '../../shared/domain/accounts/signup-follow
 import { newId, type User } from '../../shared/domain/accounts/user.js';
 import { advanceSystemClock } from '../../shared/domain/clock.js';
 import { BatchFailedError } from '../../shared/lambda/queue-worker.js';
+import { LocalOutbox } from '../../shared/local/local-outbox.js';
 import { invoke, lambdaContext, restEvent, sqsRecord } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 
