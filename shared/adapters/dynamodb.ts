@@ -1,5 +1,4 @@
 import type {
-  BatchGetCommandInput,
   BatchWriteCommandInput,
   DeleteCommandInput,
   PutCommandInput,
@@ -120,20 +119,21 @@ const chunks = <T>(items: T[], size: number): T[][] =>
     items.slice(index * size, index * size + size),
   );
 
-type BatchGetRequest = NonNullable<BatchGetCommandInput['RequestItems']>[string];
-
-/** One BatchGetItem of at most 100 keys, re-asking with backoff for keys left unprocessed. */
-async function batchGetChunk(request: BatchGetRequest): Promise<Item[]> {
-  const found: Item[] = [];
-  let pending: BatchGetRequest | undefined = request;
-  for (let retry = -1; pending !== undefined && (pending.Keys?.length ?? 0) > 0; retry++) {
-    if (retry >= batchRetries) throw new Error('BatchGetItem left keys unprocessed');
+/**
+ * Sends `work` with `round` until DynamoDB leaves none of it unprocessed (throttling), waiting
+ * `backoff` between rounds; `round` answers what was left.
+ */
+async function untilProcessed<T>(
+  operation: string,
+  work: T[],
+  round: (pending: T[]) => Promise<T[]>,
+): Promise<void> {
+  let pending = work;
+  for (let retry = -1; pending.length > 0; retry++) {
+    if (retry >= batchRetries) throw new Error(`${operation} left ${pending.length} unprocessed`);
     if (retry >= 0) await backoff(retry);
-    const result = await dynamo().batchGet({ RequestItems: { [tableName()]: pending } });
-    found.push(...(result.Responses?.[tableName()] ?? []));
-    pending = result.UnprocessedKeys?.[tableName()];
+    pending = await round(pending);
   }
-  return found;
 }
 
 /**
@@ -144,38 +144,40 @@ export async function batchGetAll(
   keys: ItemKey[],
   options: { consistent?: boolean; projection?: string } = {},
 ): Promise<Item[]> {
-  const found = await Promise.all(
-    chunks(keys, 100).map((chunk) =>
-      batchGetChunk({
-        Keys: chunk,
-        ...(options.consistent ? { ConsistentRead: true } : {}),
-        ...(options.projection === undefined ? {} : { ProjectionExpression: options.projection }),
-      }),
-    ),
-  );
-  return found.flat();
+  const found: Item[] = [];
+  const read = async (pending: ItemKey[]) => {
+    const result = await dynamo().batchGet({
+      RequestItems: {
+        [tableName()]: {
+          Keys: pending,
+          ...(options.consistent ? { ConsistentRead: true } : {}),
+          ...(options.projection === undefined ? {} : { ProjectionExpression: options.projection }),
+        },
+      },
+    });
+    found.push(...(result.Responses?.[tableName()] ?? []));
+    return (result.UnprocessedKeys?.[tableName()]?.Keys ?? []) as ItemKey[];
+  };
+  await Promise.all(chunks(keys, 100).map((chunk) => untilProcessed('BatchGetItem', chunk, read)));
+  return found;
 }
 
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
 
 /**
  * Puts and deletes: BatchWriteItem calls of 25 requests (its limit), sent together, each
- * resending with backoff what DynamoDB left unprocessed (throttling). No two requests may name
- * one key (DynamoDB refuses such a batch).
+ * resending what DynamoDB left unprocessed. No two requests may name one key (DynamoDB refuses
+ * such a batch).
  */
 export async function batchWriteAll(requests: WriteRequest[]): Promise<void> {
+  const write = async (pending: WriteRequest[]) => {
+    const { UnprocessedItems } = await dynamo().batchWrite({
+      RequestItems: { [tableName()]: pending },
+    });
+    return UnprocessedItems?.[tableName()] ?? [];
+  };
   await Promise.all(
-    chunks(requests, 25).map(async (chunk) => {
-      let pending = chunk;
-      for (let retry = -1; pending.length > 0; retry++) {
-        if (retry >= batchRetries) throw new Error('BatchWriteItem left items unprocessed');
-        if (retry >= 0) await backoff(retry);
-        const { UnprocessedItems } = await dynamo().batchWrite({
-          RequestItems: { [tableName()]: pending },
-        });
-        pending = UnprocessedItems?.[tableName()] ?? [];
-      }
-    }),
+    chunks(requests, 25).map((chunk) => untilProcessed('BatchWriteItem', chunk, write)),
   );
 }
 
