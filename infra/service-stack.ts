@@ -14,6 +14,7 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { tableIndexes, tableKeys, ttlAttribute } from '../shared/adapters/table-definition.js';
 import type { SecretName } from '../shared/config.js';
+import { surfaceSizes, workQueueSizes } from '../shared/deployment-sizes.js';
 import { inboundEventAbandonedMessage } from '../shared/domain/inbound/sweep-events.js';
 import { smsCapNearMessage, smsCapReachedMessage } from '../shared/domain/otp/sms-cap.js';
 import { mergedNeeds, routesByEntry } from '../shared/http/route-needs.js';
@@ -30,19 +31,13 @@ import { queueOutputNames } from './stack-outputs.js';
 import { WorkQueue } from './work-queue.js';
 
 /**
- * Timeout and memory per surface. API functions get a full gigabyte because memory buys CPU and
- * password hashing (Argon2id) is CPU-bound; receivers must answer gateways within 5 seconds;
- * a delivery attempt waits up to 10 seconds for the endpoint, plus its bookkeeping.
+ * Timeout and memory per surface, from `shared/deployment-sizes.ts` (where the local runtime reads
+ * them too).
  */
-const surfaceDefaults: Record<Route['surface'], { timeout: Duration; memorySize: number }> = {
-  api: { timeout: Duration.seconds(10), memorySize: 1024 },
-  'function-url': { timeout: Duration.seconds(10), memorySize: 512 },
-  queue: { timeout: Duration.seconds(30), memorySize: 512 },
-  schedule: { timeout: Duration.seconds(60), memorySize: 512 },
-};
-
-/** Concurrent batches per queue worker: spares both the customers' endpoints and our account. */
-const workerMaxConcurrency = 5;
+const surfaceDefaults = (surface: Route['surface']) => ({
+  timeout: Duration.seconds(surfaceSizes[surface].timeoutSeconds),
+  memorySize: surfaceSizes[surface].memoryMb,
+});
 
 /** `functions/receivers/gateway-b-webhook.ts` → `ReceiversGatewayBWebhook`. */
 export function constructIdOf(entry: string): string {
@@ -102,9 +97,8 @@ export class ServiceStack extends Stack {
       });
     }
 
-    // AWS's advice for SQS event sources: visibility ≥ 6× the consumer's timeout, so a message is
-    // not handed to a second worker while the poller may still be retrying a throttled invoke.
-    const sixTimesWorkerTimeout = Duration.seconds(surfaceDefaults.queue.timeout.toSeconds() * 6);
+    // Six times the worker's timeout (workQueueSizes says why); the local queues wait as long at most.
+    const sixTimesWorkerTimeout = Duration.seconds(workQueueSizes.visibilityTimeoutSeconds);
     const queues = {
       // Messages wait up to 15 minutes on purpose (the SQS delay of an early retry).
       delivery: new WorkQueue(this, 'Delivery', {
@@ -234,7 +228,7 @@ export class ServiceStack extends Stack {
       const fn = new ServiceFunction(this, functionId, {
         entry,
         description: entryRoutes.map((route) => route.summary).join('; '),
-        ...surfaceDefaults[first.surface],
+        ...surfaceDefaults(first.surface),
         architecture:
           settings.architecture === 'x86_64'
             ? lambda.Architecture.X86_64
@@ -277,10 +271,10 @@ export class ServiceStack extends Stack {
             throw new Error(`${entry} is a queue route without a queue`);
           fn.addEventSource(
             new SqsEventSource(queues[first.queue].queue, {
-              batchSize: 10,
+              batchSize: workQueueSizes.batchSize,
               // A failed message is retried alone, not with the batch that succeeded.
               reportBatchItemFailures: true,
-              maxConcurrency: workerMaxConcurrency,
+              maxConcurrency: workQueueSizes.maxConcurrency,
             }),
           );
           alarmOnAny(

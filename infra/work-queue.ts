@@ -2,16 +2,13 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { workQueueSizes } from '../shared/deployment-sizes.js';
 import { withRunbook } from './runbooks.js';
 
 export interface WorkQueueProps {
   /** At least six times the consumer's timeout (AWS's advice for Lambda event sources). */
   visibilityTimeout: Duration;
-  /**
-   * Receives before a message moves to the dead-letter queue. Retries of a failed webhook
-   * attempt follow the Scheduler ladder, not redelivery: this only catches crashing messages.
-   * @default 5
-   */
+  /** Receives before a message moves to the dead-letter queue. @default workQueueSizes.maxReceiveCount */
   maxReceiveCount?: number;
   /**
    * How old the oldest message may grow before the backlog alarm fires: longer than any delay
@@ -45,7 +42,10 @@ export class WorkQueue extends Construct {
       // SQS-managed keys: EventBridge Scheduler and the functions send without KMS grants.
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? 5 },
+      deadLetterQueue: {
+        queue: this.deadLetterQueue,
+        maxReceiveCount: props.maxReceiveCount ?? workQueueSizes.maxReceiveCount,
+      },
     });
     this.deadLetterAlarm = this.deadLetterQueue
       .metricApproximateNumberOfMessagesVisible({

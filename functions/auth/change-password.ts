@@ -1,6 +1,6 @@
 import { accountCodeDependencies } from '../../shared/adapters/account-codes-wiring.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { changePassword } from '../../shared/domain/accounts/passwords.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { operation } from './change-password.operation.js';

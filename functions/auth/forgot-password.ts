@@ -1,5 +1,5 @@
 import { accountRequestDependencies } from '../../shared/adapters/account-codes-wiring.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { forgotPassword } from '../../shared/domain/accounts/forgot-password.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { operation } from './forgot-password.operation.js';

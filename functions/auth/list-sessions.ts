@@ -1,6 +1,6 @@
 import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { listSessions } from '../../shared/domain/accounts/sessions.js';
 import { apiHandler, Page } from '../../shared/http/api-handler.js';
 import { operation } from './list-sessions.operation.js';

@@ -1,5 +1,5 @@
 import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { login } from '../../shared/domain/accounts/login.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { signInClient } from '../../shared/http/sign-in-client.js';

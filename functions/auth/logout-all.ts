@@ -1,6 +1,6 @@
 import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { endAllSessions } from '../../shared/domain/accounts/sessions.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { operation } from './logout-all.operation.js';

@@ -1,5 +1,5 @@
 import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { refreshSession } from '../../shared/domain/accounts/sessions.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { operation } from './refresh-token.operation.js';

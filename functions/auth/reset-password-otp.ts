@@ -1,5 +1,5 @@
 import { accountCheckDependencies } from '../../shared/adapters/account-codes-wiring.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { resetPassword } from '../../shared/domain/accounts/passwords.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { operation } from './reset-password-otp.operation.js';

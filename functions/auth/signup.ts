@@ -1,5 +1,5 @@
 import { accountRequestDependencies } from '../../shared/adapters/account-codes-wiring.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { signup } from '../../shared/domain/accounts/signup.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { operation } from './signup.operation.js';

@@ -1,5 +1,5 @@
 import { accountCheckDependencies } from '../../shared/adapters/account-codes-wiring.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { verifySignup } from '../../shared/domain/accounts/signup-activation.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { signInClient } from '../../shared/http/sign-in-client.js';

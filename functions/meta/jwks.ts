@@ -1,5 +1,5 @@
 import { tokenKeys } from '../../shared/adapters/access-token-keys.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { apiHandler, Document } from '../../shared/http/api-handler.js';
 import { operation } from './jwks.operation.js';
 

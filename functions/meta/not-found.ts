@@ -1,4 +1,4 @@
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { ServiceError } from '../../shared/domain/errors.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { operation } from './not-found.operation.js';

@@ -1,4 +1,4 @@
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { publicBaseUrls } from '../../shared/config.js';
 import { apiHandler, Document } from '../../shared/http/api-handler.js';
 import built from '../../shared/http/openapi.json' with { type: 'json' };

@@ -1,5 +1,5 @@
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { resendDependencies } from '../../shared/adapters/otp-sends-wiring.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { resendMobileOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { operation } from './resend-mobile-otp.operation.js';

@@ -1,6 +1,6 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { sendOtpDependencies } from '../../shared/adapters/otp-sends-wiring.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { sendOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { operation } from './send-otp.operation.js';

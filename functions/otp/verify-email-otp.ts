@@ -1,5 +1,5 @@
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { otpCheckDependencies } from '../../shared/adapters/otp-wiring.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { verifyEmailOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { operation } from './verify-email-otp.operation.js';

@@ -1,6 +1,6 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { otpCheckDependencies } from '../../shared/adapters/otp-wiring.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { verifyOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { signInClient } from '../../shared/http/sign-in-client.js';

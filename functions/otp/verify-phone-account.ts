@@ -1,5 +1,5 @@
 import { dynamoPhoneRegistry } from '../../shared/adapters/dynamo-phone-registry.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { verifyPhoneAccount } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { operation } from './verify-phone-account.operation.js';

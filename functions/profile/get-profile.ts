@@ -1,6 +1,6 @@
 import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { authenticateDeferringSessionCheck } from '../../shared/adapters/authenticate.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { getProfile } from '../../shared/domain/accounts/profile-view.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { operation } from './get-profile.operation.js';

@@ -1,6 +1,6 @@
 import { accountCodeDependencies } from '../../shared/adapters/account-codes-wiring.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { smsAllowedCountries } from '../../shared/config.js';
 import { updateProfile } from '../../shared/domain/accounts/profile.js';
 import { refuseUnlistedSmsCountry } from '../../shared/domain/otp/sms-countries.js';

@@ -1,6 +1,6 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { deliveryRecordDependencies } from '../../shared/adapters/webhooks-wiring.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { getDelivery } from '../../shared/domain/webhooks/deliveries.js';
 import { deliveryView, eventView } from '../../shared/domain/webhooks/views.js';
 import { apiHandler } from '../../shared/http/api-handler.js';

@@ -1,6 +1,6 @@
 import { authenticate } from '../../shared/adapters/authenticate.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { endpointDependencies } from '../../shared/adapters/webhooks-wiring.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { getEndpoint } from '../../shared/domain/webhooks/endpoints.js';
 import { endpointView } from '../../shared/domain/webhooks/views.js';
 import { apiHandler } from '../../shared/http/api-handler.js';

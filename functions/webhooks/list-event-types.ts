@@ -1,4 +1,4 @@
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { apiHandler, Page } from '../../shared/http/api-handler.js';
 import { subscribableEventTypeDocuments } from '../../shared/http/event-types.js';
 import { operation } from './list-event-types.operation.js';

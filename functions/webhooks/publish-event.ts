@@ -1,5 +1,5 @@
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { publishEvent } from '../../shared/adapters/event-publisher.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { ServiceError } from '../../shared/domain/errors.js';
 import { eventView } from '../../shared/domain/webhooks/views.js';
 import { apiHandler } from '../../shared/http/api-handler.js';

@@ -3,10 +3,10 @@ import type { AccountCodeQueue, UserRepository } from '../domain/accounts/ports.
 import type { Clock } from '../domain/clock.js';
 import { systemClock } from '../domain/clock.js';
 import { accountDependencies } from './accounts-wiring.js';
+import { dynamoUserRepository } from './dynamo-users.js';
 import { lazily } from './lazily.js';
 import { otpChecks } from './otp-codes.js';
 import { accountCodeQueue } from './sqs-account-code-queue.js';
-import { dynamoUserRepository } from './user-repository.js';
 
 /**
  * The accounts area's wiring for the use-cases that hand work to the account-code worker, and

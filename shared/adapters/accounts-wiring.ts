@@ -2,10 +2,10 @@ import type { AccountDeps } from '../domain/accounts/deps.js';
 import { type AccountDirectory, accountDirectory } from '../domain/accounts/directory.js';
 import { systemClock } from '../domain/clock.js';
 import { tokenKeys } from './access-token-keys.js';
+import { dynamoLoginThrottle } from './dynamo-login-throttle.js';
+import { dynamoSessionRepository } from './dynamo-sessions.js';
+import { dynamoUserRepository } from './dynamo-users.js';
 import { lazily } from './lazily.js';
-import { dynamoLoginThrottle } from './login-throttle.js';
-import { dynamoSessionRepository } from './session-repository.js';
-import { dynamoUserRepository } from './user-repository.js';
 
 /**
  * The accounts area's wiring: what its use-cases work with on AWS (or the local stand-ins). Each

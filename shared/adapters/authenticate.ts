@@ -2,7 +2,7 @@ import { sessionEnded } from '../domain/accounts/access-tokens.js';
 import { ServiceError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import { tokenKeys } from './access-token-keys.js';
-import { dynamoSessionRepository } from './session-repository.js';
+import { dynamoSessionRepository } from './dynamo-sessions.js';
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined when there is none. */
 export function bearerToken(authorization: string | undefined): string | undefined {

@@ -1,8 +1,4 @@
-import type {
-  BatchWriteCommandInput,
-  QueryCommandInput,
-  UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
 import {
@@ -18,14 +14,18 @@ import { eventFromItem, eventRetentionSeconds } from './dynamo-webhook-events.js
 import {
   BatchedReader,
   batchGetAll,
-  dynamo,
+  getItem,
+  iso,
+  putIfAbsent,
+  putItems,
   queryAll,
   queryWork,
+  queryWorkShards,
+  updateIf,
   type WorkRange,
   workBefore,
 } from './dynamodb.js';
-import { ConditionalCheckFailed } from './dynamodb-client.js';
-import { keys } from './keys.js';
+import { dueDeliveryPartitions, keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
 interface AttemptItem {
@@ -57,8 +57,6 @@ interface DeliveryItem {
   claim_count?: number;
   created_at: string;
 }
-
-const iso = (epochMs: number) => new Date(epochMs).toISOString();
 
 function fromItem(item: Record<string, unknown>): Delivery {
   const stored = item as unknown as DeliveryItem;
@@ -118,7 +116,7 @@ function toItem(delivery: Delivery): Record<string, unknown> {
     ...item,
     ...keys.endpointDeliveries(delivery.endpointId),
     gsi1sk: createdKey(delivery),
-    ...keys.dueDeliveries(),
+    ...keys.dueDeliveries(delivery.id),
     gsi2sk: iso(delivery.nextAttemptAt),
     [ttlAttribute]: epochSeconds(Date.parse(delivery.createdAt)) + eventRetentionSeconds,
   };
@@ -133,38 +131,6 @@ const attemptItem = (record: AttemptRecord): AttemptItem => ({
   response_body: record.responseBody,
   error: record.error,
 });
-
-const pause = (attempt: number) =>
-  new Promise((resume) => setTimeout(resume, 20 * 2 ** attempt + Math.random() * 20));
-
-/** BatchWriteItem, resending unprocessed items (throttling) with backoff. */
-async function batchWrite(requests: NonNullable<BatchWriteCommandInput['RequestItems']>[string]) {
-  let pending = requests;
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt > 0) await pause(attempt);
-    if (attempt > 8) throw new Error('BatchWriteItem left items unprocessed');
-    const { UnprocessedItems } = await dynamo().batchWrite({
-      RequestItems: { [tableName()]: pending },
-    });
-    pending = UnprocessedItems?.[tableName()] ?? [];
-  }
-}
-
-const chunks = <T>(items: T[], size: number): T[][] =>
-  Array.from({ length: Math.ceil(items.length / size) }, (_, index) =>
-    items.slice(index * size, index * size + size),
-  );
-
-/** An update that holds only under its condition; false when the condition failed. */
-async function conditionalUpdate(input: Omit<UpdateCommandInput, 'TableName'>) {
-  try {
-    const { Attributes } = await dynamo().update({ TableName: tableName(), ...input });
-    return { ok: true as const, attributes: Attributes };
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailed) return { ok: false as const };
-    throw error;
-  }
-}
 
 /** The events and endpoints of attempts, read after their claims (`loadTarget`). */
 const targetReads = new BatchedReader();
@@ -215,57 +181,34 @@ function createdWindow(sortKey: 'gsi1sk' | 'gsi2sk', window: CreatedWindow): Wor
 export const dynamoDeliveryRepository: DeliveryRepository = {
   async createMany(deliveries, { mayExist }) {
     if (!mayExist) {
-      await Promise.all(
-        chunks(deliveries, 25).map((chunk) =>
-          batchWrite(chunk.map((delivery) => ({ PutRequest: { Item: toItem(delivery) } }))),
-        ),
-      );
+      await putItems(deliveries.map(toItem));
       return deliveries;
     }
     // A repeated fan-out: keep every delivery that exists (it may be mid-attempt) and create
     // only the missing ones, each under a condition in case a concurrent fan-out races us.
-    const existing = new Set<string>();
-    for (const chunk of chunks(deliveries, 100)) {
-      const found = await batchGetAll({
-        Keys: chunk.map((delivery) => keys.delivery(delivery.id)),
-        ProjectionExpression: 'id',
-      });
-      for (const item of found) existing.add(String(item.id));
-    }
+    const found = await batchGetAll(
+      deliveries.map((delivery) => keys.delivery(delivery.id)),
+      { projection: 'id' },
+    );
+    const existing = new Set(found.map((item) => String(item.id)));
     const created = await Promise.all(
       deliveries
         .filter((delivery) => !existing.has(delivery.id))
-        .map(async (delivery) => {
-          try {
-            await dynamo().put({
-              TableName: tableName(),
-              Item: toItem(delivery),
-              ConditionExpression: 'attribute_not_exists(pk)',
-            });
-            return delivery;
-          } catch (error) {
-            if (error instanceof ConditionalCheckFailed) return undefined;
-            throw error;
-          }
-        }),
+        .map(async (delivery) => ((await putIfAbsent(toItem(delivery))) ? delivery : undefined)),
     );
     return created.filter((delivery) => delivery !== undefined);
   },
 
   async get(deliveryId) {
-    const { Item } = await dynamo().get({
-      TableName: tableName(),
-      Key: keys.delivery(deliveryId),
-      ConsistentRead: true,
-    });
-    return Item === undefined ? undefined : fromItem(Item);
+    const item = await getItem(keys.delivery(deliveryId));
+    return item === undefined ? undefined : fromItem(item);
   },
 
   async claim(deliveryId, attempt, { token, now, dueBy, leaseUntil }) {
-    const result = await conditionalUpdate({
+    const result = await updateIf({
       Key: keys.delivery(deliveryId),
       UpdateExpression:
-        'SET #status = :attempting, claim_token = :token, claim_attempt = :attempt, claim_expires_at = :lease, gsi2sk = :leaseIso ADD claim_count :one',
+        'SET #status = :attempting, claim_token = :token, claim_attempt = :attempt, claim_expires_at = :lease, gsi2pk = :due, gsi2sk = :leaseIso ADD claim_count :one',
       // Pending for exactly this attempt and due — or a claim on this same attempt whose worker
       // outlived its lease (it died): taken over as the same attempt number.
       ConditionExpression:
@@ -278,6 +221,8 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
         ':attempt': attempt,
         ':lease': leaseUntil,
         ':one': 1,
+        // Its shard of the due index; a delivery listed before the index was sharded moves there.
+        ':due': keys.dueDeliveries(deliveryId).gsi2pk,
         ':leaseIso': iso(leaseUntil),
         ':dueBy': dueBy,
         ':now': now,
@@ -308,7 +253,7 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
         : resolution.status === 'failed'
           ? ', gsi2pk = :failed, gsi2sk = :created'
           : '';
-    const update: Omit<UpdateCommandInput, 'TableName'> = {
+    const result = await updateIf({
       Key: keys.delivery(delivery.id),
       UpdateExpression: [
         'SET #status = :status, attempts = list_append(attempts, :record), next_attempt = claim_attempt + :one',
@@ -334,20 +279,14 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
           : {}),
       },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    };
-    try {
-      await dynamo().update({ TableName: tableName(), ...update });
-      return true;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailed)) throw error;
-      // The client retries a write whose answer it did not get; when that first try went
-      // through, the retry finds the claim released and this very record last: recorded, not lost.
-      return holdsRecord(error.item, record);
-    }
+    });
+    // The client retries a write whose answer it did not get; when that first try went through,
+    // the retry finds the claim released and this very record last: recorded, not lost.
+    return result.ok || holdsRecord(result.item, record);
   },
 
   async abandon(deliveryId, claimToken) {
-    await conditionalUpdate({
+    await updateIf({
       Key: keys.delivery(deliveryId),
       UpdateExpression: `SET #status = :failed, abandoned_reason = :reason REMOVE ${releaseClaim}, gsi2pk, gsi2sk`,
       ConditionExpression: 'claim_token = :token',
@@ -363,7 +302,7 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
   async pause(delivery, claimToken) {
     // Off the due index (the sweeper must not keep re-queueing it) onto its endpoint's paused
     // deliveries, by when it was due: enabling the endpoint sends the oldest first.
-    const result = await conditionalUpdate({
+    const result = await updateIf({
       Key: keys.delivery(delivery.id),
       UpdateExpression: `SET #status = :paused, gsi2pk = :pausedKey, gsi2sk = :dueIso REMOVE ${releaseClaim}`,
       ConditionExpression: 'claim_token = :token',
@@ -379,13 +318,11 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
   },
 
   async listPaused(endpointId, limit) {
-    return (await queryWork(tableName(), keys.pausedDeliveries(endpointId).gsi2pk, limit)).map(
-      fromItem,
-    );
+    return (await queryWork(keys.pausedDeliveries(endpointId).gsi2pk, limit)).map(fromItem);
   },
 
   async resume(deliveryId, now) {
-    const result = await conditionalUpdate({
+    const result = await updateIf({
       Key: keys.delivery(deliveryId),
       UpdateExpression:
         'SET #status = :pending, next_attempt_at = :now, gsi2pk = :due, gsi2sk = :nowIso',
@@ -396,7 +333,7 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
         ':paused': 'paused',
         ':now': now,
         ':nowIso': iso(now),
-        ':due': keys.dueDeliveries().gsi2pk,
+        ':due': keys.dueDeliveries(deliveryId).gsi2pk,
       },
     });
     return result.ok;
@@ -426,11 +363,11 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
           ':more': attempts - 1,
           ':now': now,
           ':nowIso': iso(now),
-          ':due': keys.dueDeliveries().gsi2pk,
+          ':due': keys.dueDeliveries(delivery.id).gsi2pk,
         },
       };
     }
-    const result = await conditionalUpdate({
+    const result = await updateIf({
       ...input,
       Key: keys.delivery(delivery.id),
       ConditionExpression: '#status = :status AND next_attempt = :next',
@@ -488,13 +425,11 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
 
   async listFailed(endpointId, window, limit) {
     const partition = keys.failedDeliveries(endpointId).gsi2pk;
-    return (await queryWork(tableName(), partition, limit, createdWindow('gsi2sk', window))).map(
-      fromItem,
-    );
+    return (await queryWork(partition, limit, createdWindow('gsi2sk', window))).map(fromItem);
   },
 
   async listDue(before, limit) {
-    const partition = keys.dueDeliveries().gsi2pk;
-    return (await queryWork(tableName(), partition, limit, workBefore(iso(before)))).map(fromItem);
+    const due = await queryWorkShards(dueDeliveryPartitions(), limit, workBefore(iso(before)));
+    return due.map(fromItem);
   },
 };

@@ -1,32 +1,15 @@
-import { tableName } from '../config.js';
 import { epochSeconds, systemClock } from '../domain/clock.js';
 import type { MessagingRecords } from '../domain/inbound/ports.js';
-import { dynamo } from './dynamodb.js';
+import { getItem, putItems } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
 /** Messages and statuses are kept 90 days, like the audit trail. */
 const retentionSeconds = 90 * 24 * 60 * 60;
 
-/** BatchWriteItem takes at most 25 items; unprocessed ones are sent again a few times. */
-const batchSize = 25;
-const rounds = 4;
-
 async function writeAll(records: (Record<string, unknown> & { pk: string; sk: string })[]) {
   // BatchWriteItem refuses a batch naming one key twice (a status repeated in one notification).
-  const items = [...new Map(records.map((item) => [`${item.pk}\n${item.sk}`, item])).values()];
-  for (let start = 0; start < items.length; start += batchSize) {
-    let pending = items.slice(start, start + batchSize).map((Item) => ({ PutRequest: { Item } }));
-    for (let round = 0; pending.length > 0; round++) {
-      if (round === rounds)
-        throw new Error(`${pending.length} messaging record(s) were not written`);
-      const { UnprocessedItems } = await dynamo().batchWrite({
-        RequestItems: { [tableName()]: pending },
-      });
-      pending = (UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-      if (pending.length > 0) await new Promise((resume) => setTimeout(resume, 50 * 2 ** round));
-    }
-  }
+  await putItems([...new Map(records.map((item) => [`${item.pk}\n${item.sk}`, item])).values()]);
 }
 
 /**
@@ -66,6 +49,5 @@ export const dynamoMessagingRecords: MessagingRecords = {
 export async function findMessagingRecord(
   key: ReturnType<typeof keys.messagingMessage>,
 ): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await dynamo().get({ TableName: tableName(), Key: key, ConsistentRead: true });
-  return Item;
+  return getItem(key);
 }

@@ -1,11 +1,17 @@
 import { tableName } from '../config.js';
 import type { AttemptReservation, OtpKey, OtpStore, StoredOtp } from '../domain/otp/engine.js';
-import { dynamo } from './dynamodb.js';
-import { ConditionalCheckFailed } from './dynamodb-client.js';
-import { type ItemKey, keys } from './keys.js';
+import { countHitWithinLimit } from './dynamo-window-counter.js';
+import {
+  deleteIf,
+  dynamo,
+  getItem,
+  putIf,
+  putIfAbsent,
+  transactWrite,
+  updateIf,
+} from './dynamodb.js';
+import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
-import { transactWrite } from './transactions.js';
-import { countHitWithinLimit } from './window-counter.js';
 
 /**
  * Codes, attempt budgets and send counters as items of the single table. Every rule of the engine
@@ -35,11 +41,6 @@ function storedOtp(item: Record<string, unknown>): StoredOtp {
     expiresAt: Number(item.expiresAt),
     subject: typeof item.subject === 'string' ? item.subject : undefined,
   };
-}
-
-async function getItem(key: ItemKey): Promise<Record<string, unknown> | undefined> {
-  const result = await dynamo().get({ TableName: tableName(), Key: key, ConsistentRead: true });
-  return result.Item;
 }
 
 /** The item of a live code. */
@@ -194,48 +195,30 @@ export const dynamoOtpStore: OtpStore = {
   },
 
   async consume(key, codeHash) {
-    try {
-      const result = await dynamo().delete({
-        TableName: tableName(),
-        Key: otpKey(key),
-        ConditionExpression: 'codeHash = :hash',
-        ExpressionAttributeValues: { ':hash': codeHash },
-        ReturnValues: 'ALL_OLD',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      });
-      return { outcome: 'consumed', otp: storedOtp(result.Attributes ?? {}) };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailed)) throw error;
-      if (typeof error.item?.codeHash !== 'string') return { outcome: 'none' };
-      return { outcome: 'mismatch', otp: storedOtp(error.item) };
-    }
+    const result = await deleteIf({
+      Key: otpKey(key),
+      ConditionExpression: 'codeHash = :hash',
+      ExpressionAttributeValues: { ':hash': codeHash },
+      ReturnValues: 'ALL_OLD',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    if (result.ok) return { outcome: 'consumed', otp: storedOtp(result.attributes ?? {}) };
+    if (typeof result.item?.codeHash !== 'string') return { outcome: 'none' };
+    return { outcome: 'mismatch', otp: storedOtp(result.item) };
   },
 
   async restore(key, otp) {
-    try {
-      await dynamo().put({
-        TableName: tableName(),
-        Item: codeItem(key, otp),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      });
-    } catch (error) {
-      // A newer code was issued meanwhile: it is the live one.
-      if (!(error instanceof ConditionalCheckFailed)) throw error;
-    }
+    // Refused when a newer code was issued meanwhile: it is the live one.
+    await putIfAbsent(codeItem(key, otp));
   },
 
   async burn(key, codeHash) {
-    try {
-      await dynamo().delete({
-        TableName: tableName(),
-        Key: otpKey(key),
-        ConditionExpression: 'codeHash = :hash',
-        ExpressionAttributeValues: { ':hash': codeHash },
-      });
-    } catch (error) {
-      // A newer code replaced it meanwhile: that one keeps its own (shared) budget.
-      if (!(error instanceof ConditionalCheckFailed)) throw error;
-    }
+    // Refused when a newer code replaced it meanwhile: that one keeps its own (shared) budget.
+    await deleteIf({
+      Key: otpKey(key),
+      ConditionExpression: 'codeHash = :hash',
+      ExpressionAttributeValues: { ':hash': codeHash },
+    });
   },
 
   async clearAttempts(key) {
@@ -276,7 +259,6 @@ interface Budget {
  * that fewer than `below` attempts are spent: the write shared by both ways of reserving.
  */
 const spend = (key: OtpKey, budget: Budget, below: number) => ({
-  TableName: tableName(),
   Key: attemptsKey(key),
   UpdateExpression:
     'SET attempts = if_not_exists(attempts, :zero) + :one, windowEndsAt = if_not_exists(windowEndsAt, :end), #ttl = if_not_exists(#ttl, :ttl)',
@@ -294,7 +276,7 @@ const spend = (key: OtpKey, budget: Budget, below: number) => ({
 
 /** In a transaction: an attempt that leaves at least one more (not the budget's last). */
 const spendBeforeLast = (key: OtpKey, budget: Budget) => ({
-  Update: spend(key, budget, budget.maxAttempts - 1),
+  Update: { TableName: tableName(), ...spend(key, budget, budget.maxAttempts - 1) },
 });
 
 /**
@@ -305,41 +287,33 @@ async function spendInOpenWindow(
   key: OtpKey,
   budget: Budget,
 ): Promise<AttemptReservation | number> {
-  try {
-    const result = await dynamo().update({
-      ...spend(key, budget, budget.maxAttempts),
-      ReturnValues: 'ALL_NEW',
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    });
-    const used = Number(result.Attributes?.attempts);
-    return used >= budget.maxAttempts
-      ? { allowed: true, last: true, windowEndsAt: Number(result.Attributes?.windowEndsAt) }
-      : { allowed: true, last: false };
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailed)) throw error;
-    const windowEndsAt = Number(error.item?.windowEndsAt ?? 0);
+  const result = await updateIf({
+    ...spend(key, budget, budget.maxAttempts),
+    ReturnValues: 'ALL_NEW',
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  });
+  if (!result.ok) {
+    const windowEndsAt = Number(result.item?.windowEndsAt ?? 0);
     if (windowEndsAt > budget.now) return { allowed: false, windowEndsAt };
     return windowEndsAt;
   }
+  const used = Number(result.attributes?.attempts);
+  return used >= budget.maxAttempts
+    ? { allowed: true, last: true, windowEndsAt: Number(result.attributes?.windowEndsAt) }
+    : { allowed: true, last: false };
 }
 
 /** Replaces a stale window (TTL had not removed it yet) with a fresh one holding this attempt. */
 async function openNewWindow(key: OtpKey, budget: Budget, staleEnd: number): Promise<boolean> {
-  try {
-    await dynamo().put({
-      TableName: tableName(),
-      Item: {
-        ...attemptsKey(key),
-        attempts: 1,
-        windowEndsAt: budget.windowEndsAt,
-        [ttlAttribute]: seconds(budget.windowEndsAt) + 60,
-      },
-      ConditionExpression: 'windowEndsAt = :stale',
-      ExpressionAttributeValues: { ':stale': staleEnd },
-    });
-    return true;
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailed)) throw error;
-    return false;
-  }
+  const result = await putIf({
+    Item: {
+      ...attemptsKey(key),
+      attempts: 1,
+      windowEndsAt: budget.windowEndsAt,
+      [ttlAttribute]: seconds(budget.windowEndsAt) + 60,
+    },
+    ConditionExpression: 'windowEndsAt = :stale',
+    ExpressionAttributeValues: { ':stale': staleEnd },
+  });
+  return result.ok;
 }

@@ -1,7 +1,5 @@
-import { tableName } from '../config.js';
 import type { SmsCounter } from '../domain/otp/sms-cap.js';
-import { dynamo } from './dynamodb.js';
-import { ConditionalCheckFailed } from './dynamodb-client.js';
+import { getItem, updateIf } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
@@ -12,45 +10,30 @@ import { ttlAttribute } from './table-definition.js';
  */
 export const dynamoSmsCounter: SmsCounter = {
   async take(hourStart, cap) {
-    try {
-      const result = await dynamo().update({
-        TableName: tableName(),
-        Key: keys.smsSends(hourStart),
-        UpdateExpression: 'ADD sends :one SET #ttl = if_not_exists(#ttl, :ttl)',
-        ConditionExpression: 'attribute_not_exists(sends) OR sends < :cap',
-        ExpressionAttributeNames: { '#ttl': ttlAttribute },
-        ExpressionAttributeValues: { ':one': 1, ':cap': cap, ':ttl': hourStart + 3600 + 60 },
-        ReturnValues: 'UPDATED_NEW',
-      });
-      return Number(result.Attributes?.sends);
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailed) return undefined;
-      throw error;
-    }
+    const result = await updateIf({
+      Key: keys.smsSends(hourStart),
+      UpdateExpression: 'ADD sends :one SET #ttl = if_not_exists(#ttl, :ttl)',
+      ConditionExpression: 'attribute_not_exists(sends) OR sends < :cap',
+      ExpressionAttributeNames: { '#ttl': ttlAttribute },
+      ExpressionAttributeValues: { ':one': 1, ':cap': cap, ':ttl': hourStart + 3600 + 60 },
+      ReturnValues: 'UPDATED_NEW',
+    });
+    return result.ok ? Number(result.attributes?.sends) : undefined;
   },
 
   async giveBack(hourStart) {
-    await dynamo()
-      .update({
-        TableName: tableName(),
-        Key: keys.smsSends(hourStart),
-        UpdateExpression: 'ADD sends :minusOne',
-        ConditionExpression: 'sends > :zero',
-        ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
-      })
-      .catch((error: unknown) => {
-        // Nothing to give back (the hour's item expired): the count is already lower.
-        if (!(error instanceof ConditionalCheckFailed)) throw error;
-      });
+    // Refused when there is nothing to give back (the hour's item expired): the count is already
+    // lower.
+    await updateIf({
+      Key: keys.smsSends(hourStart),
+      UpdateExpression: 'ADD sends :minusOne',
+      ConditionExpression: 'sends > :zero',
+      ExpressionAttributeValues: { ':minusOne': -1, ':zero': 0 },
+    });
   },
 
   async count(hourStart) {
-    const result = await dynamo().get({
-      TableName: tableName(),
-      Key: keys.smsSends(hourStart),
-      ProjectionExpression: 'sends',
-      ConsistentRead: true,
-    });
-    return Number(result.Item?.sends ?? 0);
+    const item = await getItem(keys.smsSends(hourStart), { projection: 'sends' });
+    return Number(item?.sends ?? 0);
   },
 };

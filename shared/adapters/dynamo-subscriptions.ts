@@ -1,8 +1,6 @@
-import { tableName } from '../config.js';
 import { systemClock } from '../domain/clock.js';
 import type { SubscriptionStore, SubscriptionUpdate } from '../domain/inbound/ports.js';
-import { dynamo } from './dynamodb.js';
-import { ConditionalCheckFailed } from './dynamodb-client.js';
+import { getItem, updateIf } from './dynamodb.js';
 import { keys } from './keys.js';
 
 /** The subscription record as stored (one item per account and gateway subscription). */
@@ -73,7 +71,6 @@ function updateOf(update: SubscriptionUpdate) {
     values[':initial'] = update.checkout.initialStatus;
   }
   return {
-    TableName: tableName(),
     Key: keys.subscription(update.accountId, update.subscriptionId),
     UpdateExpression: `SET ${sets.join(', ')}`,
     ExpressionAttributeNames: names,
@@ -84,13 +81,8 @@ function updateOf(update: SubscriptionUpdate) {
 
 export const dynamoSubscriptionStore: SubscriptionStore = {
   async apply(update) {
-    try {
-      await dynamo().update(updateOf(update));
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailed) return false;
-      throw error;
-    }
+    const result = await updateIf(updateOf(update));
+    return result.ok;
   },
 };
 
@@ -99,10 +91,7 @@ export async function findSubscription(
   accountId: string,
   subscriptionId: string,
 ): Promise<SubscriptionRecord | undefined> {
-  const { Item } = await dynamo().get({
-    TableName: tableName(),
-    Key: keys.subscription(accountId, subscriptionId),
-    ConsistentRead: true,
-  });
-  return Item as SubscriptionRecord | undefined;
+  return (await getItem(keys.subscription(accountId, subscriptionId))) as
+    | SubscriptionRecord
+    | undefined;
 }

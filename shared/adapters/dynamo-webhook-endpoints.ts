@@ -1,13 +1,22 @@
-import type { TransactWriteCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { ServiceError } from '../domain/errors.js';
 import type { EventType } from '../domain/event-types.js';
 import type { DisabledReason, EndpointStatus, WebhookEndpoint } from '../domain/webhooks/model.js';
 import type { EndpointRepository } from '../domain/webhooks/ports.js';
-import { dynamo, queryAll, queryWork, workBefore } from './dynamodb.js';
-import { ConditionalCheckFailed, TransactionCanceled } from './dynamodb-client.js';
+import {
+  dynamo,
+  getItem,
+  iso,
+  queryAll,
+  queryWork,
+  type TransactionOutcome,
+  transactWrite,
+  updateIf,
+  workBefore,
+} from './dynamodb.js';
+import { TransactionCanceled } from './dynamodb-client.js';
 import { keys } from './keys.js';
-import { type TransactionOutcome, transactWrite } from './transactions.js';
 
 interface EndpointItem {
   id: string;
@@ -46,23 +55,6 @@ export const endpointFromItem = (item: Record<string, unknown>): WebhookEndpoint
     updatedAt: stored.updated_at ?? stored.created_at,
   };
 };
-
-/** An update of one endpoint under a condition; the condition failing is an outcome, not an error. */
-async function conditionalUpdate(
-  input: Omit<UpdateCommandInput, 'TableName'>,
-): Promise<Record<string, unknown> | undefined> {
-  try {
-    const { Attributes } = await dynamo().update({
-      TableName: tableName(),
-      ReturnValues: 'ALL_NEW',
-      ...input,
-    });
-    return Attributes ?? {};
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailed) return undefined;
-    throw error;
-  }
-}
 
 /** The endpoint is enabled: stored as such, or stored before endpoints had a status. */
 const isEnabled = '(attribute_not_exists(#status) OR #status = :enabled)';
@@ -149,11 +141,8 @@ export const dynamoEndpointRepository: EndpointRepository = {
   },
 
   async get(accountId, endpointId) {
-    const { Item } = await dynamo().get({
-      TableName: tableName(),
-      Key: keys.webhookEndpoint(accountId, endpointId),
-    });
-    return Item === undefined ? undefined : endpointFromItem(Item);
+    const item = await getItem(keys.webhookEndpoint(accountId, endpointId), { consistent: false });
+    return item === undefined ? undefined : endpointFromItem(item);
   },
 
   async delete(accountId, endpointId) {
@@ -219,7 +208,7 @@ export const dynamoEndpointRepository: EndpointRepository = {
       values[':at'] = change.status.at;
     }
     if (change.resetFailing) remove.push('failing_since');
-    const attributes = await conditionalUpdate({
+    const result = await updateIf({
       Key: keys.webhookEndpoint(accountId, endpointId),
       UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
       ConditionExpression:
@@ -231,41 +220,41 @@ export const dynamoEndpointRepository: EndpointRepository = {
         ...values,
         ...(expectedStatus === 'enabled' ? { ':enabled': 'enabled' } : { ':expected': 'disabled' }),
       },
+      ReturnValues: 'ALL_NEW',
     });
-    if (attributes !== undefined)
-      return { outcome: 'updated', endpoint: endpointFromItem(attributes) };
+    if (result.ok)
+      return { outcome: 'updated', endpoint: endpointFromItem(result.attributes ?? {}) };
     const exists = await dynamoEndpointRepository.get(accountId, endpointId);
     return exists === undefined ? { outcome: 'not_found' } : { outcome: 'status_changed' };
   },
 
   async rotateSecret(accountId, endpointId, secret, previousExpiresAt) {
-    const attributes = await conditionalUpdate({
+    const result = await updateIf({
       Key: keys.webhookEndpoint(accountId, endpointId),
       UpdateExpression:
         'SET previous_secret = secret, previous_secret_expires_at = :expires, secret = :secret',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeValues: { ':secret': secret, ':expires': previousExpiresAt },
+      ReturnValues: 'ALL_NEW',
     });
-    return attributes === undefined ? undefined : endpointFromItem(attributes);
+    return result.ok ? endpointFromItem(result.attributes ?? {}) : undefined;
   },
 
   async markFailing(accountId, endpointId, since) {
-    await conditionalUpdate({
+    await updateIf({
       Key: keys.webhookEndpoint(accountId, endpointId),
       UpdateExpression: 'SET failing_since = :since',
       ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(failing_since)',
       ExpressionAttributeValues: { ':since': since },
-      ReturnValues: 'NONE',
     });
   },
 
   async clearFailing(accountId, endpointId, since) {
-    await conditionalUpdate({
+    await updateIf({
       Key: keys.webhookEndpoint(accountId, endpointId),
       UpdateExpression: 'REMOVE failing_since',
       ConditionExpression: 'failing_since = :since',
       ExpressionAttributeValues: { ':since': since },
-      ReturnValues: 'NONE',
     });
   },
 
@@ -273,7 +262,7 @@ export const dynamoEndpointRepository: EndpointRepository = {
     // Conditional on the very streak that was judged: a success that cleared it meanwhile, or an
     // owner who disabled or re-enabled the endpoint, leaves it as it is — and the one call that
     // does disable it is the one that emails the owner.
-    const attributes = await conditionalUpdate({
+    const result = await updateIf({
       Key: keys.webhookEndpoint(accountId, endpointId),
       UpdateExpression:
         'SET #status = :disabled, disabled_reason = :failing, disabled_at = :at REMOVE gsi2pk, gsi2sk',
@@ -286,18 +275,12 @@ export const dynamoEndpointRepository: EndpointRepository = {
         ':since': since,
         ':enabled': 'enabled',
       },
-      ReturnValues: 'NONE',
     });
-    return attributes !== undefined;
+    return result.ok;
   },
 
   async listResuming(before, limit) {
-    const marks = await queryWork(
-      tableName(),
-      keys.resumingEndpoints().gsi2pk,
-      limit,
-      workBefore(new Date(before).toISOString()),
-    );
+    const marks = await queryWork(keys.resumingEndpoints().gsi2pk, limit, workBefore(iso(before)));
     return marks.map((item) => ({
       endpoint: endpointFromItem(item),
       enabledAt: String(item.gsi2sk),
@@ -305,12 +288,11 @@ export const dynamoEndpointRepository: EndpointRepository = {
   },
 
   async finishResuming(accountId, endpointId, enabledAt) {
-    await conditionalUpdate({
+    await updateIf({
       Key: keys.webhookEndpoint(accountId, endpointId),
       UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
       ConditionExpression: 'gsi2sk = :enabledAt',
       ExpressionAttributeValues: { ':enabledAt': enabledAt },
-      ReturnValues: 'NONE',
     });
   },
 };

@@ -2,10 +2,9 @@ import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
 import type { DeliverableEventType, StoredEvent } from '../domain/webhooks/model.js';
 import type { EventRepository } from '../domain/webhooks/ports.js';
-import { dynamo, queryWork, workBefore } from './dynamodb.js';
+import { dynamo, getItem, iso, queryWork, transactWrite, workBefore } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
-import { transactWrite } from './transactions.js';
 
 /** Events and their deliveries are kept 30 days (then DynamoDB TTL removes them). */
 export const eventRetentionSeconds = 30 * 24 * 60 * 60;
@@ -48,12 +47,8 @@ function eventItem(event: StoredEvent): Record<string, unknown> {
 }
 
 async function getEvent(eventId: string): Promise<StoredEvent | undefined> {
-  const { Item } = await dynamo().get({
-    TableName: tableName(),
-    Key: keys.event(eventId),
-    ConsistentRead: true,
-  });
-  return Item === undefined ? undefined : eventFromItem(Item);
+  const item = await getItem(keys.event(eventId));
+  return item === undefined ? undefined : eventFromItem(item);
 }
 
 export const dynamoEventRepository: EventRepository = {
@@ -97,16 +92,13 @@ export const dynamoEventRepository: EventRepository = {
       ],
     });
     if (outcome.ok) return { created: true };
-    const { Item } = await dynamo().get({
-      TableName: tableName(),
-      Key: idempotencyKey,
-      ConsistentRead: true,
-    });
-    const existing = typeof Item?.event_id === 'string' ? await getEvent(Item.event_id) : undefined;
-    if (Item === undefined || existing === undefined) {
+    const stored = await getItem(idempotencyKey);
+    const existing =
+      typeof stored?.event_id === 'string' ? await getEvent(stored.event_id) : undefined;
+    if (stored === undefined || existing === undefined) {
       throw new Error(`idempotency key of account ${event.accountId} points at no event`);
     }
-    return { created: false, existing, fingerprint: String(Item.fingerprint) };
+    return { created: false, existing, fingerprint: String(stored.fingerprint) };
   },
 
   async markFannedOut(eventId) {
@@ -120,7 +112,7 @@ export const dynamoEventRepository: EventRepository = {
 
   async listStalledFanOuts(before, limit) {
     const partition = keys.stalledFanOuts().gsi2pk;
-    const bound = workBefore(new Date(before).toISOString());
-    return (await queryWork(tableName(), partition, limit, bound)).map(eventFromItem);
+    const bound = workBefore(iso(before));
+    return (await queryWork(partition, limit, bound)).map(eventFromItem);
   },
 };

@@ -60,12 +60,18 @@ export interface DynamoCall {
  */
 export type DynamoMiddleware = (call: DynamoCall, next: () => Promise<unknown>) => Promise<unknown>;
 
-/** An error DynamoDB answered, named as its `__type` names it (`ValidationException`, …). */
+/**
+ * An error DynamoDB answered, named as its `__type` names it (`ValidationException`, …), with the
+ * HTTP status DynamoDB answered it with. Not called `statusCode`: the API's error mapper takes an
+ * error with a 4xx `statusCode` for a refused request body (middy's), so a throttling DynamoDB
+ * (400 ThrottlingException once the retries are spent) answered "body must be valid JSON" — a
+ * 400 the client does not retry — instead of a 500.
+ */
 export class DynamoError extends Error {
   constructor(
     override readonly name: string,
     message: string,
-    readonly statusCode: number,
+    readonly httpStatus: number,
   ) {
     super(message);
   }
@@ -532,7 +538,7 @@ function errorOf(status: number, body: Record<string, unknown>): DynamoError {
 
 function isRetryable(error: unknown): boolean {
   if (error instanceof DynamoError)
-    return error.statusCode >= 500 || retryableNames.has(error.name);
+    return error.httpStatus >= 500 || retryableNames.has(error.name);
   // A network failure: a reset keep-alive connection, a refused or timed-out one.
   const code = (error as NodeJS.ErrnoException).code;
   return ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN'].includes(code ?? '');

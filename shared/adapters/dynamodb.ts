@@ -1,7 +1,28 @@
-import type { BatchGetCommandInput, QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type {
+  BatchWriteCommandInput,
+  DeleteCommandInput,
+  PutCommandInput,
+  QueryCommandInput,
+  TransactWriteCommandInput,
+  UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
-import { DynamoClient, type Item } from './dynamodb-client.js';
+import {
+  ConditionalCheckFailed,
+  DynamoClient,
+  type Item,
+  TransactionCanceled,
+  type WriteOutput,
+} from './dynamodb-client.js';
 import type { ItemKey } from './keys.js';
+
+/**
+ * The DynamoDB kit every repository is written with: the client, and the few ways the table is
+ * read and written — one strongly consistent GetItem, conditional writes whose failed condition is
+ * an answer rather than an error, chunked batch reads and writes that resend what DynamoDB left
+ * unprocessed with one backoff, transactions that report which condition failed, and the work
+ * queues kept on gsi2. Repositories add their items' shapes and conditions, nothing else.
+ */
 
 let client: DynamoClient | undefined;
 
@@ -19,10 +40,72 @@ export function useDynamo(replacement: DynamoClient): void {
   client = replacement;
 }
 
+/** Epoch milliseconds as the ISO text sort keys hold (they sort as time does). */
+export const iso = (epochMs: number): string => new Date(epochMs).toISOString();
+
+/**
+ * The wait before retry `retry` (0 for the first) of work DynamoDB handed back — unprocessed
+ * batch items, a transaction conflict: exponential from 20 ms, with up to 20 ms of jitter so that
+ * callers that collided do not collide again.
+ */
+const backoff = (retry: number) =>
+  new Promise((resume) => setTimeout(resume, 20 * 2 ** retry + Math.random() * 20));
+
+/** Retries of unprocessed batch items before giving up (about 10 s of backoff in all). */
+const batchRetries = 8;
+
+/** One item, strongly consistent unless `consistent: false`; `projection` names what to read. */
+export async function getItem(
+  key: ItemKey,
+  options: { projection?: string; consistent?: boolean } = {},
+): Promise<Item | undefined> {
+  const { Item } = await dynamo().get({
+    TableName: tableName(),
+    Key: key,
+    ConsistentRead: options.consistent ?? true,
+    ...(options.projection === undefined ? {} : { ProjectionExpression: options.projection }),
+  });
+  return Item;
+}
+
+/**
+ * What a conditional write answered: done, with the attributes its `ReturnValues` asked for; or
+ * refused, with the item as it was when its `ReturnValuesOnConditionCheckFailure` asked for it.
+ */
+export type Conditional = { ok: true; attributes?: Item } | { ok: false; item?: Item };
+
+async function unlessRefused(write: Promise<WriteOutput>): Promise<Conditional> {
+  try {
+    const { Attributes } = await write;
+    return { ok: true, attributes: Attributes };
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailed) return { ok: false, item: error.item };
+    throw error;
+  }
+}
+
+/** An UpdateItem on the table under its ConditionExpression; a failed condition is `ok: false`. */
+export const updateIf = (input: Omit<UpdateCommandInput, 'TableName'>): Promise<Conditional> =>
+  unlessRefused(dynamo().update({ TableName: tableName(), ...input }));
+
+/** A PutItem on the table under its ConditionExpression; a failed condition is `ok: false`. */
+export const putIf = (input: Omit<PutCommandInput, 'TableName'>): Promise<Conditional> =>
+  unlessRefused(dynamo().put({ TableName: tableName(), ...input }));
+
+/** A DeleteItem on the table under its ConditionExpression; a failed condition is `ok: false`. */
+export const deleteIf = (input: Omit<DeleteCommandInput, 'TableName'>): Promise<Conditional> =>
+  unlessRefused(dynamo().delete({ TableName: tableName(), ...input }));
+
+/** Puts the item unless one with its key exists; false when it did. */
+export async function putIfAbsent(item: Item): Promise<boolean> {
+  const result = await putIf({ Item: item, ConditionExpression: 'attribute_not_exists(pk)' });
+  return result.ok;
+}
+
 /** Every item a query matches, following LastEvaluatedKey across pages. */
-export async function queryAll(input: QueryCommandInput): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let cursor: Record<string, unknown> | undefined;
+export async function queryAll(input: QueryCommandInput): Promise<Item[]> {
+  const items: Item[] = [];
+  let cursor: Item | undefined;
   do {
     const page = await dynamo().query({ ...input, ExclusiveStartKey: cursor });
     items.push(...(page.Items ?? []));
@@ -31,36 +114,116 @@ export async function queryAll(input: QueryCommandInput): Promise<Record<string,
   return items;
 }
 
-/** Deletes the items, 25 per BatchWriteItem, resending what DynamoDB hands back (throttling). */
-export async function deleteItems(itemKeys: { pk: string; sk: string }[]): Promise<void> {
-  for (let start = 0; start < itemKeys.length; start += 25) {
-    let requests = itemKeys
-      .slice(start, start + 25)
-      .map((key) => ({ DeleteRequest: { Key: key } }));
-    while (requests.length > 0) {
-      const result = await dynamo().batchWrite({ RequestItems: { [tableName()]: requests } });
-      requests = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
-    }
+const chunks = <T>(items: T[], size: number): T[][] =>
+  Array.from({ length: Math.ceil(items.length / size) }, (_, index) =>
+    items.slice(index * size, index * size + size),
+  );
+
+/**
+ * Sends `work` with `round` until DynamoDB leaves none of it unprocessed (throttling), waiting
+ * `backoff` between rounds; `round` answers what was left.
+ */
+async function untilProcessed<T>(
+  operation: string,
+  work: T[],
+  round: (pending: T[]) => Promise<T[]>,
+): Promise<void> {
+  let pending = work;
+  for (let retry = -1; pending.length > 0; retry++) {
+    if (retry >= batchRetries) throw new Error(`${operation} left ${pending.length} unprocessed`);
+    if (retry >= 0) await backoff(retry);
+    pending = await round(pending);
   }
 }
 
-const pause = (attempt: number) =>
-  new Promise((resume) => setTimeout(resume, 20 * 2 ** attempt + Math.random() * 20));
-
-/** BatchGetItem on the table, re-asking with backoff for keys it left unprocessed (throttling). */
+/**
+ * The items of `keys` that exist, in no particular order: BatchGetItem calls of 100 keys (its
+ * limit), sent together. Keys must be distinct.
+ */
 export async function batchGetAll(
-  request: NonNullable<BatchGetCommandInput['RequestItems']>[string],
-): Promise<Record<string, unknown>[]> {
-  const found: Record<string, unknown>[] = [];
-  let pending: typeof request | undefined = request;
-  for (let attempt = 0; pending !== undefined && (pending.Keys?.length ?? 0) > 0; attempt++) {
-    if (attempt > 0) await pause(attempt);
-    if (attempt > 8) throw new Error('BatchGetItem left keys unprocessed');
-    const result = await dynamo().batchGet({ RequestItems: { [tableName()]: pending } });
+  keys: ItemKey[],
+  options: { consistent?: boolean; projection?: string } = {},
+): Promise<Item[]> {
+  const found: Item[] = [];
+  const read = async (pending: ItemKey[]) => {
+    const result = await dynamo().batchGet({
+      RequestItems: {
+        [tableName()]: {
+          Keys: pending,
+          ...(options.consistent ? { ConsistentRead: true } : {}),
+          ...(options.projection === undefined ? {} : { ProjectionExpression: options.projection }),
+        },
+      },
+    });
     found.push(...(result.Responses?.[tableName()] ?? []));
-    pending = result.UnprocessedKeys?.[tableName()];
-  }
+    return (result.UnprocessedKeys?.[tableName()]?.Keys ?? []) as ItemKey[];
+  };
+  await Promise.all(chunks(keys, 100).map((chunk) => untilProcessed('BatchGetItem', chunk, read)));
   return found;
+}
+
+type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
+
+/**
+ * Puts and deletes: BatchWriteItem calls of 25 requests (its limit), sent together, each
+ * resending what DynamoDB left unprocessed. No two requests may name one key (DynamoDB refuses
+ * such a batch).
+ */
+export async function batchWriteAll(requests: WriteRequest[]): Promise<void> {
+  const write = async (pending: WriteRequest[]) => {
+    const { UnprocessedItems } = await dynamo().batchWrite({
+      RequestItems: { [tableName()]: pending },
+    });
+    return UnprocessedItems?.[tableName()] ?? [];
+  };
+  await Promise.all(
+    chunks(requests, 25).map((chunk) => untilProcessed('BatchWriteItem', chunk, write)),
+  );
+}
+
+/** Deletes the items. */
+export const deleteItems = (itemKeys: ItemKey[]): Promise<void> =>
+  batchWriteAll(itemKeys.map((key) => ({ DeleteRequest: { Key: key } })));
+
+/** Puts the items (replacing any with the same key). */
+export const putItems = (items: Item[]): Promise<void> =>
+  batchWriteAll(items.map((item) => ({ PutRequest: { Item: item } })));
+
+/**
+ * The outcome of a transactional write: done, or refused because the condition of the item at
+ * `failedIndex` did not hold. `failedItem` is that item as it was, when its operation asked for it
+ * with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`.
+ */
+export type TransactionOutcome =
+  | { ok: true }
+  | { ok: false; failedIndex: number; failedItem?: Item };
+
+/** Tries of a transaction that keeps meeting conflicts, the first included. */
+const transactionTries = 5;
+
+/**
+ * Runs a TransactWriteItems and reports which condition failed instead of throwing. Two
+ * transactions touching one item at the same moment are both cancelled with TransactionConflict
+ * (neither condition was evaluated), so those are retried with backoff until one wins and the
+ * other sees its condition fail.
+ */
+export async function transactWrite(input: TransactWriteCommandInput): Promise<TransactionOutcome> {
+  for (let retry = 0; ; retry++) {
+    try {
+      await dynamo().transactWrite(input);
+      return { ok: true };
+    } catch (error) {
+      if (!(error instanceof TransactionCanceled)) throw error;
+      const failedIndex = error.reasons.findIndex(
+        (reason) => reason.code === 'ConditionalCheckFailed',
+      );
+      if (failedIndex >= 0) {
+        return { ok: false, failedIndex, failedItem: error.reasons[failedIndex]!.item };
+      }
+      if (retry + 1 >= transactionTries) throw error;
+      await backoff(retry);
+    }
+  }
 }
 
 /**
@@ -91,13 +254,11 @@ export class BatchedReader {
     this.failures = [];
     try {
       const found = new Map<string, Item>();
-      for (let start = 0; start < entries.length; start += 100) {
-        const items = await batchGetAll({
-          Keys: entries.slice(start, start + 100).map((entry) => entry.key),
-          ConsistentRead: true,
-        });
-        for (const item of items) found.set(`${item.pk}\u0000${item.sk}`, item);
-      }
+      const items = await batchGetAll(
+        entries.map((entry) => entry.key),
+        { consistent: true },
+      );
+      for (const item of items) found.set(`${item.pk}\u0000${item.sk}`, item);
       for (const { key, readers } of entries) {
         for (const resolve of readers) resolve(found.get(`${key.pk}\u0000${key.sk}`));
       }
@@ -126,17 +287,35 @@ export const workBefore = (bound: string): WorkRange => ({
  * and failed deliveries, endpoints to resume). One page: the caller takes the rest next time.
  */
 export async function queryWork(
-  tableName: string,
   partition: string,
   limit: number,
   range?: WorkRange,
-): Promise<Record<string, unknown>[]> {
+): Promise<Item[]> {
   const { Items } = await dynamo().query({
-    TableName: tableName,
+    TableName: tableName(),
     IndexName: 'gsi2',
     KeyConditionExpression: `gsi2pk = :pk${range?.condition ?? ''}`,
     ExpressionAttributeValues: { ':pk': partition, ...range?.values },
     Limit: limit,
   });
   return Items ?? [];
+}
+
+/**
+ * The first `limit` items, oldest first, of a queue of work spread over several gsi2 partitions
+ * (shards, so that its writes do not all meet on one key): every partition read at once, the
+ * pages merged by sort key.
+ */
+export async function queryWorkShards(
+  partitions: string[],
+  limit: number,
+  range?: WorkRange,
+): Promise<Item[]> {
+  const pages = await Promise.all(
+    partitions.map((partition) => queryWork(partition, limit, range)),
+  );
+  return pages
+    .flat()
+    .sort((a, b) => (String(a.gsi2sk) < String(b.gsi2sk) ? -1 : 1))
+    .slice(0, limit);
 }

@@ -5,7 +5,8 @@ import type {
   ReceiveDependencies,
   SweepDependencies,
 } from '../domain/inbound/ports.js';
-import { dynamoInboundAttemptLog, dynamoInboundEventStore } from './dynamo-inbound-events.js';
+import { dynamoInboundAttemptLog } from './dynamo-inbound-attempts.js';
+import { dynamoInboundEventStore } from './dynamo-inbound-events.js';
 import { dynamoMessagingRecords } from './dynamo-messaging-records.js';
 import { dynamoSubscriptionStore } from './dynamo-subscriptions.js';
 import { publishEvent } from './event-publisher.js';

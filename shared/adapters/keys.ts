@@ -12,6 +12,35 @@ export interface ItemKey {
 
 const item = (pk: string, sk = '#'): ItemKey => ({ pk, sk });
 
+/**
+ * Shards of the due-delivery index. A fan-out writes one due entry per endpoint in a burst of
+ * BatchWriteItem calls, and each attempt moves the entry twice more (claim, record); one partition
+ * of an index absorbs about 1,000 writes a second, and a GSI that cannot keep up throttles the
+ * table writes feeding it. With one key, an event published to a few thousand endpoints (or a
+ * few busy accounts at once) meets on that key; eight shards give the burst eight partitions,
+ * while the sweeper's pass (every five minutes) stays eight small queries sent together. More
+ * shards cost the sweeper reads and buy nothing until fan-out outgrows eight partitions.
+ */
+export const dueDeliveryShards = 8;
+
+/** A stable shard in [0, count) of an id: FNV-1a over its characters. */
+function shardOf(id: string, count: number): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < id.length; index++) {
+    hash = Math.imul(hash ^ id.charCodeAt(index), 0x01000193);
+  }
+  return (hash >>> 0) % count;
+}
+
+/**
+ * Every partition of the due-delivery index: its shards, and `DELIVERIES_DUE` where deliveries
+ * created before the index was sharded wait until their next claim moves them to their shard.
+ */
+export const dueDeliveryPartitions = (): string[] => [
+  ...Array.from({ length: dueDeliveryShards }, (_, shard) => `DELIVERIES_DUE#${shard}`),
+  'DELIVERIES_DUE',
+];
+
 export const keys = {
   /** A user account. */
   user: (userId: string) => item(`USER#${userId}`, 'PROFILE'),
@@ -80,9 +109,13 @@ export const keys = {
   /**
    * gsi2: deliveries not finished yet, by when their next step is due (the next attempt, or the
    * expiry of a claim); the item leaves the index when delivered or failed. The delivery item
-   * holds its attempts (at most 20), so listing them costs no extra reads.
+   * holds its attempts (at most 20), so listing them costs no extra reads. Spread over
+   * `dueDeliveryShards` partitions by the delivery id, so a large fan-out's writes do not all meet
+   * on one index partition; the sweeper reads every shard (`dueDeliveryPartitions`).
    */
-  dueDeliveries: () => ({ gsi2pk: 'DELIVERIES_DUE' }),
+  dueDeliveries: (deliveryId: string) => ({
+    gsi2pk: `DELIVERIES_DUE#${shardOf(deliveryId, dueDeliveryShards)}`,
+  }),
   /**
    * gsi2: the deliveries of a disabled endpoint whose attempt came due and waits, by when it was
    * due; enabling the endpoint sends them (oldest first) and they leave this partition.
@@ -153,7 +186,8 @@ export const itemFamilies = {
   messaging: { prefix: 'MESSAGING#' },
   endpointDeliveries: { index: 'gsi1', prefix: 'ENDPOINT_DELIVERIES#' },
   inboundAttemptsBySource: { index: 'gsi1', prefix: 'INBOUND_ATTEMPTS#' },
-  dueDeliveries: { index: 'gsi2', exact: 'DELIVERIES_DUE' },
+  /** `DELIVERIES_DUE#<shard>`, and the unsharded `DELIVERIES_DUE` of older deliveries. */
+  dueDeliveries: { index: 'gsi2', prefix: 'DELIVERIES_DUE' },
   pausedDeliveries: { index: 'gsi2', prefix: 'ENDPOINT_PAUSED#' },
   failedDeliveries: { index: 'gsi2', prefix: 'ENDPOINT_FAILED#' },
   resumingEndpoints: { index: 'gsi2', exact: 'ENDPOINTS_RESUMING' },

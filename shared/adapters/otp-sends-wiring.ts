@@ -4,10 +4,10 @@ import { systemClock } from '../domain/clock.js';
 import type { CodeRequestDeps } from '../domain/otp/code-requests.js';
 import type { OtpCheckDeps, SendOtpDeps } from '../domain/otp/operations.js';
 import { accountDirectoryDependency } from './accounts-wiring.js';
+import { dynamoSignupNotices } from './dynamo-signup-notices.js';
 import { lazily } from './lazily.js';
 import { otpChecks, otpCodes, smsCodes } from './otp-codes.js';
 import { mailer } from './ses-mailer.js';
-import { dynamoSignupNotices } from './signup-notices.js';
 import { accountCodeQueue } from './sqs-account-code-queue.js';
 
 /**

@@ -12,7 +12,11 @@ export const ttlAttribute = 'expires_at';
 
 export const tableIndexes = [
   {
-    /** Items owned by one parent, in time order: a user's sessions, an endpoint's deliveries. */
+    /**
+     * Items listed under one parent in time order: an endpoint's deliveries, a receiver source's
+     * audit records. (A user's sessions are not here: they sit in the user's own partition of the
+     * table, so listing them is a strongly consistent Query with no index lag.)
+     */
     indexName: 'gsi1',
     partitionKey: 'gsi1pk',
     sortKey: 'gsi1sk',
@@ -20,7 +24,10 @@ export const tableIndexes = [
   {
     /**
      * Work by time (sparse): overdue deliveries, unfinished fan-outs, stalled inbound events, and
-     * per endpoint the deliveries waiting for it to be enabled or to be recovered.
+     * per endpoint the deliveries waiting for it to be enabled or to be recovered. The due
+     * deliveries are spread over eight partitions (`DELIVERIES_DUE#<0..7>`, `keys.ts`): a large
+     * fan-out writes them in a burst, more than one index partition takes; the sweeper reads all
+     * eight at once.
      */
     indexName: 'gsi2',
     partitionKey: 'gsi2pk',

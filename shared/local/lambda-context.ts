@@ -1,11 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
+import { surfaceSizes } from '../deployment-sizes.js';
 
 /**
- * The timeouts the stack gives each surface's functions (infra/service-stack.ts, surface
- * defaults), in seconds: a local invocation's remaining time counts down from them as on AWS.
+ * The timeouts the stack gives each surface's functions, in seconds: a local invocation's
+ * remaining time counts down from them as on AWS.
  */
-export const functionTimeoutSeconds = { api: 10, queue: 30, schedule: 60 } as const;
+export const functionTimeoutSeconds = {
+  api: surfaceSizes.api.timeoutSeconds,
+  queue: surfaceSizes.queue.timeoutSeconds,
+  schedule: surfaceSizes.schedule.timeoutSeconds,
+} as const;
 
 /**
  * The Lambda context of one local invocation of `functionName`, as the local runtime and its

@@ -11,16 +11,16 @@ import type {
   Context,
 } from 'aws-lambda';
 import { dynamo } from '../adapters/dynamodb.js';
+import { useRetryScheduler } from '../adapters/eventbridge-retry-scheduler.js';
 import { trustCertificate } from '../adapters/https-webhook-sender.js';
-import { LocalAccountCodeQueue } from '../adapters/local-account-code-queue.js';
-import { LocalInboundQueue } from '../adapters/local-inbound-queue.js';
-import { LocalOutbox } from '../adapters/local-outbox.js';
 import { useMailer } from '../adapters/ses-mailer.js';
 import { useSmsSender } from '../adapters/sns-sms-sender.js';
 import { useAccountCodeQueue } from '../adapters/sqs-account-code-queue.js';
+import { useDeliveryQueue } from '../adapters/sqs-delivery-queue.js';
 import { useInboundQueue } from '../adapters/sqs-inbound-queue.js';
 import { exemptOrigin } from '../adapters/webhook-url-guard.js';
 import { corsAllowedOrigins } from '../config.js';
+import { surfaceSizes } from '../deployment-sizes.js';
 import { advanceSystemClock, systemClock } from '../domain/clock.js';
 import { preflightHeaders } from '../http/cors.js';
 import { errorResponse, type HttpResponse, successResponse } from '../http/responses.js';
@@ -32,9 +32,13 @@ import { ensureTable, startDynamoDbLocal } from './dynamodb-local.js';
 import { FaultSwitch, type StandInService, standInServices } from './faults.js';
 import { guardedHandler, guardItemAccess } from './item-access-guard.js';
 import { functionTimeoutSeconds, lambdaContext } from './lambda-context.js';
+import { LocalAccountCodeQueue } from './local-account-code-queue.js';
+import { LocalDeliveryQueue, LocalRetryScheduler } from './local-delivery-queue.js';
+import { LocalInboundQueue } from './local-inbound-queue.js';
+import { LocalOutbox } from './local-outbox.js';
+import type { QueueWorker } from './local-queue.js';
 import { localScheduleIntervalMs, runPeriodically } from './periodic.js';
 import { prettyLogWriter } from './pretty-log.js';
-import { startLocalWebhookDelivery } from './webhook-delivery.js';
 import { inboxNamePattern, startWebhookInbox, type WebhookInbox } from './webhook-inbox.js';
 
 export interface LocalRuntimeOptions {
@@ -71,7 +75,7 @@ export interface LocalRuntime {
 type LambdaHandler = (event: any, context: Context) => Promise<APIGatewayProxyResult>;
 
 /** The memory the stack gives API functions, reported in the contexts the runtime passes. */
-const httpMemoryMb = 1024;
+const httpMemoryMb = surfaceSizes.api.memoryMb;
 
 /** How long the local endpoints wait for queued account codes to be sent. */
 const codeQueueWaitMs = 5_000;
@@ -392,30 +396,25 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   const handlers = await loadHandlers();
   const handlerOf = (name: string) =>
     handlers.get(routes.find((route) => route.name === name)?.entry ?? '')!;
-  const webhookDelivery = startLocalWebhookDelivery(
-    handlerOf('deliverWebhook'),
-    () =>
-      handlerOf('sweepDeliveries')(
-        {},
-        lambdaContext('sweepDeliveries', httpMemoryMb, functionTimeoutSeconds.schedule, 'sweep'),
-      ),
-    faults,
+  const queues = installLocalQueues(handlerOf, faults);
+  // Each `schedule` route runs on an interval, as its EventBridge rule runs it on AWS.
+  const scheduled = routes.filter((route) => route.surface === 'schedule');
+  const stopSweeps = scheduled.map(({ name }) =>
+    runPeriodically(
+      name,
+      () =>
+        handlerOf(name)(
+          {},
+          lambdaContext(name, httpMemoryMb, functionTimeoutSeconds.schedule, 'sweep'),
+        ),
+      localScheduleIntervalMs,
+    ),
   );
-  // Accepted inbound webhooks go to the processInboundEvent handler, as SQS would deliver them.
-  const inboundQueue = new LocalInboundQueue(handlerOf('processInboundEvent'));
-  useInboundQueue(faults.inboundQueue(inboundQueue));
-  // signup, forgotPassword and the resends queue their codes; the sendAccountCode handler sends them.
-  const accountCodeQueue = new LocalAccountCodeQueue(handlerOf('sendAccountCode'));
-  useAccountCodeQueue(faults.accountCodeQueue(accountCodeQueue));
-  const stopInboundSweeps = runPeriodically(
-    'inbound sweeper',
-    () =>
-      handlerOf('sweepInboundEvents')(
-        {},
-        lambdaContext('sweepInboundEvents', httpMemoryMb, functionTimeoutSeconds.schedule, 'sweep'),
-      ),
-    localScheduleIntervalMs,
-  );
+  const stopWork = () => {
+    for (const stop of stopSweeps) stop();
+    queues.stop();
+  };
+  const { accountCodeQueue } = queues;
 
   // Node would answer a missing Host with a bare 400; the handler below answers it in the envelope.
   const server: Server = createServer({ requireHostHeader: false }, async (request, response) => {
@@ -566,8 +565,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
     server.once('error', failed);
     server.listen(port, '127.0.0.1', listening);
   }).catch(async (error: unknown) => {
-    stopInboundSweeps();
-    webhookDelivery.stop();
+    stopWork();
     await Promise.all([inbox.close(), dynamoLocal.stop()]);
     throw explainedListenError(error, port, 'PORT');
   });
@@ -587,14 +585,37 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
       await accountCodeQueue.idle(codeQueueWaitMs);
     },
     close: async () => {
-      webhookDelivery.stop();
-      stopInboundSweeps();
-      inboundQueue.stop();
-      accountCodeQueue.stop();
+      stopWork();
       await inbox.close();
       server.closeAllConnections();
       await new Promise<void>((closed) => server.close(() => closed()));
       await dynamoLocal.stop();
+    },
+  };
+}
+
+/**
+ * The in-process stand-ins for the three work queues and for EventBridge Scheduler, installed
+ * where the adapters would send to SQS and Scheduler, each feeding the handler module the stack
+ * deploys as that queue's worker. Sending and scheduling go through `faults`, so either can be
+ * made to fail as SQS or Scheduler would.
+ */
+function installLocalQueues(handlerOf: (name: string) => QueueWorker, faults: FaultSwitch) {
+  const deliveryQueue = new LocalDeliveryQueue(handlerOf('deliverWebhook'));
+  const scheduler = new LocalRetryScheduler(deliveryQueue);
+  useDeliveryQueue(faults.deliveryQueue(deliveryQueue));
+  useRetryScheduler(faults.retryScheduler(scheduler));
+  // Accepted inbound webhooks go to the processInboundEvent handler, as SQS would deliver them.
+  const inboundQueue = new LocalInboundQueue(handlerOf('processInboundEvent'));
+  useInboundQueue(faults.inboundQueue(inboundQueue));
+  // signup, forgotPassword and the resends queue their codes; the sendAccountCode handler sends them.
+  const accountCodeQueue = new LocalAccountCodeQueue(handlerOf('sendAccountCode'));
+  useAccountCodeQueue(faults.accountCodeQueue(accountCodeQueue));
+  return {
+    accountCodeQueue,
+    stop: () => {
+      scheduler.stop();
+      for (const queue of [deliveryQueue, inboundQueue, accountCodeQueue]) queue.stop();
     },
   };
 }

@@ -10,6 +10,7 @@ import {
   DynamoError,
   TransactionCanceled,
 } from '../../shared/adapters/dynamodb-client.js';
+import { responseForError } from '../../shared/http/responses.js';
 import { useFreshTable } from '../support/table.js';
 
 const credentials = {
@@ -261,6 +262,24 @@ describe('the batched reader', () => {
       expect(operations[0]!.match(/READ#/g)).toHaveLength(3);
     } finally {
       useDynamo(local);
+    }
+  });
+});
+
+describe('a DynamoDB refusal reaching the API', () => {
+  it('answers the 500 envelope, never a 4xx that blames the request body', () => {
+    for (const error of [
+      new DynamoError(
+        'ThrottlingException',
+        'Rate of requests exceeds the allowed throughput',
+        400,
+      ),
+      new DynamoError('ValidationException', 'One or more parameter values were invalid', 400),
+      new ConditionalCheckFailed('The conditional request failed', undefined),
+    ]) {
+      const response = responseForError(error, 'req-1');
+      expect(response.statusCode, error.name).toBe(500);
+      expect(JSON.parse(response.body).error.code).toBe('internal_error');
     }
   });
 });

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { dynamoInboundAttemptLog } from '../../shared/adapters/dynamo-inbound-attempts.js';
 import {
-  dynamoInboundAttemptLog,
   dynamoInboundEventStore,
   inboundEventState,
 } from '../../shared/adapters/dynamo-inbound-events.js';

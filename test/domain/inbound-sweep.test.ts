@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { dynamoInboundAttemptLog } from '../../shared/adapters/dynamo-inbound-attempts.js';
 import {
-  dynamoInboundAttemptLog,
   dynamoInboundEventStore,
   inboundEventState,
 } from '../../shared/adapters/dynamo-inbound-events.js';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamoOtpStore } from '../../shared/adapters/dynamo-otp-store.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { dynamo } from '../../shared/adapters/dynamodb.js';
 import { keys } from '../../shared/adapters/keys.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import { tableName } from '../../shared/config.js';
 import { type Clock, ManualClock } from '../../shared/domain/clock.js';
 import { ServiceError } from '../../shared/domain/errors.js';

@@ -31,8 +31,10 @@ const newAccount = async () => {
   return accountId;
 };
 
+let table = '';
+
 beforeAll(async () => {
-  await useFreshTable();
+  table = await useFreshTable();
 });
 
 beforeEach(() => {
@@ -464,6 +466,28 @@ describe('delivering', () => {
   });
 });
 
+/** A delivery whose queue message was lost: an event published to a new account's one endpoint. */
+async function lostDelivery(): Promise<string> {
+  const account = await newAccount();
+  const endpoint = await registerEndpoint(deps, account, {
+    url: 'https://r.example/h',
+    events: ['order.created'],
+  });
+  const { event } = await publishEvent(deps, {
+    type: 'order.created',
+    accountId: account,
+    data: order,
+  });
+  deps.queue.messages = []; // the message is lost
+  return deliveryIdFor(event.id, endpoint.id);
+}
+
+/** The gsi2 partition a delivery is listed on. */
+async function dueIndexPartitionOf(deliveryId: string): Promise<unknown> {
+  const { Item } = await dynamo().get({ TableName: table, Key: keys.delivery(deliveryId) });
+  return Item?.gsi2pk;
+}
+
 describe('retrying and sweeping', () => {
   it('gives a failed delivery one more attempt on request, without a second notice', async () => {
     const account = await newAccount();
@@ -513,21 +537,10 @@ describe('retrying and sweeping', () => {
   });
 
   it('re-queues a delivery whose messages were lost, once it is overdue', async () => {
-    const account = await newAccount();
-    const endpoint = await registerEndpoint(deps, account, {
-      url: 'https://r.example/h',
-      events: ['order.created'],
-    });
-    const { event } = await publishEvent(deps, {
-      type: 'order.created',
-      accountId: account,
-      data: order,
-    });
-    deps.queue.messages = []; // the message is lost
+    const lost = await lostDelivery();
 
     deps.clock.advance(sweepGraceMs / 2);
     await sweepDeliveries(deps);
-    const lost = deliveryIdFor(event.id, endpoint.id);
     expect(deps.queue.messages.map((m) => m.deliveryId)).not.toContain(lost);
     deps.clock.advance(sweepGraceMs);
     await sweepDeliveries(deps);
@@ -536,6 +549,54 @@ describe('retrying and sweeping', () => {
     deps.queue.messages = deps.queue.messages.filter((m) => m.deliveryId === lost);
     await drain(deps);
     expect((await deps.deliveries.get(lost))?.status).toBe('delivered');
+  });
+
+  it('re-queues every lost delivery of a fan-out, whichever shard of the due index it is on', async () => {
+    const account = await newAccount();
+    const endpoints = [];
+    for (let index = 0; index < 12; index++) {
+      endpoints.push(
+        await registerEndpoint(deps, account, {
+          url: `https://s${index}.example/h`,
+          events: ['order.created'],
+        }),
+      );
+    }
+    const { event } = await publishEvent(deps, {
+      type: 'order.created',
+      accountId: account,
+      data: order,
+    });
+    deps.queue.messages = []; // every message is lost
+    const lost = endpoints.map((endpoint) => deliveryIdFor(event.id, endpoint.id));
+    const shards = new Set(await Promise.all(lost.map(dueIndexPartitionOf)));
+    expect(shards.size).toBeGreaterThan(1);
+
+    deps.clock.advance(sweepGraceMs + 1000);
+    await sweepDeliveries(deps);
+
+    expect(deps.queue.messages.map((m) => m.deliveryId)).toEqual(expect.arrayContaining(lost));
+  });
+
+  it('sweeps a delivery listed before the due index was sharded, and moves it to its shard', async () => {
+    const lost = await lostDelivery();
+    await dynamo().update({
+      TableName: table,
+      Key: keys.delivery(lost),
+      UpdateExpression: 'SET gsi2pk = :unsharded',
+      ExpressionAttributeValues: { ':unsharded': 'DELIVERIES_DUE' },
+    });
+
+    deps.clock.advance(sweepGraceMs + 1000);
+    await sweepDeliveries(deps);
+    expect(deps.queue.messages).toContainEqual({ deliveryId: lost, attempt: 1, delaySeconds: 0 });
+
+    deps.receiver.answer = () => ({ status: 500, latencyMs: 3 });
+    deps.queue.messages = deps.queue.messages.filter((m) => m.deliveryId === lost).slice(0, 1);
+    const message = deps.queue.messages.shift();
+    if (message !== undefined) await attemptDelivery(deps, message);
+    expect(await dueIndexPartitionOf(lost)).toBe(keys.dueDeliveries(lost).gsi2pk);
+    expect((await deps.deliveries.get(lost))?.status).toBe('pending');
   });
 
   it('finishes a fan-out that a crashed publisher left behind', async () => {

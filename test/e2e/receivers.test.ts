@@ -1,9 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  dynamoInboundAttemptLog,
-  inboundEventState,
-} from '../../shared/adapters/dynamo-inbound-events.js';
+import { dynamoInboundAttemptLog } from '../../shared/adapters/dynamo-inbound-attempts.js';
+import { inboundEventState } from '../../shared/adapters/dynamo-inbound-events.js';
 import { findMessagingRecord } from '../../shared/adapters/dynamo-messaging-records.js';
 import { findSubscription } from '../../shared/adapters/dynamo-subscriptions.js';
 import { keys } from '../../shared/adapters/keys.js';

@@ -9,19 +9,19 @@ import { handler as resendEmailOtp } from '../../functions/otp/resend-email-otp.
 import { handler as resendMobileOtp } from '../../functions/otp/resend-mobile-otp.js';
 import { handler as sendOtp } from '../../functions/otp/send-otp.js';
 import { handler as sendAccountCode } from '../../functions/workers/send-account-code.js';
+import { dynamoUserRepository } from '../../shared/adapters/dynamo-users.js';
 import { dynamo } from '../../shared/adapters/dynamodb.js';
-import { LocalOutbox } from '../../shared/adapters/local-outbox.js';
 import { useMailer } from '../../shared/adapters/ses-mailer.js';
 import { useSmsSender } from '../../shared/adapters/sns-sms-sender.js';
 import {
   SqsAccountCodeQueue,
   useAccountCodeQueue,
 } from '../../shared/adapters/sqs-account-code-queue.js';
-import { dynamoUserRepository } from '../../shared/adapters/user-repository.js';
 import { signupNoticeWindowMs } from '../../shared/domain/accounts/signup-follow-up.js';
 import { newId, type User } from '../../shared/domain/accounts/user.js';
 import { advanceSystemClock } from '../../shared/domain/clock.js';
 import { BatchFailedError } from '../../shared/lambda/queue-worker.js';
+import { LocalOutbox } from '../../shared/local/local-outbox.js';
 import { invoke, lambdaContext, restEvent, sqsRecord } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { dynamoInboundAttemptLog } from '../../shared/adapters/dynamo-inbound-events.js';
+import { dynamoInboundAttemptLog } from '../../shared/adapters/dynamo-inbound-attempts.js';
 import { useInboundQueue } from '../../shared/adapters/sqs-inbound-queue.js';
 import type { ProcessingRequest } from '../../shared/domain/inbound/model.js';
 import { gatewayBEvent, gatewayBHeader } from '../domain/inbound-support.js';

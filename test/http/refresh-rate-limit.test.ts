@@ -1,8 +1,8 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as refreshToken } from '../../functions/auth/refresh-token.js';
 import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { dynamo } from '../../shared/adapters/dynamodb.js';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
 import type { TokenResponse } from '../../shared/domain/accounts/sessions.js';
 import { signup } from '../../shared/domain/accounts/signup.js';
 import { verifySignup } from '../../shared/domain/accounts/signup-activation.js';

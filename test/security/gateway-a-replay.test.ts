@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  dynamoInboundAttemptLog,
-  inboundEventState,
-} from '../../shared/adapters/dynamo-inbound-events.js';
+import { dynamoInboundAttemptLog } from '../../shared/adapters/dynamo-inbound-attempts.js';
+import { inboundEventState } from '../../shared/adapters/dynamo-inbound-events.js';
 import { gatewayAPaymentEvent, hexHmac } from '../domain/inbound-support.js';
 import { AccountClient } from '../e2e/accounts-support.js';
 import { eventually } from '../support/eventually.js';

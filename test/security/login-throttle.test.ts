@@ -8,9 +8,9 @@ import { handler as signup } from '../../functions/auth/signup.js';
 import { handler as verifySignup } from '../../functions/auth/verify-signup-otp.js';
 import { handler as sendAccountCode } from '../../functions/workers/send-account-code.js';
 import { dynamo } from '../../shared/adapters/dynamodb.js';
-import { LocalOutbox } from '../../shared/adapters/local-outbox.js';
 import { useMailer } from '../../shared/adapters/ses-mailer.js';
 import { useAccountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
+import { LocalOutbox } from '../../shared/local/local-outbox.js';
 import { invoke, lambdaContext, restEvent } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 

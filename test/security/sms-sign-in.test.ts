@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { dynamoUserRepository } from '../../shared/adapters/user-repository.js';
+import { dynamoUserRepository } from '../../shared/adapters/dynamo-users.js';
 import { accountDirectory } from '../../shared/domain/accounts/directory.js';
 import { signup } from '../../shared/domain/accounts/signup.js';
 import { verifySignup } from '../../shared/domain/accounts/signup-activation.js';

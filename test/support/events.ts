@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context, SQSRecord } from 'aws-lambda';
-import { sqsRecord as queueRecord } from '../../shared/adapters/local-sqs.js';
+import { sqsRecord as queueRecord } from '../../shared/local/local-queue.js';
 
 /** A minimal API Gateway REST proxy event, as the stage v1 integration sends it. */
 export function restEvent(overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent {

@@ -1,5 +1,5 @@
 import type { GenericSchema } from 'valibot';
-import { dynamoWindowCounter } from '../../shared/adapters/window-counter.js';
+import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { type ApiOperation, type Auth, apiOperation } from '../../shared/http/operation.js';
 
 /** A made-up API operation for tests of the HTTP layer: only what the test sets matters. */

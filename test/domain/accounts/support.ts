@@ -1,7 +1,7 @@
-import { dynamoLoginThrottle } from '../../../shared/adapters/login-throttle.js';
-import { dynamoSessionRepository } from '../../../shared/adapters/session-repository.js';
-import { dynamoSignupNotices } from '../../../shared/adapters/signup-notices.js';
-import { dynamoUserRepository } from '../../../shared/adapters/user-repository.js';
+import { dynamoLoginThrottle } from '../../../shared/adapters/dynamo-login-throttle.js';
+import { dynamoSessionRepository } from '../../../shared/adapters/dynamo-sessions.js';
+import { dynamoSignupNotices } from '../../../shared/adapters/dynamo-signup-notices.js';
+import { dynamoUserRepository } from '../../../shared/adapters/dynamo-users.js';
 import { AccessTokens, signingKeyFromSeed } from '../../../shared/domain/accounts/access-tokens.js';
 import type { AccountDeps } from '../../../shared/domain/accounts/deps.js';
 import { accountDirectory } from '../../../shared/domain/accounts/directory.js';

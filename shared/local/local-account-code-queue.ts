@@ -1,17 +1,17 @@
+import { accountCodeMessageCodec } from '../adapters/account-code-message.js';
 import type { AccountCodeQueue, AccountCodeRequest } from '../domain/accounts/ports.js';
-import { accountCodeMessageCodec } from './account-code-message.js';
-import { LocalMessageQueue, type LocalMessageQueueOptions, type QueueWorker } from './local-sqs.js';
+import { LocalQueue, type LocalQueueOptions, type QueueWorker } from './local-queue.js';
 
 /**
- * The local runtime's stand-in for the account-code SQS queue and its event source: each message
+ * The local runtime's stand-in for the account-code SQS queue and its event source: each request
  * goes to the sendAccountCode handler (the module the stack deploys) after the request that
- * queued it has answered, with SQS's redelivery.
+ * queued it has answered.
  *
  * `idle()` lets the local endpoints wait for queued codes to be sent, so that reading
  * `/_local/outbox` right after forgotPassword still finds its code.
  */
-export class LocalAccountCodeQueue extends LocalMessageQueue implements AccountCodeQueue {
-  constructor(worker: QueueWorker, options: LocalMessageQueueOptions = {}) {
+export class LocalAccountCodeQueue extends LocalQueue implements AccountCodeQueue {
+  constructor(worker: QueueWorker, options: LocalQueueOptions = {}) {
     // A body names an email or a phone: not for the logs.
     super(
       worker,
@@ -21,6 +21,6 @@ export class LocalAccountCodeQueue extends LocalMessageQueue implements AccountC
   }
 
   async request(work: AccountCodeRequest): Promise<void> {
-    this.send(accountCodeMessageCodec.encode(work));
+    this.send([{ body: accountCodeMessageCodec.encode(work) }]);
   }
 }

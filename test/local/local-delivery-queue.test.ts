@@ -1,14 +1,17 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { workQueueSizes } from '../../shared/deployment-sizes.js';
+import { systemClock } from '../../shared/domain/clock.js';
 import {
   LocalDeliveryQueue,
   LocalRetryScheduler,
-} from '../../shared/adapters/local-delivery-queue.js';
-import { systemClock } from '../../shared/domain/clock.js';
+} from '../../shared/local/local-delivery-queue.js';
 
 const deliveryId = 'dlv_abcdefghijklmnopqrst';
 
-function recordingWorker(answer: (event: SQSEvent) => SQSBatchResponse | Promise<never>) {
+function recordingWorker(
+  answer: (event: SQSEvent) => SQSBatchResponse | Promise<SQSBatchResponse> | Promise<never>,
+) {
   const received: { event: SQSEvent; at: number }[] = [];
   const worker = async (event: SQSEvent) => {
     received.push({ event, at: Date.now() });
@@ -18,6 +21,34 @@ function recordingWorker(answer: (event: SQSEvent) => SQSBatchResponse | Promise
 }
 
 describe('the local stand-in for the SQS delivery queue', () => {
+  it('hands the worker batches and runs them at once, sized as the stack sizes the real queues', async () => {
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const { worker, received } = recordingWorker(async () => {
+      inFlight += 1;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      await new Promise((done) => setTimeout(done, 20));
+      inFlight -= 1;
+      return { batchItemFailures: [] };
+    });
+    const queue = new LocalDeliveryQueue(worker);
+    const count = workQueueSizes.batchSize * workQueueSizes.maxConcurrency * 2;
+
+    await queue.enqueue(
+      Array.from({ length: count }, (_, index) => ({
+        deliveryId,
+        attempt: index,
+        delaySeconds: 0,
+      })),
+    );
+    await queue.idle();
+
+    const sizes = received.map(({ event }) => event.Records.length);
+    expect(sizes.every((size) => size === workQueueSizes.batchSize)).toBe(true);
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(count);
+    expect(mostInFlight).toBe(workQueueSizes.maxConcurrency);
+  });
+
   it('hands the worker real-shaped SQS records after the message delay', async () => {
     const { worker, received } = recordingWorker(() => ({ batchItemFailures: [] }));
     const queue = new LocalDeliveryQueue(worker);

@@ -9,17 +9,16 @@ import type {
 import { refreshTokenSeconds } from '../domain/accounts/refresh-tokens.js';
 import { epochSeconds } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
-import { batchGetAll, deleteItems, dynamo, queryAll } from './dynamodb.js';
-import { keys } from './keys.js';
-import { ttlAttribute } from './table-definition.js';
-import { transactWrite } from './transactions.js';
 import {
   type AccountUpdate,
   accountUpdateInput,
   activationClauses,
   userFromItem,
-} from './user-repository.js';
-import { counterKeyOf, countHitIn, hitsIn } from './window-counter.js';
+} from './dynamo-users.js';
+import { counterKeyOf, countHitIn, hitsIn } from './dynamo-window-counter.js';
+import { batchGetAll, deleteItems, dynamo, getItem, queryAll, transactWrite } from './dynamodb.js';
+import { keys } from './keys.js';
+import { ttlAttribute } from './table-definition.js';
 
 /**
  * Sessions and refresh tokens in the single table:
@@ -92,7 +91,7 @@ export const dynamoSessionRepository: SessionRepository = {
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
-      { Update: signInUpdate(userId, changes, now) },
+      { Update: { TableName: tableName(), ...signInUpdate(userId, changes, now) } },
     ];
     if (changes.clearThrottle !== undefined) {
       const { email, source } = changes.clearThrottle;
@@ -184,22 +183,14 @@ export const dynamoSessionRepository: SessionRepository = {
 
   async isLive(sessionId, userId) {
     // Strongly consistent: a logout that just returned must already count.
-    const result = await dynamo().get({
-      TableName: tableName(),
-      Key: keys.session(userId, sessionId),
-      ProjectionExpression: 'pk',
-      ConsistentRead: true,
-    });
-    return result.Item !== undefined;
+    const item = await getItem(keys.session(userId, sessionId), { projection: 'pk' });
+    return item !== undefined;
   },
 
   async sessionWithUser(userId, sessionId) {
     const session = keys.session(userId, sessionId);
-    const items = await batchGetAll({
-      Keys: [session, keys.user(userId)],
-      // Strongly consistent: a logout that just returned must already count.
-      ConsistentRead: true,
-    });
+    // Strongly consistent: a logout that just returned must already count.
+    const items = await batchGetAll([session, keys.user(userId)], { consistent: true });
     const user = items.find((item) => item.sk !== session.sk);
     return {
       sessionLive: items.some((item) => item.sk === session.sk),

@@ -1,4 +1,4 @@
-import type { TransactWriteCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import type {
   Activation,
@@ -9,10 +9,8 @@ import type {
 import { newId, type User } from '../domain/accounts/user.js';
 import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
-import { dynamo } from './dynamodb.js';
-import { ConditionalCheckFailed } from './dynamodb-client.js';
+import { getItem, transactWrite, updateIf } from './dynamodb.js';
 import { keys } from './keys.js';
-import { transactWrite } from './transactions.js';
 
 /**
  * Accounts in the single table:
@@ -82,22 +80,6 @@ const guardDelete = (key: { pk: string; sk: string }, userId: string) => ({
   },
 });
 
-async function getItem(key: { pk: string; sk: string }) {
-  const result = await dynamo().get({ TableName: tableName(), Key: key, ConsistentRead: true });
-  return result.Item;
-}
-
-/** Runs a conditional update; false when its condition did not hold. */
-async function conditionalUpdate(input: UpdateCommandInput) {
-  try {
-    await dynamo().update(input);
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailed) return false;
-    throw error;
-  }
-}
-
 /** Parts of one UpdateItem on an account, which several writes compose. */
 export interface AccountUpdate {
   set: string[];
@@ -111,7 +93,6 @@ export interface AccountUpdate {
 export function accountUpdateInput(userId: string, update: AccountUpdate) {
   const remove = update.remove.length > 0 ? ` REMOVE ${update.remove.join(', ')}` : '';
   return {
-    TableName: tableName(),
     Key: keys.user(userId),
     UpdateExpression: `SET ${update.set.join(', ')}${remove}`,
     ConditionExpression: update.conditions.join(' AND '),
@@ -267,19 +248,12 @@ export const dynamoUserRepository: UserRepository = {
   },
 
   async emailStanding(email) {
-    const read = (key: { pk: string; sk: string }, attribute: string) =>
-      dynamo().get({
-        TableName: tableName(),
-        Key: key,
-        ProjectionExpression: attribute,
-        ConsistentRead: true,
-      });
-    const guard = await read(keys.emailGuard(email), 'user_id');
+    const guard = await getItem(keys.emailGuard(email), { projection: 'user_id' });
     // As findByEmail: the same two reads for an unknown email.
-    const userId = guard.Item === undefined ? newId('usr') : String(guard.Item.user_id);
-    const account = await read(keys.user(userId), 'email_verified');
-    if (guard.Item === undefined || account.Item === undefined) return 'none';
-    return account.Item.email_verified === true ? 'verified' : 'unverified';
+    const userId = guard === undefined ? newId('usr') : String(guard.user_id);
+    const account = await getItem(keys.user(userId), { projection: 'email_verified' });
+    if (guard === undefined || account === undefined) return 'none';
+    return account.email_verified === true ? 'verified' : 'unverified';
   },
 
   async findIdByPhone(phone) {
@@ -288,8 +262,7 @@ export const dynamoUserRepository: UserRepository = {
   },
 
   async replacePasswordHash(userId, expectedHash, newHash) {
-    return conditionalUpdate({
-      TableName: tableName(),
+    const result = await updateIf({
       Key: keys.user(userId),
       UpdateExpression:
         'SET password_hash = :new, updated_at = :now REMOVE password_reset_required',
@@ -300,13 +273,13 @@ export const dynamoUserRepository: UserRepository = {
         ':now': new Date(systemClock.now()).toISOString(),
       },
     });
+    return result.ok;
   },
 
   async contestPendingSignup(holderId, email, name, signerId) {
     // Only a pending signup, and never the signup's own fresh account. No credential is written:
     // the flag alone makes the activation drop the password (activationUpdate).
-    await conditionalUpdate({
-      TableName: tableName(),
+    await updateIf({
       Key: keys.user(holderId),
       UpdateExpression: 'SET signup_contested = :true ADD signup_names :names',
       ConditionExpression: 'email_verified = :false AND email = :email AND user_id <> :signer',
@@ -338,15 +311,15 @@ export const dynamoUserRepository: UserRepository = {
   },
 
   async activate(userId, activation) {
-    return conditionalUpdate(accountUpdateInput(userId, activationClauses(activation)));
+    const result = await updateIf(accountUpdateInput(userId, activationClauses(activation)));
+    return result.ok;
   },
 
   confirmPendingEmail: (user, email) => confirmPending(user, 'email', email),
   confirmPendingPhone: (user, phone) => confirmPending(user, 'phone', phone),
 
   async setOnlineStatus(userId, online) {
-    await conditionalUpdate({
-      TableName: tableName(),
+    await updateIf({
       Key: keys.user(userId),
       UpdateExpression: 'SET online_status = :online',
       ConditionExpression: 'attribute_exists(pk)',
@@ -356,24 +329,15 @@ export const dynamoUserRepository: UserRepository = {
 
   async update(userId, changes) {
     const { set, names, values } = assignments(changes);
-    try {
-      const result = await dynamo().update({
-        TableName: tableName(),
-        Key: keys.user(userId),
-        UpdateExpression: `SET ${set.join(', ')}`,
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      });
-      return userFromItem(result.Attributes ?? {});
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailed) {
-        throw new ServiceError('invalid_token', 'The account no longer exists', [], {
-          cause: error,
-        });
-      }
-      throw error;
-    }
+    const result = await updateIf({
+      Key: keys.user(userId),
+      UpdateExpression: `SET ${set.join(', ')}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    });
+    if (!result.ok) throw new ServiceError('invalid_token', 'The account no longer exists');
+    return userFromItem(result.attributes ?? {});
   },
 };

@@ -1,0 +1,106 @@
+import { tableName } from '../config.js';
+import { epochSeconds } from '../domain/clock.js';
+import { ServiceError } from '../domain/errors.js';
+import type { AttemptOutcome, InboundAttempt, InboundSource } from '../domain/inbound/model.js';
+import type { InboundAttemptLog } from '../domain/inbound/ports.js';
+import { dynamo } from './dynamodb.js';
+import { keys } from './keys.js';
+import { ttlAttribute } from './table-definition.js';
+
+/**
+ * The audit trail of receiver calls: one item per call (`INBOUND_ATTEMPT#<source>#<id>`), listed
+ * per source newest first on gsi1.
+ */
+
+/** The audit trail of receiver calls is kept 90 days. */
+const inboundAttemptRetentionSeconds = 90 * 24 * 60 * 60;
+
+interface AttemptItem {
+  attempt_id: string;
+  source: InboundSource;
+  endpoint: string;
+  received_at: string;
+  outcome: AttemptOutcome;
+  status_code: number;
+  event_id?: string;
+  sender_event_id?: string;
+  event_type?: string;
+  error_code?: string;
+  request_id: string;
+  source_ip: string;
+}
+
+const attemptOf = (item: AttemptItem): InboundAttempt => ({
+  id: item.attempt_id,
+  source: item.source,
+  endpoint: item.endpoint,
+  receivedAt: Date.parse(item.received_at),
+  outcome: item.outcome,
+  statusCode: item.status_code,
+  requestId: item.request_id,
+  sourceIp: item.source_ip,
+  ...(item.event_id === undefined ? {} : { eventId: item.event_id }),
+  ...(item.sender_event_id === undefined ? {} : { senderEventId: item.sender_event_id }),
+  ...(item.event_type === undefined ? {} : { eventType: item.event_type }),
+  ...(item.error_code === undefined ? {} : { errorCode: item.error_code }),
+});
+
+const encodeCursor = (key: Record<string, unknown>) =>
+  Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+
+function decodeCursor(cursor: string): Record<string, unknown> {
+  try {
+    const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    if (typeof key === 'object' && key !== null) return key as Record<string, unknown>;
+  } catch {
+    // fall through to the error below
+  }
+  throw new ServiceError('invalid_request', 'The cursor is not valid', [
+    { field: 'before', message: 'is not a cursor this service issued' },
+  ]);
+}
+
+export const dynamoInboundAttemptLog: InboundAttemptLog = {
+  async record(attempt) {
+    const receivedAt = new Date(attempt.receivedAt).toISOString();
+    await dynamo().put({
+      TableName: tableName(),
+      Item: {
+        ...keys.inboundAttempt(attempt.source, attempt.id),
+        ...keys.inboundAttemptsBySource(attempt.source),
+        // Time first, so the index lists a source's attempts in order; the id keeps it unique.
+        gsi1sk: `${receivedAt}#${attempt.id}`,
+        kind: 'inbound_attempt',
+        attempt_id: attempt.id,
+        source: attempt.source,
+        endpoint: attempt.endpoint,
+        received_at: receivedAt,
+        outcome: attempt.outcome,
+        status_code: attempt.statusCode,
+        event_id: attempt.eventId,
+        sender_event_id: attempt.senderEventId,
+        event_type: attempt.eventType,
+        error_code: attempt.errorCode,
+        request_id: attempt.requestId,
+        source_ip: attempt.sourceIp,
+        [ttlAttribute]: epochSeconds(attempt.receivedAt) + inboundAttemptRetentionSeconds,
+      } satisfies AttemptItem & Record<string, unknown>,
+    });
+  },
+
+  async listBySource(source, options = {}) {
+    const { Items = [], LastEvaluatedKey } = await dynamo().query({
+      TableName: tableName(),
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.inboundAttemptsBySource(source).gsi1pk },
+      ScanIndexForward: false,
+      Limit: Math.min(Math.max(options.limit ?? 50, 1), 100),
+      ...(options.before === undefined ? {} : { ExclusiveStartKey: decodeCursor(options.before) }),
+    });
+    return {
+      attempts: Items.map((item) => attemptOf(item as unknown as AttemptItem)),
+      ...(LastEvaluatedKey === undefined ? {} : { next: encodeCursor(LastEvaluatedKey) }),
+    };
+  },
+};
