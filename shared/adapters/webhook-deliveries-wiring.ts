@@ -2,7 +2,7 @@ import { webhookDisableAfterDays, webhookRetryDelaysSeconds } from '../config.js
 import { systemClock } from '../domain/clock.js';
 import type { AttemptDependencies } from '../domain/webhooks/attempt-delivery.js';
 import type { WebhookDependencies } from '../domain/webhooks/ports.js';
-import { dynamoAccountDirectory } from './dynamo-account-directory.js';
+import { dynamoAccountContacts } from './dynamo-account-contacts.js';
 import { dynamoDeliveryRepository } from './dynamo-deliveries.js';
 import { dynamoEndpointRepository } from './dynamo-webhook-endpoints.js';
 import { dynamoEventRepository } from './dynamo-webhook-events.js';
@@ -52,7 +52,7 @@ export const attemptDependencies = /* @__PURE__ */ lazily(
   (): AttemptDependencies => ({
     deliveries: dynamoDeliveryRepository,
     endpoints: dynamoEndpointRepository,
-    accounts: dynamoAccountDirectory,
+    accounts: dynamoAccountContacts,
     get queue() {
       return deliveryQueue();
     },

@@ -1,4 +1,4 @@
-import { dynamoAccountDirectory } from '../../shared/adapters/dynamo-account-directory.js';
+import { dynamoAccountContacts } from '../../shared/adapters/dynamo-account-contacts.js';
 import { dynamoDeliveryRepository } from '../../shared/adapters/dynamo-deliveries.js';
 import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
 import { dynamoEventRepository } from '../../shared/adapters/dynamo-webhook-events.js';
@@ -73,7 +73,7 @@ export function harness(): Harness {
     endpoints: dynamoEndpointRepository,
     events: dynamoEventRepository,
     deliveries: dynamoDeliveryRepository,
-    accounts: dynamoAccountDirectory,
+    accounts: dynamoAccountContacts,
     queue: new RecordingQueue(),
     scheduler: new RecordingScheduler(),
     sender: receiver,

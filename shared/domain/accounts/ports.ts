@@ -1,3 +1,4 @@
+import type { AccountCodePurpose } from '../otp/purposes.js';
 import type { PendingHit } from '../rate-limit.js';
 import type { User } from './user.js';
 
@@ -240,9 +241,6 @@ export interface SessionRepository {
   revokeAll(userId: string, keepSessionId?: string): Promise<void>;
 }
 
-/** Why a code was sent; each purpose has its own codes, lifetimes and budgets (docs/otp.md). */
-export type CodePurpose = 'signup' | 'password_reset' | 'verification';
-
 /** One-time codes as the account use-cases need them; the OTP engine implements this. */
 export interface AccountCodes {
   /**
@@ -252,7 +250,7 @@ export interface AccountCodes {
   send(
     channel: 'email' | 'sms',
     target: string,
-    purpose: CodePurpose,
+    purpose: AccountCodePurpose,
     subject?: string,
   ): Promise<void>;
   /**
@@ -263,7 +261,7 @@ export interface AccountCodes {
   verifyThen<T>(
     channel: 'email' | 'sms',
     target: string,
-    purpose: CodePurpose,
+    purpose: AccountCodePurpose,
     code: string,
     effect: (proof: { subject?: string }) => Promise<T>,
   ): Promise<T>;

@@ -1,5 +1,6 @@
 import type { PendingHit } from '../rate-limit.js';
-import { type OtpChannel, type OtpEngine, type OtpPurpose, otpKey } from './engine.js';
+import { type OtpChannel, type OtpEngine, otpKey } from './engine.js';
+import type { OtpPurpose } from './purposes.js';
 
 export interface CheckOptions {
   /** For a purpose keyed on its subject (generic): the user claiming the code. */

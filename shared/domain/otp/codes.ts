@@ -3,13 +3,8 @@ import type { Mailer, SmsSender } from '../messages.js';
 import { metrics } from '../metrics.js';
 import { phoneCountry } from '../phone.js';
 import { OtpChecks } from './checks.js';
-import {
-  type IssuedCode,
-  type OtpChannel,
-  type OtpEngine,
-  type OtpPurpose,
-  otpKey,
-} from './engine.js';
+import { type IssuedCode, type OtpChannel, type OtpEngine, otpKey } from './engine.js';
+import type { OtpPurpose } from './purposes.js';
 import type { SmsCap } from './sms-cap.js';
 import { refuseUnlistedSmsCountry } from './sms-countries.js';
 import { codeEmail, codeSms } from './templates.js';

@@ -11,17 +11,9 @@ import { type PendingHit, type RateLimitDecision, routeLimited } from '../rate-l
  * rules below hold for all of them. docs/otp.md describes it for callers.
  */
 
-export type OtpChannel = 'email' | 'sms';
+import type { OtpPurpose } from './purposes.js';
 
-/** Why a code was sent. A code only verifies for the channel, target and purpose it was sent for. */
-export const otpPurposes = [
-  'signup',
-  'verification',
-  'password_reset',
-  'login',
-  'generic',
-] as const;
-export type OtpPurpose = (typeof otpPurposes)[number];
+export type OtpChannel = 'email' | 'sms';
 
 /**
  * Which code: one live code per channel + target (email or E.164 phone) + purpose, and per

@@ -8,6 +8,7 @@ import type { PendingHit } from '../rate-limit.js';
 import type { OtpChecks } from './checks.js';
 import type { OtpCodes } from './codes.js';
 import { defaultOtpPolicy } from './engine.js';
+import type { SmsPurpose } from './purposes.js';
 import { refuseUnlistedSmsCountry } from './sms-countries.js';
 
 /**
@@ -32,8 +33,6 @@ export interface OtpOperationDeps extends OtpCheckDeps {
 export interface PhoneRegistry {
   isRegistered(phone: string): Promise<boolean>;
 }
-
-export type SmsPurpose = 'login' | 'generic';
 
 export interface CodeSent {
   message: string;

@@ -1,4 +1,4 @@
-import type { OtpPurpose } from './engine.js';
+import type { OtpPurpose } from './purposes.js';
 
 /**
  * The words of every code message, by purpose. Each carries the code once and no other 6-digit

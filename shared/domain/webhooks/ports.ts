@@ -193,7 +193,7 @@ export interface DeliveryRepository {
 }
 
 /** The account's contact address for failure notices. */
-export interface AccountDirectory {
+export interface AccountContacts {
   emailOf(accountId: string): Promise<string | undefined>;
 }
 
@@ -242,7 +242,7 @@ export interface WebhookDependencies {
   endpoints: EndpointRepository;
   events: EventRepository;
   deliveries: DeliveryRepository;
-  accounts: AccountDirectory;
+  accounts: AccountContacts;
   queue: DeliveryQueue;
   scheduler: RetryScheduler;
   sender: WebhookSender;

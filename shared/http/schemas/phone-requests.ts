@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { smsPurposes } from '../../domain/otp/purposes.js';
 import { currentPassword, email, gender, name, otpCode, password } from './fields.js';
 import { phone } from './phone.js';
 
@@ -33,9 +34,7 @@ export const ProfileUpdateRequest = v.pipe(
   ),
 );
 
-export const otpPurposes = ['login', 'generic'] as const;
-
-const purpose = v.picklist(otpPurposes, `must be one of: ${otpPurposes.join(', ')}`);
+const purpose = v.picklist(smsPurposes, `must be one of: ${smsPurposes.join(', ')}`);
 
 export const SendOtpInput = v.strictObject({ phone_number: phone, purpose });
 

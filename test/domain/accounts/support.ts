@@ -8,7 +8,6 @@ import { accountDirectory } from '../../../shared/domain/accounts/directory.js';
 import type {
   AccountCodeQueue,
   AccountCodes,
-  CodePurpose,
   SignInClient,
 } from '../../../shared/domain/accounts/ports.js';
 import { signup } from '../../../shared/domain/accounts/signup.js';
@@ -20,6 +19,7 @@ import { followUpSignup } from '../../../shared/domain/accounts/signup-follow-up
 import { ManualClock } from '../../../shared/domain/clock.js';
 import { ServiceError } from '../../../shared/domain/errors.js';
 import type { EmailMessage } from '../../../shared/domain/messages.js';
+import type { AccountCodePurpose } from '../../../shared/domain/otp/purposes.js';
 
 /**
  * Codes kept in memory: stands in for the OTP engine (tested on its own) so these tests exercise
@@ -29,17 +29,27 @@ export class MemoryCodes implements AccountCodes {
   readonly sent: {
     channel: string;
     target: string;
-    purpose: CodePurpose;
+    purpose: AccountCodePurpose;
     code: string;
     subject?: string;
   }[] = [];
 
-  async send(channel: 'email' | 'sms', target: string, purpose: CodePurpose, subject?: string) {
+  async send(
+    channel: 'email' | 'sms',
+    target: string,
+    purpose: AccountCodePurpose,
+    subject?: string,
+  ) {
     const code = String(100000 + this.sent.length);
     this.sent.push({ channel, target, purpose, code, subject });
   }
 
-  private consume(channel: 'email' | 'sms', target: string, purpose: CodePurpose, code: string) {
+  private consume(
+    channel: 'email' | 'sms',
+    target: string,
+    purpose: AccountCodePurpose,
+    code: string,
+  ) {
     const index = this.sent.findIndex(
       (sent) =>
         sent.channel === channel &&
@@ -55,7 +65,7 @@ export class MemoryCodes implements AccountCodes {
   async verifyThen<T>(
     channel: 'email' | 'sms',
     target: string,
-    purpose: CodePurpose,
+    purpose: AccountCodePurpose,
     code: string,
     effect: (proof: { subject?: string }) => Promise<T>,
   ): Promise<T> {
@@ -69,7 +79,7 @@ export class MemoryCodes implements AccountCodes {
     }
   }
 
-  lastCode(target: string, purpose: CodePurpose): string {
+  lastCode(target: string, purpose: AccountCodePurpose): string {
     const found = this.sent.filter((sent) => sent.target === target && sent.purpose === purpose);
     const last = found.at(-1);
     if (last === undefined) throw new Error(`no ${purpose} code for ${target}`);
