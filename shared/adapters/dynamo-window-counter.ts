@@ -35,37 +35,34 @@ export const hitsIn = (item: Record<string, unknown> | undefined): number =>
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** A transaction's write that counts `hit` on the condition that its window is under its limit. */
-export function countHitWithinLimit(hit: PendingHit): TransactItem {
+/** A transaction's write that counts `hit` on a condition on the window's count so far. */
+function countHitIf(
+  hit: PendingHit,
+  condition: string,
+  values: Record<string, number>,
+): TransactItem {
   const { ExpressionAttributeValues, ...update } = increment(hit.expiresAt);
   return {
     Update: {
       TableName: tableName(),
       Key: counterKeyOf(hit),
       ...update,
-      ConditionExpression: 'attribute_not_exists(hits) OR hits < :limit',
-      ExpressionAttributeValues: { ...ExpressionAttributeValues, ':limit': hit.limit },
+      ConditionExpression: condition,
+      ExpressionAttributeValues: { ...ExpressionAttributeValues, ...values },
     },
   };
 }
+
+/** A transaction's write that counts `hit` on the condition that its window is under its limit. */
+export const countHitWithinLimit = (hit: PendingHit): TransactItem =>
+  countHitIf(hit, 'attribute_not_exists(hits) OR hits < :limit', { ':limit': hit.limit });
 
 /**
  * A transaction's write that counts `hit` on the condition that its window holds exactly
  * `before` hits: when the transaction goes through, the count is `before + 1`, exact, though no
  * write can return a value from inside a transaction.
  */
-export function countHitIn(hit: PendingHit, before: number): TransactItem {
-  const { ExpressionAttributeValues, ...update } = increment(hit.expiresAt);
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: counterKeyOf(hit),
-      ...update,
-      ConditionExpression: before === 0 ? 'attribute_not_exists(hits)' : 'hits = :before',
-      ExpressionAttributeValues: {
-        ...ExpressionAttributeValues,
-        ...(before === 0 ? {} : { ':before': before }),
-      },
-    },
-  };
-}
+export const countHitIn = (hit: PendingHit, before: number): TransactItem =>
+  before === 0
+    ? countHitIf(hit, 'attribute_not_exists(hits)', {})
+    : countHitIf(hit, 'hits = :before', { ':before': before });
