@@ -274,7 +274,8 @@ describe('the OTP engine', () => {
       expect(results).not.toContain('ok');
       expect(results.filter((result) => result === 'invalid_otp').length).toBeLessThanOrEqual(4);
       expect(await outcome(verify(key, code))).toBe('too_many_attempts');
-    });
+      // 1,000 conditional writes to DynamoDB Local: minutes, not seconds, on a machine under load.
+    }, 180_000);
   });
 
   it('refuses a verification over its target’s per-minute limit in the reservation itself, spending no attempt', async () => {
