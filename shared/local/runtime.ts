@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -30,6 +29,7 @@ import { log, useLogWriter } from '../log.js';
 import { dashboardFiles } from './dashboard-files.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.js';
 import { FaultSwitch, type StandInService, standInServices } from './faults.js';
+import { freePort } from './free-port.js';
 import { guardedHandler, guardItemAccess } from './item-access-guard.js';
 import { functionTimeoutSeconds, lambdaContext } from './lambda-context.js';
 import { LocalAccountCodeQueue } from './local-account-code-queue.js';
@@ -739,12 +739,4 @@ function explainedListenError(error: unknown, port: number, setting: string): un
   return new Error(
     `Port ${port} is already in use: stop what listens there, or set ${setting} to another port (0 picks a free one)`,
   );
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((listening) => probe.listen(0, '127.0.0.1', listening));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((closed) => probe.close(() => closed()));
-  return port;
 }

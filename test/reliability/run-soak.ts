@@ -10,9 +10,9 @@
  *   SOAK_CRASH        0 skips the SIGKILL phase
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../shared/local/free-port.js';
 import { makeTestCertificate, TestReceiver } from '../e2e/webhooks-receiver.js';
 import { type LocalService, startLocalService } from '../support/local-service.js';
 import { checkConsistency, scanTable } from './consistency.js';
@@ -45,14 +45,6 @@ const quietSeconds = 40;
 const pause = (ms: number) => new Promise((resume) => setTimeout(resume, ms));
 const say = (line: string) => console.log(`soak ${new Date().toISOString().slice(11, 19)} ${line}`);
 const mib = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((listening) => probe.listen(0, '127.0.0.1', listening));
-  const address = probe.address();
-  await new Promise<void>((closed) => probe.close(() => closed()));
-  return typeof address === 'object' && address !== null ? address.port : 0;
-}
 
 /** The resident memory (bytes) of the process whose command line mentions `needle`, if any. */
 function residentOf(needle: string): number | undefined {

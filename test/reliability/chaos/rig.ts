@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../../../shared/local/dynamodb-local.js';
 import type { CallTally, StandInService } from '../../../shared/local/faults.js';
+import { freePort } from '../../../shared/local/free-port.js';
 import {
   makeTestCertificate,
   type ReceivedRequest,
@@ -142,12 +142,4 @@ export class ChaosRig {
     for (const certificate of this.certificates) certificate.remove();
     rmSync(this.dataDirectory, { recursive: true, force: true });
   }
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((listening) => probe.listen(0, '127.0.0.1', listening));
-  const address = probe.address();
-  await new Promise<void>((closed) => probe.close(() => closed()));
-  return typeof address === 'object' && address !== null ? address.port : 0;
 }
