@@ -138,6 +138,16 @@ const faults: Record<string, Fault> = {
 export const faultNames = Object.keys(faults);
 
 /** A problem per handler that threw instead of answering since `before`. */
+/** The rig's tallies when a scenario starts: its figures count what came after. */
+async function talliesOf(rig: ChaosRig) {
+  return {
+    requests: rig.recorder.requests,
+    problems: rig.recorder.problemCount,
+    crashes: rig.crashes(),
+    counts: (await rig.consistency(newLedger(), false)).counts,
+  };
+}
+
 const crashed = (rig: ChaosRig, before: number): string[] => {
   const count = rig.crashes() - before;
   return count > 0 ? [`${count} handler invocation(s) threw instead of answering`] : [];
@@ -210,11 +220,8 @@ export async function runFaultScenario(
   const ledger = newLedger();
   const tag = randomUUID().slice(0, 6);
   const { owner, endpoints } = await webhookOwner(rig, ledger, tag);
-  const requestsBefore = rig.recorder.requests;
-  const problemsBefore = rig.recorder.problemCount;
-  const crashesBefore = rig.crashes();
+  const start = await talliesOf(rig);
   const fiveHundredsBefore = rig.recorder.fiveHundreds;
-  const countsBefore = (await rig.consistency(newLedger(), false)).counts;
   const before: InjectedBefore = {
     proxy:
       faultName === 'DynamoDB Local stopped, then restarted'
@@ -289,17 +296,17 @@ export async function runFaultScenario(
       `${ledger.inbound.size} payments acknowledged, ${paymentEvents.size} published on`,
     );
   }
-  problems.push(...rig.recorder.problems.slice(problemsBefore), ...crashed(rig, crashesBefore));
+  problems.push(...rig.recorder.problems.slice(start.problems), ...crashed(rig, start.crashes));
   return {
     name: fault.name,
-    requests: rig.recorder.requests - requestsBefore,
+    requests: rig.recorder.requests - start.requests,
     faultsInjected: injected,
     fiveHundreds: rig.recorder.fiveHundreds - fiveHundredsBefore,
-    badAnswers: rig.recorder.problemCount - problemsBefore,
+    badAnswers: rig.recorder.problemCount - start.problems,
     lostOrDoubled: report.problems.length + ledger.unfinished.length,
     contested: contested.length,
     codesLost: ledger.codesLost,
-    consistency: countsSince(countsBefore, report.counts),
+    consistency: countsSince(start.counts, report.counts),
     problems,
     seconds: Math.round((performance.now() - started) / 1000),
   };
@@ -318,10 +325,7 @@ export async function runSchedulerFailure(rig: ChaosRig): Promise<ScenarioFigure
   const started = performance.now();
   const ledger = newLedger();
   const options = journeyOptions(rig);
-  const requestsBefore = rig.recorder.requests;
-  const problemsBefore = rig.recorder.problemCount;
-  const crashesBefore = rig.crashes();
-  const countsBefore = (await rig.consistency(newLedger(), false)).counts;
+  const start = await talliesOf(rig);
   const owner = await signUp(rig.caller, ledger, options);
   const inbox = `chaos-scheduler-${randomUUID().slice(0, 6)}`;
   const answerWith = async (status: number) => {
@@ -355,17 +359,17 @@ export async function runSchedulerFailure(rig: ChaosRig): Promise<ScenarioFigure
   if (statuses.join(',') !== '503,200') {
     problems.push(`the inbox answered ${statuses.join(', ')}, not 503 then 200`);
   }
-  problems.push(...rig.recorder.problems.slice(problemsBefore), ...crashed(rig, crashesBefore));
+  problems.push(...rig.recorder.problems.slice(start.problems), ...crashed(rig, start.crashes));
   return {
     name: 'Scheduler failing',
-    requests: rig.recorder.requests - requestsBefore,
+    requests: rig.recorder.requests - start.requests,
     faultsInjected: (await rig.faults()).calls.scheduler.failed - failedBefore,
     fiveHundreds: 0,
-    badAnswers: rig.recorder.problemCount - problemsBefore,
+    badAnswers: rig.recorder.problemCount - start.problems,
     lostOrDoubled: report.problems.length + ledger.unfinished.length,
     contested: 0,
     codesLost: ledger.codesLost,
-    consistency: countsSince(countsBefore, report.counts),
+    consistency: countsSince(start.counts, report.counts),
     problems,
     seconds: Math.round((performance.now() - started) / 1000),
   };
@@ -402,10 +406,7 @@ export async function runHostileReceivers(
   const started = performance.now();
   const ledger = newLedger();
   const options = journeyOptions(rig);
-  const requestsBefore = rig.recorder.requests;
-  const problemsBefore = rig.recorder.problemCount;
-  const crashesBefore = rig.crashes();
-  const countsBefore = (await rig.consistency(newLedger(), false)).counts;
+  const start = await talliesOf(rig);
   const owner = await signUp(rig.caller, ledger, options);
   const tag = randomUUID().slice(0, 6);
   const endpoints = new Map<string, string>();
@@ -515,19 +516,19 @@ export async function runHostileReceivers(
   const report = await rig.consistency(ledger, true);
   problems.push(
     ...report.problems,
-    ...rig.recorder.problems.slice(problemsBefore),
-    ...crashed(rig, crashesBefore),
+    ...rig.recorder.problems.slice(start.problems),
+    ...crashed(rig, start.crashes),
   );
   return {
     name: 'Hostile webhook receivers',
-    requests: rig.recorder.requests - requestsBefore,
+    requests: rig.recorder.requests - start.requests,
     faultsInjected: faultsInjected.reduce((sum, n) => sum + n, 0),
     fiveHundreds: 0,
-    badAnswers: rig.recorder.problemCount - problemsBefore,
+    badAnswers: rig.recorder.problemCount - start.problems,
     lostOrDoubled: report.problems.length,
     contested: 0,
     codesLost: 0,
-    consistency: countsSince(countsBefore, report.counts),
+    consistency: countsSince(start.counts, report.counts),
     problems,
     seconds: Math.round((performance.now() - started) / 1000),
   };
