@@ -11,11 +11,14 @@ import { operation } from './openapi.operation.js';
  * same bytes for every caller, whatever Host or X-Forwarded-* headers they send. Bundled rather
  * than built here, so a cold start does not convert every schema to JSON Schema.
  */
-const document = { ...built, servers: serversOf(publicBaseUrls()) };
+const document = new Document(
+  { ...built, servers: serversOf(publicBaseUrls()) },
+  { 'cache-control': 'public, max-age=300' },
+);
 
 /** GET /v1/openapi.json: the raw OpenAPI document (no envelope). */
 export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter },
-  async () => new Document(document, { 'cache-control': 'public, max-age=300' }),
+  async () => document,
 );

@@ -56,13 +56,17 @@ export class Page<TItem> {
 
 /**
  * A JSON document answered as it is, without the envelope: for documents that standard clients
- * fetch (the JWKS, the OpenAPI document).
+ * fetch (the JWKS, the OpenAPI document). Serialized once, when made: a document that does not
+ * change (the OpenAPI document, about 200 KiB) is made once per cold start, not per request.
  */
 export class Document {
+  readonly text: string;
   constructor(
-    readonly body: unknown,
+    body: unknown,
     readonly headers: Record<string, string> = {},
-  ) {}
+  ) {
+    this.text = JSON.stringify(body);
+  }
 }
 
 /**
@@ -428,7 +432,7 @@ export function apiHandler<
       return {
         statusCode: status,
         headers: { 'content-type': 'application/json; charset=utf-8', ...result.headers },
-        body: JSON.stringify(result.body),
+        body: result.text,
       };
     }
     return result instanceof Page
