@@ -3,9 +3,18 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoClient } from '../shared/adapters/dynamodb-client.js';
+import { workQueueSizes } from '../shared/deployment-sizes.js';
+import {
+  claimLeaseMs,
+  earlyArrivalToleranceMs,
+} from '../shared/domain/webhooks/attempt-delivery.js';
+import { deliveryIdFor, newEndpointId, newEventId } from '../shared/domain/webhooks/ids.js';
+import type { Delivery } from '../shared/domain/webhooks/model.js';
+import type { DeliveryRepository } from '../shared/domain/webhooks/ports.js';
 import { ensureTable } from '../shared/local/dynamodb-local.js';
 import { BenchClient } from './http-client.js';
 import { type LoopResult, loadLoop } from './load-loop.js';
+import { coreShareOf, dynamoLocalPid } from './process-cpu.js';
 import {
   measured,
   percentile,
@@ -21,6 +30,7 @@ const columns = [
   { key: 'p50_ms', label: 'p50 ms' },
   { key: 'p99_ms', label: 'p99 ms' },
   { key: 'cpu_ms', label: 'node CPU ms/op' },
+  { key: 'dynamo_core_percent', label: 'DynamoDB Local, % of a core' },
   { key: 'operations', label: 'ops' },
 ];
 
@@ -33,14 +43,20 @@ export interface Ceiling {
   dynamoPutP50Ms?: number;
   /** The most PutItems a second DynamoDB Local took, 8 or 32 in flight: its write ceiling. */
   dynamoPutPerSecond?: number;
+  /**
+   * Deliveries a second whose own writes DynamoDB Local took, with nothing else to do: each made
+   * in a batch of 10, then claimed and recorded, as the delivery worker's batches do.
+   */
+  dynamoDeliveryWritesPerSecond?: number;
 }
 
-const rowOf = (name: string, result: LoopResult): Row =>
+const rowOf = (name: string, result: LoopResult, dynamoCorePercent?: number): Row =>
   measured(name, {
     per_second: round(result.perSecond),
     p50_ms: round(percentile(result.latencies, 50), 3),
     p99_ms: round(percentile(result.latencies, 99), 3),
     cpu_ms: round(result.cpuMsPerOperation, 3),
+    dynamo_core_percent: dynamoCorePercent ?? null,
     operations: result.operations,
   });
 
@@ -76,6 +92,7 @@ async function dynamoRows(endpoint: string, seconds: number, ceiling: Ceiling): 
   const admin = new DynamoDBClient({ endpoint });
   const client = new DynamoClient({ endpoint });
   const table = `bench-ceiling-${randomUUID()}`;
+  const javaPid = dynamoLocalPid(endpoint);
   try {
     await ensureTable(admin, table);
     const item = (index: number) => ({
@@ -87,25 +104,107 @@ async function dynamoRows(endpoint: string, seconds: number, ceiling: Ceiling): 
     const get = (index: number) =>
       client.get({ TableName: table, Key: { pk: `ITEM#${index % 1000}`, sk: 'ITEM' } });
     const bounds = { seconds, maxOperations: 50_000 };
-    const putSequential = await loadLoop(put, { ...bounds, concurrency: 1 });
-    const getSequential = await loadLoop(get, { ...bounds, concurrency: 1 });
-    const putConcurrent = await loadLoop(put, { ...bounds, concurrency: 8 });
-    const getConcurrent = await loadLoop(get, { ...bounds, concurrency: 8 });
-    // As many writes in flight as the local delivery queue has attempts (4 batches of 10).
-    const putWide = await loadLoop(put, { ...bounds, concurrency: 32 });
-    ceiling.dynamoGetP50Ms = percentile(getSequential.latencies, 50);
-    ceiling.dynamoPutP50Ms = percentile(putSequential.latencies, 50);
-    ceiling.dynamoPutPerSecond = Math.max(putConcurrent.perSecond, putWide.perSecond);
+    const loop = async (
+      name: string,
+      operation: (index: number) => Promise<unknown>,
+      concurrency: number,
+    ) => {
+      const { result, corePercent } = await coreShareOf(javaPid, () =>
+        loadLoop(operation, { ...bounds, concurrency }),
+      );
+      return { result, row: rowOf(name, result, corePercent) };
+    };
+    const putSequential = await loop('DynamoDB Local PutItem, 1 in flight', put, 1);
+    const getSequential = await loop('DynamoDB Local GetItem, 1 in flight', get, 1);
+    const putConcurrent = await loop('DynamoDB Local PutItem, 8 in flight', put, 8);
+    const getConcurrent = await loop('DynamoDB Local GetItem, 8 in flight', get, 8);
+    // As many writes in flight as the delivery worker has attempts (5 batches of 10).
+    const putWide = await loop('DynamoDB Local PutItem, 32 in flight', put, 32);
+    const { dynamoDeliveryRepository } = await import('../shared/adapters/dynamo-deliveries.js');
+    // Unmeasured first: Java compiles the UpdateItem and BatchWriteItem paths as they get hot,
+    // which the Put and Get loops above did not exercise (the delivery section warms up alike).
+    await loadLoop(() => deliveryBatchWrites(dynamoDeliveryRepository), {
+      ...bounds,
+      concurrency: workQueueSizes.maxConcurrency,
+    });
+    const deliveryWrites = await loop(
+      `DynamoDB Local, the writes of 10 deliveries (1 batch), ${workQueueSizes.maxConcurrency} batches in flight`,
+      () => deliveryBatchWrites(dynamoDeliveryRepository),
+      workQueueSizes.maxConcurrency,
+    );
+    ceiling.dynamoGetP50Ms = percentile(getSequential.result.latencies, 50);
+    ceiling.dynamoPutP50Ms = percentile(putSequential.result.latencies, 50);
+    ceiling.dynamoPutPerSecond = Math.max(putConcurrent.result.perSecond, putWide.result.perSecond);
+    ceiling.dynamoDeliveryWritesPerSecond = deliveryWrites.result.perSecond * deliveriesPerBatch;
     return [
-      rowOf('DynamoDB Local PutItem, 1 in flight', putSequential),
-      rowOf('DynamoDB Local GetItem, 1 in flight', getSequential),
-      rowOf('DynamoDB Local PutItem, 8 in flight', putConcurrent),
-      rowOf('DynamoDB Local GetItem, 8 in flight', getConcurrent),
-      rowOf('DynamoDB Local PutItem, 32 in flight', putWide),
+      putSequential.row,
+      getSequential.row,
+      putConcurrent.row,
+      getConcurrent.row,
+      putWide.row,
+      deliveryWrites.row,
     ];
   } finally {
     admin.destroy();
   }
+}
+
+const deliveriesPerBatch = workQueueSizes.batchSize;
+
+/**
+ * The DynamoDB writes of one worker batch of deliveries and nothing else, through the service's
+ * own repository on the service's table: the fan-out's batched create, then for each delivery
+ * its claim and its recorded (delivered) outcome — the three writes that keep an attempt from
+ * being made twice and its outcome from being lost (docs/performance.md, "Delivery").
+ */
+async function deliveryBatchWrites(deliveries: DeliveryRepository): Promise<void> {
+  const eventId = newEventId();
+  const accountId = `usr_bench_${randomUUID()}`;
+  const now = Date.now();
+  const batch: Delivery[] = Array.from({ length: deliveriesPerBatch }, () => {
+    const endpointId = newEndpointId();
+    return {
+      id: deliveryIdFor(eventId, endpointId),
+      eventId,
+      eventType: 'order.created',
+      endpointId,
+      accountId,
+      status: 'pending',
+      nextAttempt: 1,
+      nextAttemptAt: now,
+      lastAllowedAttempt: 8,
+      ladderStart: 1,
+      attempts: [],
+      createdAt: new Date(now).toISOString(),
+    };
+  });
+  await deliveries.createMany(batch, { mayExist: false });
+  await Promise.all(
+    batch.map(async (delivery) => {
+      const token = randomUUID();
+      const claimedAt = Date.now();
+      const claimed = await deliveries.claim(delivery.id, 1, {
+        token,
+        now: claimedAt,
+        dueBy: claimedAt + earlyArrivalToleranceMs,
+        leaseUntil: claimedAt + claimLeaseMs,
+      });
+      if (claimed === undefined) throw new Error(`bench delivery ${delivery.id} was not claimed`);
+      const recorded = await deliveries.recordAttempt(
+        claimed,
+        token,
+        {
+          attempt: 1,
+          attemptedAt: new Date().toISOString(),
+          outcome: 'succeeded',
+          responseStatus: 200,
+          latencyMs: 1,
+        },
+        { status: 'delivered' },
+      );
+      if (!recorded) throw new Error(`bench delivery ${delivery.id} was not recorded`);
+    }),
+  );
 }
 
 /** The machine's limits in this run: every other figure reads as a ratio to these. */
@@ -139,7 +238,8 @@ export async function ceilingSection(
       rows,
       notes: [
         'Client and server share this node process (as in the per-operation section), loopback only.',
-        'DynamoDB Local is Java in its own process; its CPU is not in "node CPU ms/op".',
+        'DynamoDB Local is Java in its own process; its CPU is not in "node CPU ms/op" but in "DynamoDB Local, % of a core" (read from /proc over the same loop; 100 = one core busy throughout).',
+        `The writes of 10 deliveries: the service's own repository on the service's table makes a worker batch's deliveries in one BatchWriteItem, then claims each and records it delivered (UpdateItem, UpdateItem), ${workQueueSizes.maxConcurrency} batches in flight as the deployed event source allows; ops/s is batches.`,
       ],
     },
   };

@@ -16,12 +16,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { makeTestCertificate, TestReceiver } from '../test/e2e/webhooks-receiver.js';
 import type { ProfileSummary } from './cpu-profile.js';
 import type { ProbeRequest } from './delivery-probe.js';
+import { coreShareOf, dynamoLocalPid, processCpuMs } from './process-cpu.js';
 import type { Figure } from './report.js';
 
 export interface DeliveryOptions {
@@ -45,6 +45,8 @@ interface Service {
   child: ChildProcess;
   baseUrl: string;
   origin: string;
+  /** The DynamoDB Local the service started for itself. */
+  dynamoEndpoint: string | undefined;
 }
 
 async function startService(caFile: string, endpointsPerAccount: number): Promise<Service> {
@@ -88,7 +90,9 @@ async function startService(caFile: string, endpointsPerAccount: number): Promis
     });
     child.once('exit', (code) => failed(new Error(`service exited with ${code}: ${output}`)));
   });
-  return { child, baseUrl, origin: new URL(baseUrl).origin };
+  // The listening line names the DynamoDB Local the service started: its CPU is read too.
+  const dynamoEndpoint = /\(DynamoDB Local at (http:\/\/[^)\s]+)\)/.exec(output)?.[1];
+  return { child, baseUrl, origin: new URL(baseUrl).origin, dynamoEndpoint };
 }
 
 /** Asks the probe in the service process (bench/delivery-probe.ts) and waits for its reply. */
@@ -106,11 +110,6 @@ function ask<T>(service: Service, request: ProbeRequest): Promise<T> {
 }
 
 /** User + system CPU milliseconds of a process so far (Linux /proc; clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
 async function post(service: Service, path: string, body: unknown, token?: string) {
   const response = await fetch(`${service.baseUrl}${path}`, {
     method: 'POST',
@@ -205,11 +204,15 @@ export async function measureDelivery(options: DeliveryOptions): Promise<Deliver
     const deliveries = events * endpointsForThroughput;
     const connectionsBefore = receiver.connections;
     await ask(service, { ask: 'count' });
-    const cpuBefore = cpuMs(pid);
+    const cpuBefore = processCpuMs(pid);
     const startedAt = performance.now();
-    await deliver(service, receiver, userId, events, deliveries);
+    const running = service;
+    const { corePercent: dynamoCorePercent } = await coreShareOf(
+      running.dynamoEndpoint === undefined ? undefined : dynamoLocalPid(running.dynamoEndpoint),
+      () => deliver(running, receiver, userId, events, deliveries),
+    );
     const seconds = (performance.now() - startedAt) / 1000;
-    const throughputCpu = cpuMs(pid) - cpuBefore;
+    const throughputCpu = processCpuMs(pid) - cpuBefore;
     const counted = await ask<{ calls?: number; itemWrites?: number }>(service, { ask: 'counted' });
     const connections = receiver.connections - connectionsBefore;
 
@@ -239,7 +242,7 @@ export async function measureDelivery(options: DeliveryOptions): Promise<Deliver
       );
     }
     const fanBefore = receiver.received.length;
-    const fanCpuBefore = cpuMs(pid);
+    const fanCpuBefore = processCpuMs(pid);
     const fanStarted = performance.now();
     await post(service, '/events', {
       type: 'order.completed',
@@ -262,13 +265,16 @@ export async function measureDelivery(options: DeliveryOptions): Promise<Deliver
           ddb_item_writes_per_delivery: perDelivery(counted.itemWrites),
           wall_seconds: Number(seconds.toFixed(2)),
           attempt_http_ms_p50: latencies[Math.floor(latencies.length / 2)] ?? null,
+          dynamo_core_percent: dynamoCorePercent ?? null,
           new_connections: connections,
         },
         {
           name: `fan-out (1 event to ${options.fanOut} endpoints)`,
           publish_ms: Math.round(publishMs),
           all_received_ms: Math.round(fanMs),
-          cpu_ms_per_delivery: Number(((cpuMs(pid) - fanCpuBefore) / options.fanOut).toFixed(2)),
+          cpu_ms_per_delivery: Number(
+            ((processCpuMs(pid) - fanCpuBefore) / options.fanOut).toFixed(2),
+          ),
         },
       ],
       profile,

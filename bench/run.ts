@@ -155,17 +155,20 @@ const throughput = sections
   ?.rows.find((row) => row.available && row.name.startsWith('throughput'));
 const { deliveries_per_second: rate, ddb_item_writes_per_delivery: writes } =
   throughput?.figures ?? {};
-if (
-  typeof rate === 'number' &&
-  typeof writes === 'number' &&
-  ceiling.dynamoPutPerSecond !== undefined
-) {
-  const allowed = ceiling.dynamoPutPerSecond / writes;
-  sections
-    .find((section) => section.id === 'delivery')
-    ?.notes.push(
+const deliveryNotes = sections.find((section) => section.id === 'delivery')?.notes;
+if (typeof rate === 'number' && typeof writes === 'number' && deliveryNotes !== undefined) {
+  if (ceiling.dynamoPutPerSecond !== undefined) {
+    const allowed = ceiling.dynamoPutPerSecond / writes;
+    deliveryNotes.push(
       `DynamoDB Local took at most ${round(ceiling.dynamoPutPerSecond)} PutItems/s in this run (ceiling section): at ${writes} item writes per delivery it allows ${round(allowed)} deliveries/s, of which ${rate} is ${round((rate / allowed) * 100, 1)} %.`,
     );
+  }
+  if (ceiling.dynamoDeliveryWritesPerSecond !== undefined) {
+    const allowed = ceiling.dynamoDeliveryWritesPerSecond;
+    deliveryNotes.push(
+      `With nothing else running, DynamoDB Local took the writes of ${round(allowed)} deliveries/s (ceiling section): ${rate} is ${round((rate / allowed) * 100, 1)} % of it.`,
+    );
+  }
 }
 if (Object.keys(profiles).length > 0) {
   sections.push(profilesSection(profiles));
