@@ -1,0 +1,145 @@
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SignatureV4 } from '@smithy/signature-v4';
+
+/** One request as an AWS endpoint received it. */
+export interface ReceivedRequest {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+export interface EndpointAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+export const jsonAnswer = (status: number, body: unknown): EndpointAnswer => ({
+  status,
+  contentType: 'application/x-amz-json-1.0',
+  body: JSON.stringify(body),
+});
+
+export const xmlAnswer = (status: number, body: string): EndpointAnswer => ({
+  status,
+  contentType: 'text/xml',
+  body,
+});
+
+const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
+
+/** What SQS answers a SendMessage or SendMessageBatch it takes whole. */
+export function sqsAnswer({ headers, body }: ReceivedRequest): EndpointAnswer {
+  const input = JSON.parse(body) as {
+    MessageBody?: string;
+    Entries?: { Id: string; MessageBody: string }[];
+  };
+  const sent = (text: string) => ({ MessageId: randomUUID(), MD5OfMessageBody: md5(text) });
+  return headers['x-amz-target'] === 'AmazonSQS.SendMessageBatch'
+    ? jsonAnswer(200, {
+        Successful: (input.Entries ?? []).map((entry) => ({
+          Id: entry.Id,
+          ...sent(entry.MessageBody),
+        })),
+      })
+    : jsonAnswer(200, sent(input.MessageBody ?? ''));
+}
+
+/** The messages of the SendMessage and SendMessageBatch requests `requests` hold, in order. */
+export function sqsInputs(requests: ReceivedRequest[]): Record<string, unknown>[] {
+  return requests.map(({ body }) => JSON.parse(body) as Record<string, unknown>);
+}
+
+/**
+ * A stand-in for an AWS API's endpoint (the clients' `endpoint`): records each request and
+ * answers what `answers` holds next, else what `otherwise` makes of the request.
+ */
+export class RecordingAwsEndpoint {
+  readonly requests: ReceivedRequest[] = [];
+  answers: EndpointAnswer[] = [];
+  private server: Server | undefined;
+
+  constructor(
+    private readonly otherwise: (request: ReceivedRequest) => EndpointAnswer = () =>
+      jsonAnswer(200, {}),
+  ) {}
+
+  async start(): Promise<string> {
+    this.server = createServer((incoming, outgoing) => {
+      const chunks: Buffer[] = [];
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+      incoming.on('end', () => {
+        const request = { headers: incoming.headers, body: Buffer.concat(chunks).toString() };
+        this.requests.push(request);
+        const { status, contentType, body } = this.answers.shift() ?? this.otherwise(request);
+        outgoing.writeHead(status, { 'content-type': contentType });
+        outgoing.end(body);
+      });
+    });
+    await new Promise<void>((listening) => this.server!.listen(0, '127.0.0.1', listening));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  close(): Promise<void> {
+    this.server?.closeAllConnections();
+    return new Promise((closed) => (this.server ? this.server.close(() => closed()) : closed()));
+  }
+}
+
+/** node:crypto as the SDK signer's hash (what @smithy/hash-node does). */
+type Data = string | ArrayBuffer | ArrayBufferView;
+const bytes = (data: Data) =>
+  typeof data === 'string'
+    ? data
+    : ArrayBuffer.isView(data)
+      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+      : new Uint8Array(data);
+class NodeSha256 {
+  private readonly hash;
+  constructor(secret?: Data) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
+  }
+  update(data: Data): void {
+    this.hash.update(bytes(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return new Uint8Array(this.hash.digest());
+  }
+}
+
+/**
+ * The Authorization header the AWS SDK's own SigV4 signer makes for `received` (a POST to `/`),
+ * signing the headers its Authorization header says it signed, at the time its X-Amz-Date says.
+ */
+export async function sdkAuthorization(
+  received: ReceivedRequest,
+  signer: {
+    service: string;
+    region: string;
+    credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  },
+): Promise<string | undefined> {
+  const { headers, body } = received;
+  const signedNames = /SignedHeaders=([^,]+)/.exec(String(headers.authorization))?.[1] ?? '';
+  const amzDate = String(headers['x-amz-date']);
+  const signed = await new SignatureV4({ ...signer, sha256: NodeSha256 }).sign(
+    {
+      method: 'POST',
+      protocol: 'http:',
+      hostname: '127.0.0.1',
+      path: '/',
+      query: {},
+      headers: Object.fromEntries(
+        signedNames.split(';').map((name) => [name, String(headers[name])]),
+      ),
+      body,
+    },
+    {
+      signingDate: new Date(
+        `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13)}`,
+      ),
+    },
+  );
+  return signed.headers.authorization;
+}
