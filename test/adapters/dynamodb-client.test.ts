@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { BatchedReader, dynamo, useDynamo } from '../../shared/adapters/dynamodb.js';
 import {
   ConditionalCheckFailed,
@@ -8,22 +8,19 @@ import {
   TransactionCanceled,
 } from '../../shared/adapters/dynamodb-client.js';
 import { responseForError } from '../../shared/http/responses.js';
-import { jsonAnswer, RecordingAwsEndpoint, sdkAuthorization } from '../support/aws-endpoint.js';
+import {
+  exampleCredentials as credentials,
+  jsonAnswer,
+  sdkAuthorization,
+  useRecordingEndpoint,
+} from '../support/aws-endpoint.js';
 import { useFreshTable } from '../support/table.js';
 
-const credentials = {
-  accessKeyId: 'AKIDEXAMPLE',
-  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
-  sessionToken: 'session-token-example',
-};
-
-const endpoint = new RecordingAwsEndpoint();
-let url = '';
+const endpoint = useRecordingEndpoint();
 let table = '';
 let local: DynamoClient;
 
 beforeAll(async () => {
-  url = await endpoint.start();
   table = await useFreshTable();
   local = new DynamoClient({
     endpoint: inject('dynamoEndpoint'),
@@ -32,11 +29,9 @@ beforeAll(async () => {
   });
 });
 
-afterAll(() => endpoint.close());
-
 describe('the DynamoDB client', () => {
   it('signs each request exactly as the AWS SDK’s own SigV4 signer would', async () => {
-    const client = new DynamoClient({ endpoint: url, region: 'eu-west-1', credentials });
+    const client = new DynamoClient({ endpoint: endpoint.url, region: 'eu-west-1', credentials });
     await client.get({ TableName: 'table', Key: { pk: 'USER#1', sk: 'PROFILE' } });
 
     const [received] = endpoint.requests.splice(0);
@@ -55,7 +50,7 @@ describe('the DynamoDB client', () => {
   });
 
   it('retries throttling and server errors, with one idempotency token for every try of a transaction', async () => {
-    const client = new DynamoClient({ endpoint: url, region: 'us-east-1', credentials });
+    const client = new DynamoClient({ endpoint: endpoint.url, region: 'us-east-1', credentials });
     endpoint.answers = [
       jsonAnswer(400, {
         __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException',
@@ -73,7 +68,7 @@ describe('the DynamoDB client', () => {
   });
 
   it('does not retry what DynamoDB refused, and names the refusal', async () => {
-    const client = new DynamoClient({ endpoint: url, region: 'us-east-1', credentials });
+    const client = new DynamoClient({ endpoint: endpoint.url, region: 'us-east-1', credentials });
     endpoint.answers = [
       jsonAnswer(400, {
         __type: 'com.amazon.coral.validate#ValidationException',

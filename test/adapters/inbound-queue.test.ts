@@ -1,24 +1,22 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { inboundMessageCodec } from '../../shared/adapters/inbound-message.js';
 import { SqsClient } from '../../shared/adapters/sqs-client.js';
 import { SqsInboundQueue } from '../../shared/adapters/sqs-inbound-queue.js';
-import { jsonAnswer, RecordingAwsEndpoint, sqsAnswer, sqsInputs } from '../support/aws-endpoint.js';
+import {
+  exampleCredentials as credentials,
+  jsonAnswer,
+  sqsAnswer,
+  sqsInputs,
+  useRecordingEndpoint,
+} from '../support/aws-endpoint.js';
 
-const sqs = new RecordingAwsEndpoint(sqsAnswer);
+const sqs = useRecordingEndpoint(sqsAnswer);
 let queueUrl = '';
 let queue: SqsInboundQueue;
 
-beforeAll(async () => {
-  queueUrl = `${await sqs.start()}/123456789012/inbound`;
-  queue = new SqsInboundQueue(
-    new SqsClient({ region: 'us-east-1', credentials: { accessKeyId: 't', secretAccessKey: 't' } }),
-    queueUrl,
-  );
-});
-afterAll(() => sqs.close());
-beforeEach(() => {
-  sqs.requests.length = 0;
-  sqs.answers = [];
+beforeAll(() => {
+  queueUrl = `${sqs.url}/123456789012/inbound`;
+  queue = new SqsInboundQueue(new SqsClient({ region: 'us-east-1', credentials }), queueUrl);
 });
 
 /** The targets (`AmazonSQS.SendMessage`, …) of the requests SQS received. */

@@ -1,5 +1,5 @@
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   InvalidParameterException,
   InvalidParameterValueException,
@@ -7,49 +7,21 @@ import {
   SnsError,
 } from '../../shared/adapters/sns-client.js';
 import {
-  type ReceivedRequest,
-  RecordingAwsEndpoint,
+  exampleCredentials as credentials,
+  protocolOf,
+  snsRefusal as refusal,
   sdkAuthorization,
-  xmlAnswer,
+  snsPublished,
+  useRecordingEndpoint,
 } from '../support/aws-endpoint.js';
 
-const credentials = {
-  accessKeyId: 'AKIDEXAMPLE',
-  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
-  sessionToken: 'session-token-example',
-};
 const region = 'eu-west-1';
-
-const published = xmlAnswer(
-  200,
-  '<PublishResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><PublishResult><MessageId>94f20ce6-13c5-43a0-9a9e-ca52d816e90b</MessageId></PublishResult><ResponseMetadata><RequestId>f187a3c1</RequestId></ResponseMetadata></PublishResponse>',
-);
-const refusal = (status: number, code: string, message: string) =>
-  xmlAnswer(
-    status,
-    `<ErrorResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>r-1</RequestId></ErrorResponse>`,
-  );
-
-const endpoint = new RecordingAwsEndpoint(() => published);
-let url = '';
+const messageId = '94f20ce6-13c5-43a0-9a9e-ca52d816e90b';
+const endpoint = useRecordingEndpoint(() => snsPublished(messageId));
 let client: SnsClient;
 
-beforeAll(async () => {
-  url = await endpoint.start();
-  client = new SnsClient({ endpoint: url, region, credentials });
-});
-afterAll(() => endpoint.close());
-beforeEach(() => {
-  endpoint.requests.length = 0;
-  endpoint.answers = [];
-});
-
-/** The request as the protocol sees it: its body and the headers that are not per-call. */
-const protocolOf = ({ headers, body }: ReceivedRequest) => ({
-  body,
-  contentType: headers['content-type'],
-  token: headers['x-amz-security-token'],
-  scope: /Credential=[^/]+\/\d{8}\/([^,]+),/.exec(String(headers.authorization))?.[1],
+beforeAll(() => {
+  client = new SnsClient({ endpoint: endpoint.url, region, credentials });
 });
 
 const text = {
@@ -64,7 +36,7 @@ const text = {
 
 describe('the SNS client', () => {
   it('publishes to a phone number as the AWS SDK does, signed as its signer would', async () => {
-    const sdk = new SNSClient({ endpoint: url, region, credentials });
+    const sdk = new SNSClient({ endpoint: endpoint.url, region, credentials });
     await sdk.send(new PublishCommand(text));
     sdk.destroy();
     const [reference] = endpoint.requests.splice(0);
@@ -78,7 +50,7 @@ describe('the SNS client', () => {
     expect(ours!.headers.authorization).toBe(
       await sdkAuthorization(ours!, { service: 'sns', region, credentials }),
     );
-    expect(output.MessageId).toBe('94f20ce6-13c5-43a0-9a9e-ca52d816e90b');
+    expect(output.MessageId).toBe(messageId);
   });
 
   it('names the parameter errors as the SDK does, and does not retry them', async () => {
@@ -124,11 +96,11 @@ describe('the SNS client', () => {
       AWS_SECRET_ACCESS_KEY: 'lambda-secret',
       AWS_SESSION_TOKEN: 'lambda-session',
       AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
-      AWS_ENDPOINT_URL_SNS: url,
+      AWS_ENDPOINT_URL_SNS: endpoint.url,
     });
     try {
       await new SnsClient().publish(text);
-      process.env.AWS_ENDPOINT_URL = url;
+      process.env.AWS_ENDPOINT_URL = endpoint.url;
       delete process.env.AWS_ENDPOINT_URL_SNS;
       await new SnsClient().publish(text);
     } finally {

@@ -1,34 +1,20 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SnsClient, SnsError } from '../../shared/adapters/sns-client.js';
 import { SnsSmsSender } from '../../shared/adapters/sns-sms-sender.js';
 import { ServiceError } from '../../shared/domain/errors.js';
 import { codeSms } from '../../shared/domain/otp/templates.js';
-import { RecordingAwsEndpoint, xmlAnswer } from '../support/aws-endpoint.js';
+import {
+  exampleCredentials as credentials,
+  snsRefusal as refusal,
+  snsPublished,
+  useRecordingEndpoint,
+} from '../support/aws-endpoint.js';
 
-const endpoint = new RecordingAwsEndpoint(() =>
-  xmlAnswer(
-    200,
-    '<PublishResponse><PublishResult><MessageId>m-1</MessageId></PublishResult></PublishResponse>',
-  ),
-);
-const refusal = (status: number, code: string, message: string) =>
-  xmlAnswer(
-    status,
-    `<ErrorResponse><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>r-1</RequestId></ErrorResponse>`,
-  );
+const endpoint = useRecordingEndpoint(() => snsPublished());
 let client: SnsClient;
 
-beforeAll(async () => {
-  client = new SnsClient({
-    endpoint: await endpoint.start(),
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
-});
-afterAll(() => endpoint.close());
-beforeEach(() => {
-  endpoint.requests.length = 0;
-  endpoint.answers = [];
+beforeAll(() => {
+  client = new SnsClient({ endpoint: endpoint.url, region: 'us-east-1', credentials });
 });
 
 /** The Publish requests SNS received, as the form fields they carry. */

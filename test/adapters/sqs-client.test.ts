@@ -1,36 +1,25 @@
 import { createHash } from 'node:crypto';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AwsError } from '../../shared/adapters/aws-signed-request.js';
 import { SqsClient } from '../../shared/adapters/sqs-client.js';
 import {
+  exampleCredentials as credentials,
   jsonAnswer,
-  type ReceivedRequest,
-  RecordingAwsEndpoint,
+  protocolOf,
   sdkAuthorization,
   sqsAnswer,
+  useRecordingEndpoint,
 } from '../support/aws-endpoint.js';
 
-const credentials = {
-  accessKeyId: 'AKIDEXAMPLE',
-  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
-  sessionToken: 'session-token-example',
-};
 const region = 'eu-west-1';
-
-const endpoint = new RecordingAwsEndpoint(sqsAnswer);
+const endpoint = useRecordingEndpoint(sqsAnswer);
+const client = new SqsClient({ region, credentials });
 let queueUrl = '';
-let client: SqsClient;
 
-beforeAll(async () => {
+beforeAll(() => {
   // SQS sends each call to its queue URL's host: the queue URLs name the stand-in.
-  queueUrl = `${await endpoint.start()}/123456789012/deliveries`;
-  client = new SqsClient({ region, credentials });
-});
-afterAll(() => endpoint.close());
-beforeEach(() => {
-  endpoint.requests.length = 0;
-  endpoint.answers = [];
+  queueUrl = `${endpoint.url}/123456789012/deliveries`;
 });
 
 /** The SDK warns that the queue URL's host differs from its regional endpoint: as intended. */
@@ -46,16 +35,6 @@ async function sentBySdk(command: SendMessageCommand | SendMessageBatchCommand) 
   }
   return endpoint.requests.splice(0)[0]!;
 }
-
-/** The request as the protocol sees it: its body and the headers that are not per-call. */
-const protocolOf = ({ headers, body }: ReceivedRequest) => ({
-  body,
-  contentType: headers['content-type'],
-  target: headers['x-amz-target'],
-  queryMode: headers['x-amzn-query-mode'],
-  token: headers['x-amz-security-token'],
-  scope: /Credential=[^/]+\/\d{8}\/([^,]+),/.exec(String(headers.authorization))?.[1],
-});
 
 describe('the SQS client', () => {
   it('sends a SendMessage as the AWS SDK does, signed as its signer would', async () => {

@@ -1,29 +1,25 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SqsClient } from '../../shared/adapters/sqs-client.js';
 import { SqsDeliveryQueue } from '../../shared/adapters/sqs-delivery-queue.js';
-import { jsonAnswer, RecordingAwsEndpoint, sqsAnswer, sqsInputs } from '../support/aws-endpoint.js';
+import {
+  exampleCredentials as credentials,
+  jsonAnswer,
+  sqsAnswer,
+  sqsInputs,
+  useRecordingEndpoint,
+} from '../support/aws-endpoint.js';
 
-const sqs = new RecordingAwsEndpoint(sqsAnswer);
+const sqs = useRecordingEndpoint(sqsAnswer);
 let queueUrl = '';
 let queue: SqsDeliveryQueue;
 
-beforeAll(async () => {
-  queueUrl = `${await sqs.start()}/123456789012/deliveries`;
-  queue = new SqsDeliveryQueue(
-    new SqsClient({ region: 'us-east-1', credentials: { accessKeyId: 't', secretAccessKey: 't' } }),
-    queueUrl,
-  );
+beforeAll(() => {
+  queueUrl = `${sqs.url}/123456789012/deliveries`;
+  queue = new SqsDeliveryQueue(new SqsClient({ region: 'us-east-1', credentials }), queueUrl);
 });
-afterAll(() => sqs.close());
 
 const deliveryId = (index: number) => `dlv_${String(index).padStart(20, 'a').replace(/\d/g, 'b')}`;
-
-beforeEach(() => {
-  sqs.requests.length = 0;
-  sqs.answers = [];
-});
-
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
 describe('the SQS delivery queue', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as forgotPassword } from '../../functions/auth/forgot-password.js';
 import { handler as signup } from '../../functions/auth/signup.js';
 import { handler as resendEmailOtp } from '../../functions/otp/resend-email-otp.js';
@@ -21,7 +21,7 @@ import { newId, type User } from '../../shared/domain/accounts/user.js';
 import { advanceSystemClock } from '../../shared/domain/clock.js';
 import { BatchFailedError } from '../../shared/lambda/queue-worker.js';
 import { LocalOutbox } from '../../shared/local/local-outbox.js';
-import { RecordingAwsEndpoint, sqsAnswer } from '../support/aws-endpoint.js';
+import { exampleCredentials, sqsAnswer, useRecordingEndpoint } from '../support/aws-endpoint.js';
 import { invoke, lambdaContext, restEvent, sqsRecord } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 
@@ -45,7 +45,7 @@ const queued: SQSRecord[] = [];
 const outbox = new LocalOutbox(() => undefined);
 let sesDown = false;
 /** SQS: takes every message, and queues it for the worker as SQS would deliver it. */
-const sqs = new RecordingAwsEndpoint((received) => {
+const sqs = useRecordingEndpoint((received) => {
   const answer = sqsAnswer(received);
   calls.sqs.push(String(received.headers['x-amz-target']).replace('AmazonSQS.', ''));
   queued.push(
@@ -91,12 +91,11 @@ beforeAll(async () => {
     calls.dynamo.push(describeCall(operation, input as Record<string, unknown>));
     return next();
   });
-  const sqsClient = new SqsClient({
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
   useAccountCodeQueue(
-    new SqsAccountCodeQueue(sqsClient, `${await sqs.start()}/123456789012/account-code`),
+    new SqsAccountCodeQueue(
+      new SqsClient({ region: 'us-east-1', credentials: exampleCredentials }),
+      `${sqs.url}/123456789012/account-code`,
+    ),
   );
   // The code engine takes the mailer once per process: this one can be told to fail.
   useMailer({
@@ -107,8 +106,6 @@ beforeAll(async () => {
   });
   useSmsSender(outbox.sms);
 });
-
-afterAll(() => sqs.close());
 
 beforeEach(() => {
   queued.length = 0;

@@ -2,6 +2,14 @@ import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+
+/** The credentials of AWS's SigV4 examples, with a session token as Lambda's have. */
+export const exampleCredentials = {
+  accessKeyId: 'AKIDEXAMPLE',
+  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+  sessionToken: 'session-token-example',
+};
 
 /** One request as an AWS endpoint received it. */
 export interface ReceivedRequest {
@@ -26,6 +34,20 @@ export const xmlAnswer = (status: number, body: string): EndpointAnswer => ({
   contentType: 'text/xml',
   body,
 });
+
+/** What SNS answers a Publish it takes. */
+export const snsPublished = (messageId = randomUUID()): EndpointAnswer =>
+  xmlAnswer(
+    200,
+    `<PublishResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><PublishResult><MessageId>${messageId}</MessageId></PublishResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></PublishResponse>`,
+  );
+
+/** An error as SNS (the query protocol) answers one; `message` is XML text, entities escaped. */
+export const snsRefusal = (status: number, code: string, message: string): EndpointAnswer =>
+  xmlAnswer(
+    status,
+    `<ErrorResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`,
+  );
 
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
 
@@ -58,6 +80,8 @@ export function sqsInputs(requests: ReceivedRequest[]): Record<string, unknown>[
 export class RecordingAwsEndpoint {
   readonly requests: ReceivedRequest[] = [];
   answers: EndpointAnswer[] = [];
+  /** `http://127.0.0.1:<port>`, once started. */
+  url = '';
   private server: Server | undefined;
 
   constructor(
@@ -78,7 +102,8 @@ export class RecordingAwsEndpoint {
       });
     });
     await new Promise<void>((listening) => this.server!.listen(0, '127.0.0.1', listening));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this.url;
   }
 
   close(): Promise<void> {
@@ -86,6 +111,33 @@ export class RecordingAwsEndpoint {
     return new Promise((closed) => (this.server ? this.server.close(() => closed()) : closed()));
   }
 }
+
+/**
+ * A recording endpoint for the tests of one file: listening before them (its `url` set), its
+ * requests and queued answers cleared before each, closed after them.
+ */
+export function useRecordingEndpoint(
+  otherwise?: (request: ReceivedRequest) => EndpointAnswer,
+): RecordingAwsEndpoint {
+  const endpoint = new RecordingAwsEndpoint(otherwise);
+  beforeAll(() => endpoint.start());
+  afterAll(() => endpoint.close());
+  beforeEach(() => {
+    endpoint.requests.length = 0;
+    endpoint.answers = [];
+  });
+  return endpoint;
+}
+
+/** A request as its protocol has it: the body and the headers that are not per call or per client. */
+export const protocolOf = ({ headers, body }: ReceivedRequest) => ({
+  body,
+  contentType: headers['content-type'],
+  target: headers['x-amz-target'],
+  queryMode: headers['x-amzn-query-mode'],
+  token: headers['x-amz-security-token'],
+  scope: /Credential=[^/]+\/\d{8}\/([^,]+),/.exec(String(headers.authorization))?.[1],
+});
 
 /** node:crypto as the SDK signer's hash (what @smithy/hash-node does). */
 type Data = string | ArrayBuffer | ArrayBufferView;
