@@ -1,35 +1,28 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accountCodeMessageCodec } from '../../shared/adapters/account-code-message.js';
 import { SqsAccountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
-import { SqsClient } from '../../shared/adapters/sqs-client.js';
-import {
-  exampleCredentials as credentials,
-  jsonAnswer,
-  sqsAnswer,
-  sqsInputs,
-  useRecordingEndpoint,
-} from '../support/aws-endpoint.js';
+import { jsonAnswer, sqsInputs, useRecordingQueue } from '../support/aws-endpoint.js';
 
-const sqs = useRecordingEndpoint(sqsAnswer);
-let queueUrl = '';
-let queue: SqsAccountCodeQueue;
-
-beforeAll(() => {
-  queueUrl = `${sqs.url}/123456789012/account-code`;
-  queue = new SqsAccountCodeQueue(new SqsClient({ region: 'us-east-1', credentials }), queueUrl);
-});
+const recording = useRecordingQueue(
+  'account-code',
+  (client, queueUrl) => new SqsAccountCodeQueue(client, queueUrl),
+);
+const sqs = recording.endpoint;
 
 describe('the SQS account-code queue', () => {
   it('sends one message naming the work and its target, and no code', async () => {
-    await queue.request({ kind: 'forgot_password', target: 'ada@example.com' });
-    await queue.request({ kind: 'resend_mobile', target: '+14155550123' });
+    await recording.queue.request({ kind: 'forgot_password', target: 'ada@example.com' });
+    await recording.queue.request({ kind: 'resend_mobile', target: '+14155550123' });
 
     expect(sqsInputs(sqs.requests)).toEqual([
       {
-        QueueUrl: queueUrl,
+        QueueUrl: recording.queueUrl,
         MessageBody: '{"kind":"forgot_password","target":"ada@example.com"}',
       },
-      { QueueUrl: queueUrl, MessageBody: '{"kind":"resend_mobile","target":"+14155550123"}' },
+      {
+        QueueUrl: recording.queueUrl,
+        MessageBody: '{"kind":"resend_mobile","target":"+14155550123"}',
+      },
     ]);
   });
 
@@ -38,7 +31,7 @@ describe('the SQS account-code queue', () => {
       jsonAnswer(400, { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: 'no queue' }),
     ];
     await expect(
-      queue.request({ kind: 'resend_email', target: 'ada@example.com' }),
+      recording.queue.request({ kind: 'resend_email', target: 'ada@example.com' }),
     ).rejects.toMatchObject({ name: 'QueueDoesNotExist' });
   });
 

@@ -1,34 +1,24 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inboundMessageCodec } from '../../shared/adapters/inbound-message.js';
-import { SqsClient } from '../../shared/adapters/sqs-client.js';
 import { SqsInboundQueue } from '../../shared/adapters/sqs-inbound-queue.js';
-import {
-  exampleCredentials as credentials,
-  jsonAnswer,
-  sqsAnswer,
-  sqsInputs,
-  useRecordingEndpoint,
-} from '../support/aws-endpoint.js';
+import { jsonAnswer, sqsInputs, useRecordingQueue } from '../support/aws-endpoint.js';
 
-const sqs = useRecordingEndpoint(sqsAnswer);
-let queueUrl = '';
-let queue: SqsInboundQueue;
-
-beforeAll(() => {
-  queueUrl = `${sqs.url}/123456789012/inbound`;
-  queue = new SqsInboundQueue(new SqsClient({ region: 'us-east-1', credentials }), queueUrl);
-});
+const recording = useRecordingQueue(
+  'inbound',
+  (client, queueUrl) => new SqsInboundQueue(client, queueUrl),
+);
+const sqs = recording.endpoint;
 
 /** The targets (`AmazonSQS.SendMessage`, …) of the requests SQS received. */
 const targets = () => sqs.requests.map(({ headers }) => headers['x-amz-target']);
 
 describe('the SQS inbound queue', () => {
   it('sends one message naming the stored event', async () => {
-    await queue.enqueue({ source: 'gateway-b', eventId: 'evt_1' });
+    await recording.queue.enqueue({ source: 'gateway-b', eventId: 'evt_1' });
 
     expect(targets()).toEqual(['AmazonSQS.SendMessage']);
     expect(sqsInputs(sqs.requests)).toEqual([
-      { QueueUrl: queueUrl, MessageBody: '{"source":"gateway-b","event_id":"evt_1"}' },
+      { QueueUrl: recording.queueUrl, MessageBody: '{"source":"gateway-b","event_id":"evt_1"}' },
     ]);
   });
 
@@ -36,9 +26,9 @@ describe('the SQS inbound queue', () => {
     sqs.answers = Array.from({ length: 3 }, () =>
       jsonAnswer(400, { __type: 'com.amazonaws.sqs#RequestThrottled', message: 'throttled' }),
     );
-    await expect(queue.enqueue({ source: 'messaging', eventId: 'sha256:ab' })).rejects.toThrow(
-      'throttled',
-    );
+    await expect(
+      recording.queue.enqueue({ source: 'messaging', eventId: 'sha256:ab' }),
+    ).rejects.toThrow('throttled');
   });
 
   it('re-queues for the sweeper in batches of ten', async () => {
@@ -47,19 +37,19 @@ describe('the SQS inbound queue', () => {
       eventId: `evt_${index}`,
     }));
 
-    await queue.enqueueMany(requests);
+    await recording.queue.enqueueMany(requests);
 
     expect(targets()).toEqual(['AmazonSQS.SendMessageBatch', 'AmazonSQS.SendMessageBatch']);
     expect(sqsInputs(sqs.requests)).toEqual([
       {
-        QueueUrl: queueUrl,
+        QueueUrl: recording.queueUrl,
         Entries: requests.slice(0, 10).map((request, index) => ({
           Id: String(index),
           MessageBody: `{"source":"gateway-a","event_id":"${request.eventId}"}`,
         })),
       },
       {
-        QueueUrl: queueUrl,
+        QueueUrl: recording.queueUrl,
         Entries: [
           { Id: '10', MessageBody: '{"source":"gateway-a","event_id":"evt_10"}' },
           { Id: '11', MessageBody: '{"source":"gateway-a","event_id":"evt_11"}' },
@@ -81,7 +71,9 @@ describe('the SQS inbound queue', () => {
       { source: 'gateway-b' as const, eventId: 'evt_b' },
     ];
 
-    await expect(queue.enqueueMany(requests)).rejects.toThrow('SQS refused 1 inbound message(s)');
+    await expect(recording.queue.enqueueMany(requests)).rejects.toThrow(
+      'SQS refused 1 inbound message(s)',
+    );
     expect(sqsInputs(sqs.requests).map((input) => input.Entries)).toEqual([
       [
         { Id: '0', MessageBody: '{"source":"gateway-b","event_id":"evt_a"}' },

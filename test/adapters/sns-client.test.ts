@@ -8,6 +8,8 @@ import {
 } from '../../shared/adapters/sns-client.js';
 import {
   exampleCredentials as credentials,
+  inLambdaEnvironment,
+  lambdaCredentials,
   protocolOf,
   snsRefusal as refusal,
   sdkAuthorization,
@@ -89,23 +91,14 @@ describe('the SNS client', () => {
   });
 
   it('goes where AWS_ENDPOINT_URL_SNS or AWS_ENDPOINT_URL points, with the Lambda environment’s credentials', async () => {
-    const saved = { ...process.env };
-    Object.assign(process.env, {
-      AWS_REGION: 'ap-southeast-2',
-      AWS_ACCESS_KEY_ID: 'ASIALAMBDA',
-      AWS_SECRET_ACCESS_KEY: 'lambda-secret',
-      AWS_SESSION_TOKEN: 'lambda-session',
-      AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
-      AWS_ENDPOINT_URL_SNS: endpoint.url,
-    });
-    try {
-      await new SnsClient().publish(text);
-      process.env.AWS_ENDPOINT_URL = endpoint.url;
-      delete process.env.AWS_ENDPOINT_URL_SNS;
-      await new SnsClient().publish(text);
-    } finally {
-      process.env = saved;
-    }
+    await inLambdaEnvironment(
+      'ap-southeast-2',
+      { AWS_ENDPOINT_URL: 'http://127.0.0.1:9', AWS_ENDPOINT_URL_SNS: endpoint.url },
+      () => new SnsClient().publish(text),
+    );
+    await inLambdaEnvironment('ap-southeast-2', { AWS_ENDPOINT_URL: endpoint.url }, () =>
+      new SnsClient().publish(text),
+    );
     const requests = endpoint.requests.splice(0);
     expect(requests).toHaveLength(2);
     expect(requests[0]!.headers['x-amz-security-token']).toBe('lambda-session');
@@ -113,11 +106,7 @@ describe('the SNS client', () => {
       await sdkAuthorization(requests[0]!, {
         service: 'sns',
         region: 'ap-southeast-2',
-        credentials: {
-          accessKeyId: 'ASIALAMBDA',
-          secretAccessKey: 'lambda-secret',
-          sessionToken: 'lambda-session',
-        },
+        credentials: lambdaCredentials,
       }),
     );
   });

@@ -5,7 +5,9 @@ import { AwsError } from '../../shared/adapters/aws-signed-request.js';
 import { SqsClient } from '../../shared/adapters/sqs-client.js';
 import {
   exampleCredentials as credentials,
+  inLambdaEnvironment,
   jsonAnswer,
+  lambdaCredentials,
   protocolOf,
   sdkAuthorization,
   sqsAnswer,
@@ -127,29 +129,16 @@ describe('the SQS client', () => {
   });
 
   it('takes region and credentials from the environment Lambda gives it', async () => {
-    const saved = { ...process.env };
-    Object.assign(process.env, {
-      AWS_REGION: 'ap-southeast-2',
-      AWS_ACCESS_KEY_ID: 'ASIALAMBDA',
-      AWS_SECRET_ACCESS_KEY: 'lambda-secret',
-      AWS_SESSION_TOKEN: 'lambda-session',
-    });
-    try {
-      await new SqsClient().sendMessage({ QueueUrl: queueUrl, MessageBody: 'a' });
-    } finally {
-      process.env = saved;
-    }
+    await inLambdaEnvironment('ap-southeast-2', {}, () =>
+      new SqsClient().sendMessage({ QueueUrl: queueUrl, MessageBody: 'a' }),
+    );
     const [ours] = endpoint.requests.splice(0);
     expect(ours!.headers['x-amz-security-token']).toBe('lambda-session');
     expect(ours!.headers.authorization).toBe(
       await sdkAuthorization(ours!, {
         service: 'sqs',
         region: 'ap-southeast-2',
-        credentials: {
-          accessKeyId: 'ASIALAMBDA',
-          secretAccessKey: 'lambda-secret',
-          sessionToken: 'lambda-session',
-        },
+        credentials: lambdaCredentials,
       }),
     );
   });

@@ -1,23 +1,13 @@
 import { createHash } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { SqsClient } from '../../shared/adapters/sqs-client.js';
+import { describe, expect, it } from 'vitest';
 import { SqsDeliveryQueue } from '../../shared/adapters/sqs-delivery-queue.js';
-import {
-  exampleCredentials as credentials,
-  jsonAnswer,
-  sqsAnswer,
-  sqsInputs,
-  useRecordingEndpoint,
-} from '../support/aws-endpoint.js';
+import { jsonAnswer, sqsInputs, useRecordingQueue } from '../support/aws-endpoint.js';
 
-const sqs = useRecordingEndpoint(sqsAnswer);
-let queueUrl = '';
-let queue: SqsDeliveryQueue;
-
-beforeAll(() => {
-  queueUrl = `${sqs.url}/123456789012/deliveries`;
-  queue = new SqsDeliveryQueue(new SqsClient({ region: 'us-east-1', credentials }), queueUrl);
-});
+const recording = useRecordingQueue(
+  'deliveries',
+  (client, queueUrl) => new SqsDeliveryQueue(client, queueUrl),
+);
+const sqs = recording.endpoint;
 
 const deliveryId = (index: number) => `dlv_${String(index).padStart(20, 'a').replace(/\d/g, 'b')}`;
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
@@ -30,12 +20,12 @@ describe('the SQS delivery queue', () => {
       delaySeconds: index === 0 ? 300 : 0,
     }));
 
-    await queue.enqueue(messages);
+    await recording.queue.enqueue(messages);
 
     const calls = sqsInputs(sqs.requests) as { Entries: unknown[] }[];
     expect(calls.map((call) => call.Entries.length)).toEqual([10, 10, 3]);
     expect(calls[0]).toEqual({
-      QueueUrl: queueUrl,
+      QueueUrl: recording.queueUrl,
       Entries: expect.arrayContaining([
         {
           Id: '0',
@@ -47,10 +37,10 @@ describe('the SQS delivery queue', () => {
   });
 
   it('caps a delay at SQS’s 900 seconds', async () => {
-    await queue.enqueue([{ deliveryId: deliveryId(1), attempt: 2, delaySeconds: 1800 }]);
+    await recording.queue.enqueue([{ deliveryId: deliveryId(1), attempt: 2, delaySeconds: 1800 }]);
     expect(sqsInputs(sqs.requests)).toEqual([
       {
-        QueueUrl: queueUrl,
+        QueueUrl: recording.queueUrl,
         Entries: [
           {
             Id: '0',
@@ -76,7 +66,7 @@ describe('the SQS delivery queue', () => {
       }),
     ];
 
-    await queue.enqueue([
+    await recording.queue.enqueue([
       { deliveryId: deliveryId(1), attempt: 1, delaySeconds: 0 },
       { deliveryId: deliveryId(2), attempt: 1, delaySeconds: 0 },
     ]);
@@ -96,7 +86,7 @@ describe('the SQS delivery queue', () => {
       jsonAnswer(200, { Failed: [{ Id: '0', SenderFault: false, Code: 'InternalError' }] }),
     );
     await expect(
-      queue.enqueue([{ deliveryId: deliveryId(1), attempt: 1, delaySeconds: 0 }]),
+      recording.queue.enqueue([{ deliveryId: deliveryId(1), attempt: 1, delaySeconds: 0 }]),
     ).rejects.toThrow(/refused 1/);
   });
 });

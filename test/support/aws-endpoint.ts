@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { SqsClient } from '../../shared/adapters/sqs-client.js';
 
 /** The credentials of AWS's SigV4 examples, with a session token as Lambda's have. */
 export const exampleCredentials = {
@@ -127,6 +128,58 @@ export function useRecordingEndpoint(
     endpoint.answers = [];
   });
   return endpoint;
+}
+
+/**
+ * An SQS adapter of a test file on a recording SQS (answering as SQS would): `adapterOf` makes
+ * it, before the tests, for a queue whose URL names the stand-in (SQS calls go to the queue
+ * URL's host).
+ */
+export function useRecordingQueue<Adapter>(
+  queueName: string,
+  adapterOf: (client: SqsClient, queueUrl: string) => Adapter,
+): { endpoint: RecordingAwsEndpoint; queueUrl: string; queue: Adapter } {
+  const endpoint = useRecordingEndpoint(sqsAnswer);
+  const recording = { endpoint, queueUrl: '', queue: undefined as Adapter };
+  beforeAll(() => {
+    recording.queueUrl = `${endpoint.url}/123456789012/${queueName}`;
+    recording.queue = adapterOf(
+      new SqsClient({ region: 'us-east-1', credentials: exampleCredentials }),
+      recording.queueUrl,
+    );
+  });
+  return recording;
+}
+
+/** The credentials Lambda gives a function in its environment (a role's: with a session token). */
+export const lambdaCredentials = {
+  accessKeyId: 'ASIALAMBDA',
+  secretAccessKey: 'lambda-secret',
+  sessionToken: 'lambda-session',
+};
+
+/**
+ * Runs `run` with the environment Lambda gives a function in `region`, plus `more`, and puts the
+ * process's environment back afterwards.
+ */
+export async function inLambdaEnvironment(
+  region: string,
+  more: Record<string, string>,
+  run: () => Promise<unknown>,
+): Promise<void> {
+  const saved = { ...process.env };
+  Object.assign(process.env, {
+    AWS_REGION: region,
+    AWS_ACCESS_KEY_ID: lambdaCredentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: lambdaCredentials.secretAccessKey,
+    AWS_SESSION_TOKEN: lambdaCredentials.sessionToken,
+    ...more,
+  });
+  try {
+    await run();
+  } finally {
+    process.env = saved;
+  }
 }
 
 /** A request as its protocol has it: the body and the headers that are not per call or per client. */
