@@ -1,6 +1,4 @@
-import { createHash, createHmac, randomUUID } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { randomUUID } from 'node:crypto';
 import type {
   BatchGetCommandInput,
   BatchWriteCommandInput,
@@ -14,9 +12,16 @@ import type {
   UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import {
+  type AwsClientOptions,
+  AwsError,
+  jsonAnswerOf,
+  SignedAwsClient,
+} from './aws-signed-request.js';
 
 /**
- * DynamoDB over its JSON protocol, signed with SigV4 on keep-alive connections: what the AWS SDK's
+ * DynamoDB over its JSON protocol, signed with SigV4 on keep-alive connections
+ * (aws-signed-request.ts, shared with our SQS and SNS clients): what the AWS SDK's
  * DocumentClient does, without its per-call machinery. Measured on the 2-core dev machine, a
  * GetItem costs 0.3–0.4 ms of CPU here against 1.2–1.6 ms through the DocumentClient (schema
  * serde, endpoint rules, middleware stack, signer wrapper: docs/performance.md), and the bundle
@@ -62,20 +67,9 @@ export type DynamoMiddleware = (call: DynamoCall, next: () => Promise<unknown>) 
 
 /**
  * An error DynamoDB answered, named as its `__type` names it (`ValidationException`, …), with the
- * HTTP status DynamoDB answered it with. Not called `statusCode`: the API's error mapper takes an
- * error with a 4xx `statusCode` for a refused request body (middy's), so a throttling DynamoDB
- * (400 ThrottlingException once the retries are spent) answered "body must be valid JSON" — a
- * 400 the client does not retry — instead of a 500.
+ * HTTP status DynamoDB answered it with (AwsError says why that is not `statusCode`).
  */
-export class DynamoError extends Error {
-  constructor(
-    override readonly name: string,
-    message: string,
-    readonly httpStatus: number,
-  ) {
-    super(message);
-  }
-}
+export class DynamoError extends AwsError {}
 
 /** A condition failed; `item` is the item as it was, when the call asked for it. */
 export class ConditionalCheckFailed extends DynamoError {
@@ -125,56 +119,24 @@ export interface TransactGetOutput {
   Responses?: { Item?: Item }[];
 }
 
-export interface DynamoClientOptions {
-  /** @default DYNAMODB_ENDPOINT, AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL, else the region's */
-  endpoint?: string;
-  /** @default AWS_REGION, AWS_DEFAULT_REGION, else us-east-1 when an endpoint is given */
-  region?: string;
-  /** @default AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN */
-  credentials?: Credentials;
-}
+/** @see AwsClientOptions; the endpoint defaults to DYNAMODB_ENDPOINT, AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL */
+export type DynamoClientOptions = AwsClientOptions;
 
-interface Credentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-  sessionToken?: string;
-}
-
-/** Attempts per call, the first included (the SDK's standard mode). */
-const maxAttempts = 3;
-/** One attempt's budget, connection included: DynamoDB answers in milliseconds. */
-const attemptTimeoutMs = 3_000;
-
-const retryableNames = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'TransactionInProgressException',
-  // A single-item write met an ongoing transaction on its item: nothing was written.
-  'TransactionConflictException',
-  'InternalServerError',
-  'ServiceUnavailable',
-]);
-
-const env = (name: string) => {
-  const value = process.env[name];
-  return value === undefined || value === '' ? undefined : value;
+const dynamodbService = {
+  title: 'DynamoDB',
+  signingName: 'dynamodb',
+  endpointVariables: ['DYNAMODB_ENDPOINT', 'AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL'],
+  retryable: new Set([
+    'ProvisionedThroughputExceededException',
+    'ThrottlingException',
+    'RequestLimitExceeded',
+    'TransactionInProgressException',
+    // A single-item write met an ongoing transaction on its item: nothing was written.
+    'TransactionConflictException',
+    'InternalServerError',
+    'ServiceUnavailable',
+  ]),
 };
-
-function credentialsFromEnvironment(): Credentials {
-  const accessKeyId = env('AWS_ACCESS_KEY_ID');
-  const secretAccessKey = env('AWS_SECRET_ACCESS_KEY');
-  if (accessKeyId === undefined || secretAccessKey === undefined) {
-    throw new Error(
-      'DynamoDB needs credentials in the environment: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (Lambda sets them; the local runtime sets dummy ones)',
-    );
-  }
-  return { accessKeyId, secretAccessKey, sessionToken: env('AWS_SESSION_TOKEN') };
-}
-
-const hex = (data: string) => createHash('sha256').update(data, 'utf8').digest('hex');
-const hmac = (key: Buffer | string, data: string) =>
-  createHmac('sha256', key).update(data, 'utf8').digest();
 
 /** A value marshalled as the DocumentClient marshals (undefined attributes left out). */
 const wire = (value: Item) => marshall(value, { removeUndefinedValues: true });
@@ -236,37 +198,11 @@ const nativeItems = (items: unknown) =>
 const nativeItem = (item: unknown) => (item === undefined ? undefined : native(item as Item));
 
 export class DynamoClient {
-  private readonly endpoint: URL;
-  private readonly region: string;
-  private readonly agent: HttpAgent;
+  private readonly transport: SignedAwsClient;
   private readonly middlewares: DynamoMiddleware[] = [];
-  private credentials: Credentials | undefined;
-  private signingKey: { date: string; key: Buffer } | undefined;
 
-  constructor(private readonly options: DynamoClientOptions = {}) {
-    const endpoint =
-      options.endpoint ??
-      env('DYNAMODB_ENDPOINT') ??
-      env('AWS_ENDPOINT_URL_DYNAMODB') ??
-      env('AWS_ENDPOINT_URL');
-    const region =
-      options.region ??
-      env('AWS_REGION') ??
-      env('AWS_DEFAULT_REGION') ??
-      (endpoint === undefined ? undefined : 'us-east-1');
-    if (region === undefined) {
-      throw new Error('DynamoDB needs a region: AWS_REGION is not set');
-    }
-    this.region = region;
-    this.endpoint = new URL(
-      endpoint ??
-        `https://dynamodb.${region}.${region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com'}`,
-    );
-    // One pool per client: every call after the first reuses a connection (and its TLS session).
-    this.agent =
-      this.endpoint.protocol === 'http:'
-        ? new HttpAgent({ keepAlive: true, maxSockets: 64 })
-        : new HttpsAgent({ keepAlive: true, maxSockets: 64 });
+  constructor(options: DynamoClientOptions = {}) {
+    this.transport = new SignedAwsClient(dynamodbService, options);
   }
 
   /** Adds a middleware around every later call; the first added runs outermost. */
@@ -373,7 +309,27 @@ export class DynamoClient {
     input: object,
     wire: object,
   ): Promise<Record<string, unknown>> {
-    const send = () => this.sendWithRetries(operation, JSON.stringify(wire, binaryAsBase64));
+    const send = () =>
+      this.transport.send(
+        {
+          headers: {
+            'content-type': 'application/x-amz-json-1.0',
+            'x-amz-target': `DynamoDB_20120810.${operation}`,
+          },
+          body: JSON.stringify(wire, binaryAsBase64),
+          what: operation,
+        },
+        (response) =>
+          jsonAnswerOf(
+            operation,
+            response,
+            errorOf,
+            // Binary attribute values travel as base64; only a body holding one pays the reviver.
+            response.text.includes('"B"') || response.text.includes('"BS"')
+              ? binaryFromBase64
+              : undefined,
+          ),
+      );
     let next: () => Promise<unknown> = send;
     for (let index = this.middlewares.length - 1; index >= 0; index--) {
       const middleware = this.middlewares[index]!;
@@ -381,116 +337,6 @@ export class DynamoClient {
       next = () => middleware({ operation, input, wire: wire as Record<string, unknown> }, inner);
     }
     return (await next()) as Record<string, unknown>;
-  }
-
-  private async sendWithRetries(
-    operation: Operation,
-    payload: string,
-  ): Promise<Record<string, unknown>> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.send(operation, payload);
-      } catch (error) {
-        if (attempt >= maxAttempts || !isRetryable(error)) throw error;
-        // Full jitter on an exponential base: retries of many callers spread out.
-        await new Promise((resume) => setTimeout(resume, Math.random() * 50 * 2 ** attempt));
-      }
-    }
-  }
-
-  private send(operation: Operation, payload: string): Promise<Record<string, unknown>> {
-    const headers = this.signedHeaders(operation, payload);
-    const request = this.endpoint.protocol === 'http:' ? httpRequest : httpsRequest;
-    return new Promise((resolve, reject) => {
-      const outgoing = request(
-        {
-          protocol: this.endpoint.protocol,
-          hostname: this.endpoint.hostname,
-          port: this.endpoint.port,
-          path: '/',
-          method: 'POST',
-          agent: this.agent,
-          headers,
-          timeout: attemptTimeoutMs,
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('error', reject);
-          response.on('end', () => {
-            const status = response.statusCode ?? 0;
-            const text = Buffer.concat(chunks).toString('utf8');
-            let parsed: Record<string, unknown>;
-            try {
-              // Binary attribute values travel as base64; only a body holding one pays the reviver.
-              parsed =
-                text === ''
-                  ? {}
-                  : (JSON.parse(
-                      text,
-                      text.includes('"B"') || text.includes('"BS"') ? binaryFromBase64 : undefined,
-                    ) as Record<string, unknown>);
-            } catch {
-              reject(new DynamoError('InvalidResponse', `${operation}: HTTP ${status}`, status));
-              return;
-            }
-            if (status >= 200 && status < 300) resolve(parsed);
-            else reject(errorOf(status, parsed));
-          });
-        },
-      );
-      outgoing.on('timeout', () =>
-        outgoing.destroy(
-          Object.assign(new Error(`${operation}: no answer within ${attemptTimeoutMs} ms`), {
-            code: 'ETIMEDOUT',
-          }),
-        ),
-      );
-      outgoing.on('error', reject);
-      outgoing.end(payload);
-    });
-  }
-
-  /** SigV4 (docs: "Create a signed AWS API request"): the headers of one request, signed. */
-  private signedHeaders(operation: Operation, payload: string): Record<string, string> {
-    this.credentials ??= this.options.credentials ?? credentialsFromEnvironment();
-    const { accessKeyId, secretAccessKey, sessionToken } = this.credentials;
-    const amzDate = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
-    const date = amzDate.slice(0, 8);
-    const payloadHash = hex(payload);
-    // The headers the SDK signs for DynamoDB, the payload's hash included.
-    const headers: Record<string, string> = {
-      'content-type': 'application/x-amz-json-1.0',
-      host: this.endpoint.host,
-      'x-amz-content-sha256': payloadHash,
-      'x-amz-date': amzDate,
-      ...(sessionToken === undefined ? {} : { 'x-amz-security-token': sessionToken }),
-      'x-amz-target': `DynamoDB_20120810.${operation}`,
-    };
-    // Already lower-case and in order: the canonical headers are the headers as they are.
-    const names = Object.keys(headers);
-    const canonicalRequest = [
-      'POST',
-      '/',
-      '',
-      ...names.map((name) => `${name}:${headers[name]}`),
-      '',
-      names.join(';'),
-      payloadHash,
-    ].join('\n');
-    const scope = `${date}/${this.region}/dynamodb/aws4_request`;
-    const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, hex(canonicalRequest)].join('\n');
-    if (this.signingKey?.date !== date) {
-      const dated = hmac(`AWS4${secretAccessKey}`, date);
-      this.signingKey = {
-        date,
-        key: hmac(hmac(hmac(dated, this.region), 'dynamodb'), 'aws4_request'),
-      };
-    }
-    const signature = createHmac('sha256', this.signingKey.key).update(stringToSign).digest('hex');
-    headers.authorization = `AWS4-HMAC-SHA256 Credential=${accessKeyId}/${scope}, SignedHeaders=${names.join(';')}, Signature=${signature}`;
-    headers['content-length'] = String(Buffer.byteLength(payload));
-    return headers;
   }
 }
 
@@ -517,12 +363,12 @@ function binaryFromBase64(key: string, value: unknown): unknown {
   return value;
 }
 
-function errorOf(status: number, body: Record<string, unknown>): DynamoError {
-  const name =
-    String(body.__type ?? `HTTP${status}`)
-      .split('#')
-      .pop() ?? 'UnknownError';
-  const message = String(body.message ?? body.Message ?? name);
+function errorOf(
+  name: string,
+  message: string,
+  status: number,
+  body: Record<string, unknown>,
+): DynamoError {
   if (name === 'ConditionalCheckFailedException') {
     return new ConditionalCheckFailed(message, nativeItem(body.Item));
   }
@@ -534,12 +380,4 @@ function errorOf(status: number, body: Record<string, unknown>): DynamoError {
     );
   }
   return new DynamoError(name, message, status);
-}
-
-function isRetryable(error: unknown): boolean {
-  if (error instanceof DynamoError)
-    return error.httpStatus >= 500 || retryableNames.has(error.name);
-  // A network failure: a reset keep-alive connection, a refused or timed-out one.
-  const code = (error as NodeJS.ErrnoException).code;
-  return ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN'].includes(code ?? '');
 }

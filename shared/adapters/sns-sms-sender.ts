@@ -1,34 +1,31 @@
-import {
-  InvalidParameterException,
-  InvalidParameterValueException,
-  PublishCommand,
-  SNSClient,
-} from '@aws-sdk/client-sns';
 import { optionalSetting } from '../config.js';
 import { ServiceError } from '../domain/errors.js';
 import type { SmsMessage, SmsSender } from '../domain/messages.js';
+import {
+  InvalidParameterException,
+  InvalidParameterValueException,
+  SnsClient,
+} from './sns-client.js';
 
 /** SMS through SNS, published straight to the phone number as a transactional message. */
 export class SnsSmsSender implements SmsSender {
   constructor(
-    private readonly client: SNSClient,
+    private readonly client: SnsClient,
     private readonly senderId: string | undefined,
   ) {}
 
   async send(message: SmsMessage): Promise<void> {
     try {
-      await this.client.send(
-        new PublishCommand({
-          PhoneNumber: message.to,
-          Message: message.text,
-          MessageAttributes: {
-            'AWS.SNS.SMS.SMSType': { DataType: 'String', StringValue: 'Transactional' },
-            ...(this.senderId
-              ? { 'AWS.SNS.SMS.SenderID': { DataType: 'String', StringValue: this.senderId } }
-              : {}),
-          },
-        }),
-      );
+      await this.client.publish({
+        PhoneNumber: message.to,
+        Message: message.text,
+        MessageAttributes: {
+          'AWS.SNS.SMS.SMSType': { DataType: 'String', StringValue: 'Transactional' },
+          ...(this.senderId
+            ? { 'AWS.SNS.SMS.SenderID': { DataType: 'String', StringValue: this.senderId } }
+            : {}),
+        },
+      });
     } catch (error) {
       // SNS refuses a number it cannot text (opted out, unsupported destination) as a bad
       // parameter: that is about the caller's number, so a 400, not a 500.
@@ -52,7 +49,7 @@ let smsInstance: SmsSender | undefined;
 
 /** The SMS sender of this process: SNS unless a stand-in was installed (local runtime, tests). */
 export function smsSender(): SmsSender {
-  smsInstance ??= new SnsSmsSender(new SNSClient({}), optionalSetting('SMS_SENDER_ID'));
+  smsInstance ??= new SnsSmsSender(new SnsClient(), optionalSetting('SMS_SENDER_ID'));
   return smsInstance;
 }
 

@@ -1,8 +1,4 @@
-import {
-  SendMessageBatchCommand,
-  type SendMessageBatchRequestEntry,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import type { SendMessageBatchRequestEntry, SqsClient } from './sqs-client.js';
 
 /** SQS's limit of entries per SendMessageBatch. */
 const batchSize = 10;
@@ -14,7 +10,7 @@ const batchSize = 10;
  * send it again.
  */
 export async function sendMessageBatches(
-  client: SQSClient,
+  client: SqsClient,
   queueUrl: string,
   entries: Omit<SendMessageBatchRequestEntry, 'Id'>[],
   what: string,
@@ -31,15 +27,13 @@ export async function sendMessageBatches(
 
 /** One SendMessageBatch, its failed entries sent once more; answers how many still failed. */
 async function sendBatch(
-  client: SQSClient,
+  client: SqsClient,
   queueUrl: string,
   entries: SendMessageBatchRequestEntry[],
 ): Promise<number> {
   let pending = entries;
   for (let round = 0; round < 2 && pending.length > 0; round++) {
-    const { Failed } = await client.send(
-      new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: pending }),
-    );
+    const { Failed } = await client.sendMessageBatch({ QueueUrl: queueUrl, Entries: pending });
     const failedIds = new Set((Failed ?? []).map((failure) => failure.Id));
     pending = pending.filter((entry) => failedIds.has(entry.Id));
   }

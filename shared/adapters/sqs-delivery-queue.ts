@@ -1,8 +1,8 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { required } from '../config.js';
 import type { DeliveryQueue, EnqueuedAttempt } from '../domain/webhooks/ports.js';
 import { attemptMessageCodec } from './attempt-message.js';
 import { sendMessageBatches } from './sqs-batches.js';
+import { SqsClient } from './sqs-client.js';
 
 /** SQS's longest message delay. */
 const maxDelaySeconds = 900;
@@ -14,7 +14,7 @@ const maxDelaySeconds = 900;
  */
 export class SqsDeliveryQueue implements DeliveryQueue {
   constructor(
-    private readonly client: SQSClient,
+    private readonly client: SqsClient,
     private readonly queueUrl: string,
   ) {}
 
@@ -35,7 +35,7 @@ let queueInstance: DeliveryQueue | undefined;
 
 /** The delivery queue of this process: SQS (DELIVERY_QUEUE_URL) unless a stand-in was installed. */
 export function deliveryQueue(): DeliveryQueue {
-  queueInstance ??= new SqsDeliveryQueue(new SQSClient({}), required('DELIVERY_QUEUE_URL'));
+  queueInstance ??= new SqsDeliveryQueue(new SqsClient(), required('DELIVERY_QUEUE_URL'));
   return queueInstance;
 }
 

@@ -1,36 +1,38 @@
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accountCodeMessageCodec } from '../../shared/adapters/account-code-message.js';
 import { SqsAccountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
+import { jsonAnswer, sqsInputs, useRecordingQueue } from '../support/aws-endpoint.js';
 
-const queueUrl = 'https://sqs.us-east-1.amazonaws.com/123456789012/account-code';
-const sqs = mockClient(SQSClient);
-const queue = new SqsAccountCodeQueue(new SQSClient({ region: 'us-east-1' }), queueUrl);
-
-beforeEach(() => sqs.reset());
+const recording = useRecordingQueue(
+  'account-code',
+  (client, queueUrl) => new SqsAccountCodeQueue(client, queueUrl),
+);
+const sqs = recording.endpoint;
 
 describe('the SQS account-code queue', () => {
   it('sends one message naming the work and its target, and no code', async () => {
-    sqs.on(SendMessageCommand).resolves({ MessageId: 'm1' });
+    await recording.queue.request({ kind: 'forgot_password', target: 'ada@example.com' });
+    await recording.queue.request({ kind: 'resend_mobile', target: '+14155550123' });
 
-    await queue.request({ kind: 'forgot_password', target: 'ada@example.com' });
-    await queue.request({ kind: 'resend_mobile', target: '+14155550123' });
-
-    expect(sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input)).toEqual([
+    expect(sqsInputs(sqs.requests)).toEqual([
       {
-        QueueUrl: queueUrl,
+        QueueUrl: recording.queueUrl,
         MessageBody: '{"kind":"forgot_password","target":"ada@example.com"}',
       },
-      { QueueUrl: queueUrl, MessageBody: '{"kind":"resend_mobile","target":"+14155550123"}' },
+      {
+        QueueUrl: recording.queueUrl,
+        MessageBody: '{"kind":"resend_mobile","target":"+14155550123"}',
+      },
     ]);
   });
 
   it('lets a send failure reach the request (a 500, nothing was promised)', async () => {
-    sqs.on(SendMessageCommand).rejects(new Error('throttled'));
+    sqs.answers = [
+      jsonAnswer(400, { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: 'no queue' }),
+    ];
     await expect(
-      queue.request({ kind: 'resend_email', target: 'ada@example.com' }),
-    ).rejects.toThrow('throttled');
+      recording.queue.request({ kind: 'resend_email', target: 'ada@example.com' }),
+    ).rejects.toMatchObject({ name: 'QueueDoesNotExist' });
   });
 
   it('reads back what it wrote and nothing else', () => {

@@ -1,8 +1,5 @@
-import { createHash, createHmac, randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { SignatureV4 } from '@smithy/signature-v4';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { BatchedReader, dynamo, useDynamo } from '../../shared/adapters/dynamodb.js';
 import {
   ConditionalCheckFailed,
@@ -11,69 +8,19 @@ import {
   TransactionCanceled,
 } from '../../shared/adapters/dynamodb-client.js';
 import { responseForError } from '../../shared/http/responses.js';
+import {
+  exampleCredentials as credentials,
+  jsonAnswer,
+  sdkAuthorization,
+  useRecordingEndpoint,
+} from '../support/aws-endpoint.js';
 import { useFreshTable } from '../support/table.js';
 
-const credentials = {
-  accessKeyId: 'AKIDEXAMPLE',
-  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
-  sessionToken: 'session-token-example',
-};
-
-/** A stand-in for DynamoDB's endpoint: records each request, answers what `answers` holds next. */
-class RecordingEndpoint {
-  readonly requests: { headers: IncomingHttpHeaders; body: string }[] = [];
-  answers: { status: number; body: unknown }[] = [];
-  private server: Server | undefined;
-
-  async start(): Promise<string> {
-    this.server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        this.requests.push({ headers: request.headers, body: Buffer.concat(chunks).toString() });
-        const { status, body } = this.answers.shift() ?? { status: 200, body: {} };
-        response.writeHead(status, { 'content-type': 'application/x-amz-json-1.0' });
-        response.end(JSON.stringify(body));
-      });
-    });
-    await new Promise<void>((listening) => this.server!.listen(0, '127.0.0.1', listening));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  close(): Promise<void> {
-    this.server?.closeAllConnections();
-    return new Promise((closed) => this.server?.close(() => closed()));
-  }
-}
-
-/** node:crypto as the SDK signer's hash (what @smithy/hash-node does). */
-type Data = string | ArrayBuffer | ArrayBufferView;
-const bytes = (data: Data) =>
-  typeof data === 'string'
-    ? data
-    : ArrayBuffer.isView(data)
-      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-      : new Uint8Array(data);
-class NodeSha256 {
-  private readonly hash;
-  constructor(secret?: Data) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
-  }
-  update(data: Data): void {
-    this.hash.update(bytes(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-}
-
-const endpoint = new RecordingEndpoint();
-let url = '';
+const endpoint = useRecordingEndpoint();
 let table = '';
 let local: DynamoClient;
 
 beforeAll(async () => {
-  url = await endpoint.start();
   table = await useFreshTable();
   local = new DynamoClient({
     endpoint: inject('dynamoEndpoint'),
@@ -82,45 +29,16 @@ beforeAll(async () => {
   });
 });
 
-afterAll(() => endpoint.close());
-
 describe('the DynamoDB client', () => {
   it('signs each request exactly as the AWS SDK’s own SigV4 signer would', async () => {
-    const client = new DynamoClient({ endpoint: url, region: 'eu-west-1', credentials });
+    const client = new DynamoClient({ endpoint: endpoint.url, region: 'eu-west-1', credentials });
     await client.get({ TableName: 'table', Key: { pk: 'USER#1', sk: 'PROFILE' } });
 
-    const [{ headers, body }] = endpoint.requests.splice(0) as [(typeof endpoint.requests)[0]];
-    const amzDate = String(headers['x-amz-date']);
-    const signed = [
-      'content-type',
-      'host',
-      'x-amz-content-sha256',
-      'x-amz-date',
-      'x-amz-security-token',
-      'x-amz-target',
-    ] as const;
-    const reference = await new SignatureV4({
-      credentials,
-      region: 'eu-west-1',
-      service: 'dynamodb',
-      sha256: NodeSha256,
-    }).sign(
-      {
-        method: 'POST',
-        protocol: 'http:',
-        hostname: '127.0.0.1',
-        path: '/',
-        query: {},
-        headers: Object.fromEntries(signed.map((name) => [name, String(headers[name])])),
-        body,
-      },
-      {
-        signingDate: new Date(
-          `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13)}`,
-        ),
-      },
+    const [received] = endpoint.requests.splice(0);
+    const { headers, body } = received!;
+    expect(headers.authorization).toBe(
+      await sdkAuthorization(received!, { service: 'dynamodb', region: 'eu-west-1', credentials }),
     );
-    expect(headers.authorization).toBe(reference.headers.authorization);
     expect(headers.authorization).toMatch(
       /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/dynamodb\/aws4_request, SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date;x-amz-security-token;x-amz-target, Signature=[0-9a-f]{64}$/,
     );
@@ -132,13 +50,13 @@ describe('the DynamoDB client', () => {
   });
 
   it('retries throttling and server errors, with one idempotency token for every try of a transaction', async () => {
-    const client = new DynamoClient({ endpoint: url, region: 'us-east-1', credentials });
+    const client = new DynamoClient({ endpoint: endpoint.url, region: 'us-east-1', credentials });
     endpoint.answers = [
-      {
-        status: 400,
-        body: { __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'slow' },
-      },
-      { status: 500, body: { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError' } },
+      jsonAnswer(400, {
+        __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException',
+        message: 'slow',
+      }),
+      jsonAnswer(500, { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError' }),
     ];
     await client.transactWrite({
       TransactItems: [{ Put: { TableName: 'table', Item: { pk: 'A', sk: 'B' } } }],
@@ -150,15 +68,12 @@ describe('the DynamoDB client', () => {
   });
 
   it('does not retry what DynamoDB refused, and names the refusal', async () => {
-    const client = new DynamoClient({ endpoint: url, region: 'us-east-1', credentials });
+    const client = new DynamoClient({ endpoint: endpoint.url, region: 'us-east-1', credentials });
     endpoint.answers = [
-      {
-        status: 400,
-        body: {
-          __type: 'com.amazon.coral.validate#ValidationException',
-          message: 'One or more parameter values were invalid',
-        },
-      },
+      jsonAnswer(400, {
+        __type: 'com.amazon.coral.validate#ValidationException',
+        message: 'One or more parameter values were invalid',
+      }),
     ];
     const refusal = client.get({ TableName: 'table', Key: { pk: 'A', sk: 'B' } });
     await expect(refusal).rejects.toBeInstanceOf(DynamoError);

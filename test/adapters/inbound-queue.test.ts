@@ -1,52 +1,55 @@
-import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inboundMessageCodec } from '../../shared/adapters/inbound-message.js';
 import { SqsInboundQueue } from '../../shared/adapters/sqs-inbound-queue.js';
+import { jsonAnswer, sqsInputs, useRecordingQueue } from '../support/aws-endpoint.js';
 
-const queueUrl = 'https://sqs.us-east-1.amazonaws.com/123456789012/inbound';
-const sqs = mockClient(SQSClient);
-const queue = new SqsInboundQueue(new SQSClient({ region: 'us-east-1' }), queueUrl);
+const recording = useRecordingQueue(
+  'inbound',
+  (client, queueUrl) => new SqsInboundQueue(client, queueUrl),
+);
+const sqs = recording.endpoint;
 
-beforeEach(() => sqs.reset());
+/** The targets (`AmazonSQS.SendMessage`, …) of the requests SQS received. */
+const targets = () => sqs.requests.map(({ headers }) => headers['x-amz-target']);
 
 describe('the SQS inbound queue', () => {
   it('sends one message naming the stored event', async () => {
-    sqs.on(SendMessageCommand).resolves({ MessageId: 'm1' });
+    await recording.queue.enqueue({ source: 'gateway-b', eventId: 'evt_1' });
 
-    await queue.enqueue({ source: 'gateway-b', eventId: 'evt_1' });
-
-    expect(sqs.commandCalls(SendMessageCommand).map((call) => call.args[0].input)).toEqual([
-      { QueueUrl: queueUrl, MessageBody: '{"source":"gateway-b","event_id":"evt_1"}' },
+    expect(targets()).toEqual(['AmazonSQS.SendMessage']);
+    expect(sqsInputs(sqs.requests)).toEqual([
+      { QueueUrl: recording.queueUrl, MessageBody: '{"source":"gateway-b","event_id":"evt_1"}' },
     ]);
   });
 
   it('lets a send failure reach the receiver (which answers 500 so the sender retries)', async () => {
-    sqs.on(SendMessageCommand).rejects(new Error('throttled'));
-    await expect(queue.enqueue({ source: 'messaging', eventId: 'sha256:ab' })).rejects.toThrow(
-      'throttled',
+    sqs.answers = Array.from({ length: 3 }, () =>
+      jsonAnswer(400, { __type: 'com.amazonaws.sqs#RequestThrottled', message: 'throttled' }),
     );
+    await expect(
+      recording.queue.enqueue({ source: 'messaging', eventId: 'sha256:ab' }),
+    ).rejects.toThrow('throttled');
   });
 
   it('re-queues for the sweeper in batches of ten', async () => {
-    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
     const requests = Array.from({ length: 12 }, (_, index) => ({
       source: 'gateway-a' as const,
       eventId: `evt_${index}`,
     }));
 
-    await queue.enqueueMany(requests);
+    await recording.queue.enqueueMany(requests);
 
-    expect(sqs.commandCalls(SendMessageBatchCommand).map((call) => call.args[0].input)).toEqual([
+    expect(targets()).toEqual(['AmazonSQS.SendMessageBatch', 'AmazonSQS.SendMessageBatch']);
+    expect(sqsInputs(sqs.requests)).toEqual([
       {
-        QueueUrl: queueUrl,
+        QueueUrl: recording.queueUrl,
         Entries: requests.slice(0, 10).map((request, index) => ({
           Id: String(index),
           MessageBody: `{"source":"gateway-a","event_id":"${request.eventId}"}`,
         })),
       },
       {
-        QueueUrl: queueUrl,
+        QueueUrl: recording.queueUrl,
         Entries: [
           { Id: '10', MessageBody: '{"source":"gateway-a","event_id":"evt_10"}' },
           { Id: '11', MessageBody: '{"source":"gateway-a","event_id":"evt_11"}' },
@@ -62,19 +65,16 @@ describe('the SQS inbound queue', () => {
       SenderFault: false,
       Message: 'try again',
     };
-    sqs
-      .on(SendMessageBatchCommand)
-      .resolvesOnce({ Failed: [refused] })
-      .resolvesOnce({ Failed: [refused] });
+    sqs.answers = [jsonAnswer(200, { Failed: [refused] }), jsonAnswer(200, { Failed: [refused] })];
     const requests = [
       { source: 'gateway-b' as const, eventId: 'evt_a' },
       { source: 'gateway-b' as const, eventId: 'evt_b' },
     ];
 
-    await expect(queue.enqueueMany(requests)).rejects.toThrow('SQS refused 1 inbound message(s)');
-    expect(
-      sqs.commandCalls(SendMessageBatchCommand).map((call) => call.args[0].input.Entries),
-    ).toEqual([
+    await expect(recording.queue.enqueueMany(requests)).rejects.toThrow(
+      'SQS refused 1 inbound message(s)',
+    );
+    expect(sqsInputs(sqs.requests).map((input) => input.Entries)).toEqual([
       [
         { Id: '0', MessageBody: '{"source":"gateway-b","event_id":"evt_a"}' },
         { Id: '1', MessageBody: '{"source":"gateway-b","event_id":"evt_b"}' },

@@ -1,22 +1,25 @@
-import {
-  InternalErrorException,
-  InvalidParameterException,
-  PublishCommand,
-  SNSClient,
-} from '@aws-sdk/client-sns';
-import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SnsClient, SnsError } from '../../shared/adapters/sns-client.js';
 import { SnsSmsSender } from '../../shared/adapters/sns-sms-sender.js';
 import { ServiceError } from '../../shared/domain/errors.js';
 import { codeSms } from '../../shared/domain/otp/templates.js';
+import {
+  exampleCredentials as credentials,
+  snsRefusal as refusal,
+  snsPublished,
+  useRecordingEndpoint,
+} from '../support/aws-endpoint.js';
 
-const sns = mockClient(SNSClient);
-const client = new SNSClient({ region: 'us-east-1' });
+const endpoint = useRecordingEndpoint(() => snsPublished());
+let client: SnsClient;
 
-beforeEach(() => {
-  sns.reset();
-  sns.on(PublishCommand).resolves({ MessageId: 'm-1' });
+beforeAll(() => {
+  client = new SnsClient({ endpoint: endpoint.url, region: 'us-east-1', credentials });
 });
+
+/** The Publish requests SNS received, as the form fields they carry. */
+const published = () =>
+  endpoint.requests.splice(0).map(({ body }) => Object.fromEntries(new URLSearchParams(body)));
 
 describe('the SNS SMS sender', () => {
   it('publishes straight to the number as a transactional SMS with the sender id', async () => {
@@ -24,14 +27,18 @@ describe('the SNS SMS sender', () => {
 
     await new SnsSmsSender(client, 'ACME').send({ to: '+447400123456', text });
 
-    expect(sns.commandCalls(PublishCommand).map((call) => call.args[0].input)).toEqual([
+    expect(published()).toEqual([
       {
+        Action: 'Publish',
+        Version: '2010-03-31',
         PhoneNumber: '+447400123456',
         Message: '904512 is your login code. It expires in 5 minutes. Never share it.',
-        MessageAttributes: {
-          'AWS.SNS.SMS.SMSType': { DataType: 'String', StringValue: 'Transactional' },
-          'AWS.SNS.SMS.SenderID': { DataType: 'String', StringValue: 'ACME' },
-        },
+        'MessageAttributes.entry.1.Name': 'AWS.SNS.SMS.SMSType',
+        'MessageAttributes.entry.1.Value.DataType': 'String',
+        'MessageAttributes.entry.1.Value.StringValue': 'Transactional',
+        'MessageAttributes.entry.2.Name': 'AWS.SNS.SMS.SenderID',
+        'MessageAttributes.entry.2.Value.DataType': 'String',
+        'MessageAttributes.entry.2.Value.StringValue': 'ACME',
       },
     ]);
   });
@@ -39,38 +46,44 @@ describe('the SNS SMS sender', () => {
   it('leaves the sender id out when none is configured (countries that do not support one)', async () => {
     await new SnsSmsSender(client, undefined).send({ to: '+14155550123', text: 'hello' });
 
-    expect(sns.commandCalls(PublishCommand)[0]?.args[0].input).toEqual({
-      PhoneNumber: '+14155550123',
-      Message: 'hello',
-      MessageAttributes: {
-        'AWS.SNS.SMS.SMSType': { DataType: 'String', StringValue: 'Transactional' },
+    expect(published()).toEqual([
+      {
+        Action: 'Publish',
+        Version: '2010-03-31',
+        PhoneNumber: '+14155550123',
+        Message: 'hello',
+        'MessageAttributes.entry.1.Name': 'AWS.SNS.SMS.SMSType',
+        'MessageAttributes.entry.1.Value.DataType': 'String',
+        'MessageAttributes.entry.1.Value.StringValue': 'Transactional',
       },
-    });
+    ]);
   });
 
   it('turns a number SNS cannot text into a 400 naming the phone number', async () => {
-    sns
-      .on(PublishCommand)
-      .rejects(
-        new InvalidParameterException({ message: 'Phone number is opted out', $metadata: {} }),
-      );
+    for (const code of ['InvalidParameter', 'InvalidParameterValue']) {
+      endpoint.answers = [refusal(400, code, 'Invalid parameter: PhoneNumber Reason: opted out')];
+
+      const error = await new SnsSmsSender(client, undefined)
+        .send({ to: '+14155550123', text: 'hello' })
+        .catch((thrown: unknown) => thrown);
+
+      expect(error, code).toBeInstanceOf(ServiceError);
+      expect(error, code).toMatchObject({
+        code: 'invalid_request',
+        details: [{ field: 'phone_number', message: 'cannot receive text messages' }],
+      });
+    }
+  });
+
+  it('lets an SNS outage surface as the failure it is, once the retries are spent', async () => {
+    endpoint.answers = Array.from({ length: 3 }, () => refusal(500, 'InternalError', 'boom'));
 
     const error = await new SnsSmsSender(client, undefined)
       .send({ to: '+14155550123', text: 'hello' })
       .catch((thrown: unknown) => thrown);
 
-    expect(error).toBeInstanceOf(ServiceError);
-    expect(error).toMatchObject({
-      code: 'invalid_request',
-      details: [{ field: 'phone_number', message: 'cannot receive text messages' }],
-    });
-  });
-
-  it('lets an SNS outage surface as the failure it is', async () => {
-    sns.on(PublishCommand).rejects(new InternalErrorException({ message: 'boom', $metadata: {} }));
-
-    await expect(
-      new SnsSmsSender(client, undefined).send({ to: '+14155550123', text: 'hello' }),
-    ).rejects.toThrow(InternalErrorException);
+    expect(error).toBeInstanceOf(SnsError);
+    expect(error).not.toBeInstanceOf(ServiceError);
+    expect(published()).toHaveLength(3);
   });
 });

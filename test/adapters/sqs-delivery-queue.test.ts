@@ -1,31 +1,31 @@
-import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
 import { SqsDeliveryQueue } from '../../shared/adapters/sqs-delivery-queue.js';
+import { jsonAnswer, sqsInputs, useRecordingQueue } from '../support/aws-endpoint.js';
 
-const queueUrl = 'https://sqs.us-east-1.amazonaws.com/123456789012/deliveries';
-const sqs = mockClient(SQSClient);
-const queue = new SqsDeliveryQueue(new SQSClient({ region: 'us-east-1' }), queueUrl);
+const recording = useRecordingQueue(
+  'deliveries',
+  (client, queueUrl) => new SqsDeliveryQueue(client, queueUrl),
+);
+const sqs = recording.endpoint;
 
 const deliveryId = (index: number) => `dlv_${String(index).padStart(20, 'a').replace(/\d/g, 'b')}`;
-
-beforeEach(() => sqs.reset());
+const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 
 describe('the SQS delivery queue', () => {
   it('sends attempt messages in batches of ten with their delays', async () => {
-    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
     const messages = Array.from({ length: 23 }, (_, index) => ({
       deliveryId: deliveryId(index),
       attempt: 1,
       delaySeconds: index === 0 ? 300 : 0,
     }));
 
-    await queue.enqueue(messages);
+    await recording.queue.enqueue(messages);
 
-    const calls = sqs.commandCalls(SendMessageBatchCommand);
-    expect(calls.map((call) => call.args[0].input.Entries?.length)).toEqual([10, 10, 3]);
-    expect(calls[0]?.args[0].input).toEqual({
-      QueueUrl: queueUrl,
+    const calls = sqsInputs(sqs.requests) as { Entries: unknown[] }[];
+    expect(calls.map((call) => call.Entries.length)).toEqual([10, 10, 3]);
+    expect(calls[0]).toEqual({
+      QueueUrl: recording.queueUrl,
       Entries: expect.arrayContaining([
         {
           Id: '0',
@@ -37,11 +37,10 @@ describe('the SQS delivery queue', () => {
   });
 
   it('caps a delay at SQS’s 900 seconds', async () => {
-    sqs.on(SendMessageBatchCommand).resolves({});
-    await queue.enqueue([{ deliveryId: deliveryId(1), attempt: 2, delaySeconds: 1800 }]);
-    expect(sqs.commandCalls(SendMessageBatchCommand).map((call) => call.args[0].input)).toEqual([
+    await recording.queue.enqueue([{ deliveryId: deliveryId(1), attempt: 2, delaySeconds: 1800 }]);
+    expect(sqsInputs(sqs.requests)).toEqual([
       {
-        QueueUrl: queueUrl,
+        QueueUrl: recording.queueUrl,
         Entries: [
           {
             Id: '0',
@@ -54,20 +53,25 @@ describe('the SQS delivery queue', () => {
   });
 
   it('resends only the entries SQS reported as failed', async () => {
-    sqs
-      .on(SendMessageBatchCommand)
-      .resolvesOnce({
-        Successful: [{ Id: '0', MessageId: 'm0', MD5OfMessageBody: 'x' }],
+    sqs.answers = [
+      jsonAnswer(200, {
+        Successful: [
+          {
+            Id: '0',
+            MessageId: 'm0',
+            MD5OfMessageBody: md5(JSON.stringify({ delivery_id: deliveryId(1), attempt: 1 })),
+          },
+        ],
         Failed: [{ Id: '1', SenderFault: false, Code: 'InternalError' }],
-      })
-      .resolves({ Successful: [{ Id: '1', MessageId: 'm1', MD5OfMessageBody: 'x' }] });
+      }),
+    ];
 
-    await queue.enqueue([
+    await recording.queue.enqueue([
       { deliveryId: deliveryId(1), attempt: 1, delaySeconds: 0 },
       { deliveryId: deliveryId(2), attempt: 1, delaySeconds: 0 },
     ]);
 
-    const second = sqs.commandCalls(SendMessageBatchCommand)[1]?.args[0].input;
+    const second = sqsInputs(sqs.requests)[1];
     expect(second?.Entries).toEqual([
       {
         Id: '1',
@@ -78,11 +82,11 @@ describe('the SQS delivery queue', () => {
   });
 
   it('throws when entries keep failing, so the caller knows they were not queued', async () => {
-    sqs.on(SendMessageBatchCommand).resolves({
-      Failed: [{ Id: '0', SenderFault: false, Code: 'InternalError' }],
-    });
+    sqs.answers = Array.from({ length: 2 }, () =>
+      jsonAnswer(200, { Failed: [{ Id: '0', SenderFault: false, Code: 'InternalError' }] }),
+    );
     await expect(
-      queue.enqueue([{ deliveryId: deliveryId(1), attempt: 1, delaySeconds: 0 }]),
+      recording.queue.enqueue([{ deliveryId: deliveryId(1), attempt: 1, delaySeconds: 0 }]),
     ).rejects.toThrow(/refused 1/);
   });
 });

@@ -512,6 +512,18 @@ describe('the synthesized bundles, run with their template environment', () => {
     answered(await call('verifyEmailOtp', { body: { email, otp: '000000' } }));
     answered(await call('verifyMobileOtp', { body: { mobile_number: phone, otp: '000000' } }));
     answered(await call('sendOtp', { body: { phone_number: phone, purpose: 'login' } }));
+    // A generic code the function texts itself: its bundle's SNS Publish, as SNS takes it.
+    answered(
+      await call('sendOtp', {
+        headers: bearer(),
+        body: { phone_number: phone, purpose: 'generic' },
+      }),
+      200,
+    );
+    expect(aws.texts.map(({ to, sender }) => ({ to, sender }))).toContainEqual({
+      to: phone,
+      sender: functionOf('sendOtp').logicalId,
+    });
     answered(
       await call('verifyOtp', { body: { phone_number: phone, code: '000000', purpose: 'login' } }),
     );

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as forgotPassword } from '../../functions/auth/forgot-password.js';
 import { handler as signup } from '../../functions/auth/signup.js';
@@ -17,11 +15,13 @@ import {
   SqsAccountCodeQueue,
   useAccountCodeQueue,
 } from '../../shared/adapters/sqs-account-code-queue.js';
+import { SqsClient } from '../../shared/adapters/sqs-client.js';
 import { signupNoticeWindowMs } from '../../shared/domain/accounts/signup-follow-up.js';
 import { newId, type User } from '../../shared/domain/accounts/user.js';
 import { advanceSystemClock } from '../../shared/domain/clock.js';
 import { BatchFailedError } from '../../shared/lambda/queue-worker.js';
 import { LocalOutbox } from '../../shared/local/local-outbox.js';
+import { exampleCredentials, sqsAnswer, useRecordingEndpoint } from '../support/aws-endpoint.js';
 import { invoke, lambdaContext, restEvent, sqsRecord } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 
@@ -30,7 +30,8 @@ import { useFreshTable } from '../support/table.js';
  * account from no account (nor a verified phone from an unverified one),
  * by their answer nor by the AWS calls on their request path (whose latency an attacker can
  * measure). These tests record every DynamoDB call (a middleware on the DocumentClient, like the
- * bench's counter) and every SQS call (the real SQS adapter on a mocked client) of a request.
+ * bench's counter) and every SQS call (the real SQS adapter and client, sending to a recording
+ * stand-in) of a request.
  */
 
 /** The calls of one request: DynamoDB in order, by command, key kind and read options; SQS sends. */
@@ -43,8 +44,18 @@ let calls: Calls = { dynamo: [], sqs: [] };
 const queued: SQSRecord[] = [];
 const outbox = new LocalOutbox(() => undefined);
 let sesDown = false;
-const sqsClient = new SQSClient({ region: 'us-east-1' });
-const sqs = mockClient(sqsClient);
+/** SQS: takes every message, and queues it for the worker as SQS would deliver it. */
+const sqs = useRecordingEndpoint((received) => {
+  const answer = sqsAnswer(received);
+  calls.sqs.push(String(received.headers['x-amz-target']).replace('AmazonSQS.', ''));
+  queued.push(
+    sqsRecord(
+      (JSON.parse(answer.body) as { MessageId: string }).MessageId,
+      (JSON.parse(received.body) as { MessageBody: string }).MessageBody,
+    ),
+  );
+  return answer;
+});
 
 const kindOf = (pk: string) => pk.slice(0, pk.indexOf('#') + 1);
 
@@ -80,7 +91,12 @@ beforeAll(async () => {
     calls.dynamo.push(describeCall(operation, input as Record<string, unknown>));
     return next();
   });
-  useAccountCodeQueue(new SqsAccountCodeQueue(sqsClient, 'https://sqs.test/account-code'));
+  useAccountCodeQueue(
+    new SqsAccountCodeQueue(
+      new SqsClient({ region: 'us-east-1', credentials: exampleCredentials }),
+      `${sqs.url}/123456789012/account-code`,
+    ),
+  );
   // The code engine takes the mailer once per process: this one can be told to fail.
   useMailer({
     send: async (message) => {
@@ -92,13 +108,6 @@ beforeAll(async () => {
 });
 
 beforeEach(() => {
-  sqs.reset();
-  sqs.on(SendMessageCommand).callsFake((input: { MessageBody: string }) => {
-    calls.sqs.push('SendMessage');
-    const messageId = randomUUID();
-    queued.push(sqsRecord(messageId, input.MessageBody));
-    return { MessageId: messageId };
-  });
   queued.length = 0;
 });
 
