@@ -9,7 +9,7 @@ import { instrumented } from '../lambda/invocation.js';
 import { log } from '../log.js';
 import { answerBeforeDeadline } from './deadline.js';
 import { type HttpResponse, responseForError, successResponse } from './responses.js';
-import type { HttpMethod } from './routes.js';
+import type { HttpMethod } from './route-table.js';
 
 /** Largest accepted inbound webhook body (1 MiB): larger is a 413. */
 export const maxReceiverBodyBytes = 1024 * 1024;

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { routes } from '../../functions/routes.js';
 import { operation as listWebhooks } from '../../functions/webhooks/list-webhooks.operation.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { takesBearerToken } from '../../shared/http/operation.js';
-import { routes } from '../../shared/http/routes.js';
 import { tableCounter } from '../support/operations.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
