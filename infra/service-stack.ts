@@ -14,7 +14,7 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
 import { routes } from '../functions/routes.js';
 import { tableIndexes, tableKeys, ttlAttribute } from '../shared/adapters/table-definition.js';
-import type { SecretName } from '../shared/config.js';
+import { type SecretName, secretNames } from '../shared/config.js';
 import { surfaceSizes, workQueueSizes } from '../shared/deployment-sizes.js';
 import { inboundEventAbandonedMessage } from '../shared/domain/inbound/sweep-events.js';
 import { smsCapNearMessage, smsCapReachedMessage } from '../shared/domain/otp/sms-cap.js';
@@ -156,7 +156,8 @@ export class ServiceStack extends Stack {
     // One secret per name some route reads, with a generated value: nothing secret is ever in
     // the template. Operators replace the gateway secrets with the gateways' values.
     const secrets: Partial<Record<SecretName, secretsmanager.Secret>> = {};
-    for (const name of new Set(routes.flatMap((route) => route.needs.secrets ?? []))) {
+    const read = new Set(routes.flatMap((route) => route.needs.secrets ?? []));
+    for (const name of secretNames.filter((secretName) => read.has(secretName))) {
       secrets[name] = new secretsmanager.Secret(this, secretIdOf(name), {
         description: `${name} of ${id}`,
         generateSecretString: { excludePunctuation: true, passwordLength: 64 },

@@ -59,8 +59,9 @@ export interface Needs {
   /** Creates and deletes one-time schedules in the delivery schedule group. */
   scheduler?: boolean;
   /**
-   * Secrets read once per cold start, besides those its `auth` implies (a route that takes a
-   * Bearer token verifies it with JWT_SIGNING_KEYS: the route table adds it).
+   * Secrets read once per cold start, besides those its `auth` or its `secret` implies (a route
+   * that takes a Bearer token verifies it with JWT_SIGNING_KEYS, a receiver checks its calls with
+   * its `secret`: the route table adds them).
    */
   secrets?: SecretName[];
 }
@@ -169,6 +170,12 @@ export interface ApiOperation<
 export interface ReceiverOperation extends HttpOperation {
   surface: 'function-url';
   method: HttpMethod;
+  /**
+   * The secret its calls are checked with — a gateway's signing secret, the messaging platform's
+   * app secret (notifications) or verify token (handshake). The handler reads it from here, and
+   * the route table adds it to `needs.secrets`: written once.
+   */
+  secret: SecretName;
   /** A receiver reads the raw bytes its sender signed: no request schema, and a 200 on success. */
   body?: never;
   query?: never;

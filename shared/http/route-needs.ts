@@ -1,4 +1,5 @@
 import { type ItemFamily, itemFamilies } from '../adapters/keys.js';
+import { secretNames } from '../config.js';
 import { takesBearerToken } from './operation.js';
 import type { Needs, Route } from './route-table.js';
 
@@ -21,7 +22,9 @@ export function routesByEntry(all: readonly Route[]): Map<string, Route[]> {
 
 /** What the routes of one function need, together. */
 export function mergedNeeds(entryRoutes: readonly Route[]): Needs {
-  const secrets = [...new Set(entryRoutes.flatMap((route) => route.needs.secrets ?? []))];
+  // In one order whichever route names a secret first (the messaging GET and POST name theirs).
+  const named = new Set(entryRoutes.flatMap((route) => route.needs.secrets ?? []));
+  const secrets = secretNames.filter((name) => named.has(name));
   const any = (need: Exclude<keyof Needs, 'secrets' | 'items'>) =>
     entryRoutes.some((route) => route.needs[need] === true);
   return {

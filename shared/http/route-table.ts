@@ -1,3 +1,4 @@
+import type { SecretName } from '../config.js';
 import {
   type ApiOperation,
   type BackgroundOperation,
@@ -22,12 +23,20 @@ export type Route = ApiRoute | FunctionUrlRoute | BackgroundRoute;
 export type HttpRouteEntry = ApiRoute | FunctionUrlRoute;
 
 /**
- * A definition with what its `auth` implies: a route that takes a Bearer token verifies it, so
- * its function reads the token keys (JWT_SIGNING_KEYS). Added here, never by hand.
+ * The secret a route's definition implies: a route that takes a Bearer token verifies it, so its
+ * function reads the token keys (JWT_SIGNING_KEYS); a receiver checks its calls with its `secret`.
  */
+function impliedSecret(route: Route): SecretName | undefined {
+  if (route.surface === 'function-url') return route.secret;
+  if (route.surface === 'api' && takesBearerToken(route.auth)) return 'JWT_SIGNING_KEYS';
+  return undefined;
+}
+
+/** A definition with what it implies added to its needs. Added here, never by hand. */
 function withImpliedNeeds(route: Route): Route {
-  if (route.surface !== 'api' || !takesBearerToken(route.auth)) return route;
-  const secrets = [...new Set(['JWT_SIGNING_KEYS' as const, ...(route.needs.secrets ?? [])])];
+  const implied = impliedSecret(route);
+  if (implied === undefined) return route;
+  const secrets = [...new Set([implied, ...(route.needs.secrets ?? [])])];
   return { ...route, needs: { ...route.needs, secrets } };
 }
 
@@ -38,7 +47,7 @@ const isHttpRoute = (route: Route): route is HttpRouteEntry =>
 export type DocumentedRoute = HttpRouteEntry & { method: HttpMethod };
 
 export interface RouteTable {
-  /** Every operation, with what its `auth` implies added to its needs. */
+  /** Every operation, with what its `auth` or its receiver `secret` implies added to its needs. */
   routes: Route[];
   /** Those served over HTTP (API Gateway and Function URLs). */
   httpRoutes: HttpRouteEntry[];

@@ -29,6 +29,13 @@ describe('the operation definitions', () => {
     expect(withoutKeys.map((route) => route.name)).toEqual([]);
   });
 
+  it('give every receiver the secret its calls are checked with, named once in its definition', () => {
+    const receivers = routes.filter((route) => route.surface === 'function-url');
+    expect(receivers.map((route) => [route.name, route.needs.secrets])).toEqual(
+      receivers.map((route) => [route.name, [route.secret]]),
+    );
+  });
+
   it('refuse to build a handler for a user route that was given no way to authenticate', () => {
     // The types demand an authenticate for auth user; a cast around them fails at once.
     const edge = tableCounter as Parameters<typeof apiHandler<never, never, never, 'user'>>[1];
