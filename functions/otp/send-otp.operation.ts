@@ -18,6 +18,7 @@ export const operation = apiOperation({
     secrets: ['OTP_PEPPER'],
   },
   body: SendOtpInput,
+  inputFields: { phone: 'phone_number' },
   bearerWhen: ({ body }) => body.purpose === 'generic',
   limits: [{ ...sendPerTarget, per: 'target', key: ({ body }) => `sms:${body.phone_number}` }],
 });

@@ -54,3 +54,28 @@ export class ServiceError extends Error {
    */
   readonly limit: string | undefined;
 }
+
+/**
+ * What a port's adapter found that refuses the request, said in the domain's words: which rule
+ * refused, never an API error code, message or field. The HTTP layer answers it
+ * (`answerOfRefusal` in shared/http/responses.ts), naming the request field the operation's
+ * definition gives the refused input (`inputFields`), so a route that calls its number
+ * `mobile_number` is not told about `phone_number`.
+ * - smsUndeliverable: the SMS provider will not text this number (opted out, unsupported);
+ * - accountGone: the account was deleted while the request was being served.
+ */
+export type RefusalReason = 'smsUndeliverable' | 'accountGone';
+
+/** The inputs a refusal can be about, which a definition maps to its request fields. */
+export type RefusedInput = 'phone';
+
+export class Refusal extends Error {
+  override readonly name = 'Refusal';
+
+  constructor(
+    readonly reason: RefusalReason,
+    options?: { cause?: unknown },
+  ) {
+    super(reason, options?.cause === undefined ? undefined : { cause: options.cause });
+  }
+}

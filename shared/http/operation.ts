@@ -3,6 +3,7 @@ import type { ItemFamily } from '../adapters/keys.js';
 import type { SecretName } from '../config.js';
 import type { Principal } from '../domain/principal.js';
 import type { FixedWindow, PendingHit } from '../domain/rate-limit.js';
+import type { InputFields } from './responses.js';
 
 /**
  * How an operation is declared: one definition per operation, in `<handler>.operation.ts` beside
@@ -155,6 +156,11 @@ export interface ApiOperation<
    * HTTP layer counts it alone on every path that did not. @default false
    */
   countsOwnHit?: boolean;
+  /**
+   * The request field of each input an adapter can refuse (`Refusal`): a number SNS will not text
+   * is `phone_number` on sendOtp. The refusal's detail names it.
+   */
+  inputFields?: InputFields;
   /**
    * For `auth: 'user-if-generic'`: which requests need a Bearer token. After validation, before
    * the route limits, such a request is authenticated as a `user` route's is.

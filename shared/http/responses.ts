@@ -1,5 +1,5 @@
-import type { ErrorCode, ErrorDetail } from '../domain/errors.js';
-import { ServiceError } from '../domain/errors.js';
+import type { ErrorCode, ErrorDetail, RefusedInput } from '../domain/errors.js';
+import { Refusal, ServiceError } from '../domain/errors.js';
 import { log } from '../log.js';
 
 /** The HTTP status of each error code: the one place where domain errors meet HTTP. */
@@ -78,12 +78,43 @@ interface HttpLikeError {
 const isHttpLikeError = (error: unknown): error is HttpLikeError =>
   error instanceof Error && typeof (error as Partial<HttpLikeError>).statusCode === 'number';
 
+/** The request field that holds each input a refusal can be about, as a definition names it. */
+export type InputFields = Partial<Record<RefusedInput, string>>;
+
+/**
+ * The answer to an adapter's refusal (`Refusal`): its code and message, and the detail naming
+ * the refused input's field on this route.
+ */
+export function answerOfRefusal(refusal: Refusal, inputFields: InputFields): ServiceError {
+  const detail = (input: RefusedInput, message: string): ErrorDetail[] => {
+    const field = inputFields[input];
+    return field === undefined ? [] : [{ field, message }];
+  };
+  switch (refusal.reason) {
+    case 'smsUndeliverable':
+      return new ServiceError(
+        'invalid_request',
+        'This phone number cannot receive text messages',
+        detail('phone', 'cannot receive text messages'),
+        { cause: refusal.cause },
+      );
+    case 'accountGone':
+      return new ServiceError('invalid_token', 'The account no longer exists');
+  }
+}
+
 /**
  * Turns anything thrown into the error envelope. Service errors speak for themselves; a 4xx from
  * a middy middleware (malformed JSON, wrong content type) becomes invalid_request; everything else
  * is a 500 whose body says nothing about the cause, which is logged instead.
  */
-export function responseForError(error: unknown, requestId: string): HttpResponse {
+export function responseForError(
+  error: unknown,
+  requestId: string,
+  inputFields: InputFields = {},
+): HttpResponse {
+  if (error instanceof Refusal)
+    return responseForError(answerOfRefusal(error, inputFields), requestId);
   if (error instanceof ServiceError) {
     const response = errorResponse(error.code, error.message, error.details);
     if (error.retryAfterSeconds !== undefined) {

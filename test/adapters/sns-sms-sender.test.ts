@@ -7,7 +7,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { SnsSmsSender } from '../../shared/adapters/sns-sms-sender.js';
-import { ServiceError } from '../../shared/domain/errors.js';
+import { Refusal } from '../../shared/domain/errors.js';
 import { codeSms } from '../../shared/domain/otp/templates.js';
 
 const sns = mockClient(SNSClient);
@@ -48,7 +48,7 @@ describe('the SNS SMS sender', () => {
     });
   });
 
-  it('turns a number SNS cannot text into a 400 naming the phone number', async () => {
+  it('turns a number SNS cannot text into a refusal, naming no API code or field', async () => {
     sns
       .on(PublishCommand)
       .rejects(
@@ -59,11 +59,8 @@ describe('the SNS SMS sender', () => {
       .send({ to: '+14155550123', text: 'hello' })
       .catch((thrown: unknown) => thrown);
 
-    expect(error).toBeInstanceOf(ServiceError);
-    expect(error).toMatchObject({
-      code: 'invalid_request',
-      details: [{ field: 'phone_number', message: 'cannot receive text messages' }],
-    });
+    expect(error).toBeInstanceOf(Refusal);
+    expect(error).toMatchObject({ reason: 'smsUndeliverable' });
   });
 
   it('lets an SNS outage surface as the failure it is', async () => {
