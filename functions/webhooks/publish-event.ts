@@ -1,7 +1,7 @@
 import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { publishEvent } from '../../shared/adapters/event-publisher.js';
 import { ServiceError } from '../../shared/domain/errors.js';
-import { eventView } from '../../shared/domain/webhooks/views.js';
+import { eventView } from '../../shared/http/views/webhooks.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { idempotencyKeyPattern } from '../../shared/http/schemas/webhooks.js';
 import { operation } from './publish-event.operation.js';
