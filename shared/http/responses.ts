@@ -100,6 +100,26 @@ export function answerOfRefusal(refusal: Refusal, inputFields: InputFields): Ser
       );
     case 'accountGone':
       return new ServiceError('invalid_token', 'The account no longer exists');
+    case 'accountChanged':
+      return new ServiceError('conflict', 'The account changed during sign-in; try again');
+    case 'endpointsBusy':
+      return new ServiceError(
+        'conflict',
+        'Other changes to this account’s webhook endpoints are in progress; try again',
+        [],
+        { cause: refusal.cause },
+      );
+    case 'eventTooLarge':
+      // The whole request body, as the size checks of the HTTP layer name it.
+      return new ServiceError('payload_too_large', 'The event body is too large to store', [
+        { field: 'body', message: `must compress to at most ${refusal.limit} bytes` },
+      ]);
+    case 'foreignCursor':
+      return new ServiceError(
+        'invalid_request',
+        'The cursor is not valid',
+        detail('cursor', 'is not a cursor this service issued'),
+      );
   }
 }
 

@@ -1,5 +1,5 @@
 import { log } from '../../log.js';
-import { ServiceError } from '../errors.js';
+import { Refusal, ServiceError } from '../errors.js';
 import { metrics } from '../metrics.js';
 import type { AccountCheckDeps, AccountDeps } from './deps.js';
 import type { Activation, SignInClient } from './ports.js';
@@ -78,7 +78,7 @@ async function activate(
         phone: activation.contested ? undefined : (user.pendingPhone ?? undefined),
       };
     } catch (error) {
-      if (!(error instanceof ServiceError && error.code === 'conflict') || pass > 0) throw error;
+      if (!(error instanceof Refusal && error.reason === 'accountChanged') || pass > 0) throw error;
     }
   }
   throw new ServiceError('conflict', 'The account changed during activation; try again');

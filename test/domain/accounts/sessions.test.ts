@@ -144,7 +144,8 @@ describe('logout and password change', () => {
     await expect(
       login(racing, { email, password: 'first password' }, testClient),
     ).rejects.toMatchObject({
-      code: 'conflict',
+      // Answered 409 conflict by the HTTP layer (answerOfRefusal).
+      reason: 'accountChanged',
     });
 
     const { Items } = await dynamo().query({
