@@ -12,6 +12,7 @@ import { log } from '../log.js';
 import type { ReceiverOperation } from './operation.js';
 import { type InboundRequest, PlainText, receiverHandler } from './receiver-handler.js';
 import { statusOfCode } from './responses.js';
+import { acknowledgementView } from './views/inbound.js';
 
 const callOf = (endpoint: string, request: InboundRequest): InboundCall => ({
   ...request,
@@ -47,11 +48,13 @@ export function webhookReceiver(
   return receiverHandler(
     { methods: ['POST'], onRefused: auditRefusal(source, () => operation.name) },
     async (request) =>
-      receiveEvent(
-        receiveDependencies(),
-        sourceRules[source],
-        await secretValues(operation.secret),
-        callOf(operation.name, request),
+      acknowledgementView(
+        await receiveEvent(
+          receiveDependencies(),
+          sourceRules[source],
+          await secretValues(operation.secret),
+          callOf(operation.name, request),
+        ),
       ),
   );
 }
@@ -79,7 +82,9 @@ export function messagingReceiver(
       if (operation === verification) {
         return new PlainText(await verifySubscription(receiveDependencies(), secrets, call));
       }
-      return receiveEvent(receiveDependencies(), sourceRules.messaging, secrets, call);
+      return acknowledgementView(
+        await receiveEvent(receiveDependencies(), sourceRules.messaging, secrets, call),
+      );
     },
   );
 }
