@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import { routes } from '../functions/routes.js';
 import { bundleAliases, esbuildOptions } from '../infra/bundling.js';
 import { hostArchitecture, placeNativeBinding } from '../infra/native-binding.js';
-import { routes } from '../shared/http/routes.js';
 import {
   measured,
   median,

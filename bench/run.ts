@@ -66,7 +66,8 @@ async function localRuntime(): Promise<LocalRuntime> {
   if (runtimeFailure) throw new Error(runtimeFailure);
   try {
     const { startLocalRuntime } = await import('../shared/local/runtime.js');
-    runtime = await startLocalRuntime({ port: 0, verbose: false });
+    const table = await import('../functions/routes.js');
+    runtime = await startLocalRuntime({ table, port: 0, verbose: false });
     return runtime;
   } catch (error) {
     runtimeFailure = `local runtime did not start: ${reasonOf(error)}`;

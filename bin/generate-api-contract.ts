@@ -14,6 +14,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { resolve } from 'node:path';
+import { operations } from '../functions/routes.js';
 import { openApiDocument } from '../shared/http/openapi.js';
 
 const http = resolve(import.meta.dirname, '..', 'shared', 'http');
@@ -41,7 +42,7 @@ const header = `/**
 
 // Servers shape no type, and the function replaces them with PUBLIC_BASE_URLS when it serves the
 // document: a fixed one keeps both files independent of the environment that generates them.
-const document = openApiDocument(['http://localhost:3000/v1']);
+const document = openApiDocument(operations, ['http://localhost:3000/v1']);
 
 const ast = await openapiTS(JSON.stringify(document), {
   // An object the document leaves open (the OpenAPI document itself) holds unknown values.

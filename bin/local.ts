@@ -10,9 +10,11 @@
 // Lambda runs Node 22; on a Node 20 workstation the SDK's upgrade notice is noise.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const { startLocalRuntime } = await import('../shared/local/runtime.js');
+const table = await import('../functions/routes.js');
 
 const dataDirectory = process.env.LOCAL_DATA_DIR ?? '.local-data';
 const runtime = await startLocalRuntime({
+  table,
   port: Number(process.env.PORT ?? 3000),
   inboxPort: Number(process.env.LOCAL_INBOX_PORT ?? 3443),
   dataDirectory: dataDirectory === 'memory' ? undefined : dataDirectory,

@@ -5,7 +5,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { type MetricName, metricDefinitions } from '../shared/domain/metrics.js';
-import type { Route } from '../shared/http/routes.js';
+import type { Route } from '../shared/http/route-table.js';
 import { type RunbookSection, withRunbook } from './runbooks.js';
 import type { WorkQueue } from './work-queue.js';
 

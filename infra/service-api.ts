@@ -11,7 +11,7 @@ import { type RateLimitMode, rateLimitPerMode } from '../shared/config.js';
 import type { ErrorCode } from '../shared/domain/errors.js';
 import { viewerAddressHeader } from '../shared/http/caller-address.js';
 import { corsAllowedHeaders, preflightMaxAgeSeconds } from '../shared/http/cors.js';
-import type { ApiRoute } from '../shared/http/routes.js';
+import type { ApiRoute } from '../shared/http/route-table.js';
 import { acknowledgeFinding } from './acknowledge-finding.js';
 import type { DashboardApiKey } from './dashboard-site.js';
 import type { DomainSettings, HostedZoneSettings } from './settings.js';

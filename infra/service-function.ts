@@ -13,7 +13,7 @@ import type { Construct } from 'constructs';
 import { type ItemFamily, itemFamilyIndex, leadingKeyPattern } from '../shared/adapters/keys.js';
 import type { IndexName } from '../shared/adapters/table-definition.js';
 import type { SecretName } from '../shared/config.js';
-import type { Needs } from '../shared/http/routes.js';
+import type { Needs } from '../shared/http/route-table.js';
 import { acknowledgeFinding } from './acknowledge-finding.js';
 import { bundleAliases, esbuildOptions } from './bundling.js';
 import { extractedBinding, type LambdaArchitecture, nativeBindingHook } from './native-binding.js';

@@ -12,13 +12,14 @@ import * as ses from 'aws-cdk-lib/aws-ses';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
+import { routes } from '../functions/routes.js';
 import { tableIndexes, tableKeys, ttlAttribute } from '../shared/adapters/table-definition.js';
-import type { SecretName } from '../shared/config.js';
+import { type SecretName, secretNames } from '../shared/config.js';
 import { surfaceSizes, workQueueSizes } from '../shared/deployment-sizes.js';
 import { inboundEventAbandonedMessage } from '../shared/domain/inbound/sweep-events.js';
 import { smsCapNearMessage, smsCapReachedMessage } from '../shared/domain/otp/sms-cap.js';
 import { mergedNeeds, routesByEntry } from '../shared/http/route-needs.js';
-import { type ApiRoute, type Route, routes } from '../shared/http/routes.js';
+import type { ApiRoute, Route } from '../shared/http/route-table.js';
 import { acknowledgeFinding } from './acknowledge-finding.js';
 import { DashboardApiKey, DashboardSite } from './dashboard-site.js';
 import { DeliveryScheduler } from './delivery-scheduler.js';
@@ -155,7 +156,8 @@ export class ServiceStack extends Stack {
     // One secret per name some route reads, with a generated value: nothing secret is ever in
     // the template. Operators replace the gateway secrets with the gateways' values.
     const secrets: Partial<Record<SecretName, secretsmanager.Secret>> = {};
-    for (const name of new Set(routes.flatMap((route) => route.needs.secrets ?? []))) {
+    const read = new Set(routes.flatMap((route) => route.needs.secrets ?? []));
+    for (const name of secretNames.filter((secretName) => read.has(secretName))) {
       secrets[name] = new secretsmanager.Secret(this, secretIdOf(name), {
         description: `${name} of ${id}`,
         generateSecretString: { excludePunctuation: true, passwordLength: 64 },
@@ -220,7 +222,7 @@ export class ServiceStack extends Stack {
     const functionsByRoute = new Map<string, ServiceFunction>();
     const operated: OperatedFunction[] = [];
 
-    for (const [entry, entryRoutes] of routesByEntry()) {
+    for (const [entry, entryRoutes] of routesByEntry(routes)) {
       const [first] = entryRoutes as [Route, ...Route[]];
       const functionId = constructIdOf(entry);
       const needs = mergedNeeds(entryRoutes);
@@ -342,7 +344,7 @@ export class ServiceStack extends Stack {
     // SMS_MAX_PER_HOUR caps the stage's texts; a texting function logs one warning when the
     // hour's count reaches 80 % of it, and an error for each text refused at the cap. Counted
     // from every texting function's log: the first alarm comes before codes stop.
-    const texting = [...routesByEntry().values()]
+    const texting = [...routesByEntry(routes).values()]
       .filter((entryRoutes) => mergedNeeds(entryRoutes).sms)
       .map((entryRoutes) => functionsByRoute.get(entryRoutes[0]!.name)!);
     for (const [metricName, message, description, runbook] of [

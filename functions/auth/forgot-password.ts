@@ -2,6 +2,7 @@ import { accountRequestDependencies } from '../../shared/adapters/account-codes-
 import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { forgotPassword } from '../../shared/domain/accounts/forgot-password.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
+import { codeRequestView } from '../../shared/http/views/accounts.js';
 import { operation } from './forgot-password.operation.js';
 
 /**
@@ -9,5 +10,5 @@ import { operation } from './forgot-password.operation.js';
  * with the same AWS calls for every email.
  */
 export const handler = apiHandler(operation, { counter: dynamoWindowCounter }, async ({ body }) =>
-  forgotPassword(accountRequestDependencies(), body.email),
+  codeRequestView(await forgotPassword(accountRequestDependencies(), body.email)),
 );

@@ -1,5 +1,5 @@
 import { apiOperation } from '../../shared/http/operation.js';
-import { SignupRequest } from '../../shared/http/schemas/phone-requests.js';
+import { SignupRequest } from '../../shared/http/schemas/auth.js';
 
 export const operation = apiOperation({
   name: 'signup',

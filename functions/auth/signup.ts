@@ -2,6 +2,7 @@ import { accountRequestDependencies } from '../../shared/adapters/account-codes-
 import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { signup } from '../../shared/domain/accounts/signup.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
+import { codeRequestView } from '../../shared/http/views/accounts.js';
 import { operation } from './signup.operation.js';
 
 /**
@@ -9,5 +10,5 @@ import { operation } from './signup.operation.js';
  * worker sends it), with the same AWS calls for a fresh and a taken email.
  */
 export const handler = apiHandler(operation, { counter: dynamoWindowCounter }, async ({ body }) =>
-  signup(accountRequestDependencies(), body),
+  codeRequestView(await signup(accountRequestDependencies(), body)),
 );

@@ -3,6 +3,7 @@ import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter
 import { verifySignup } from '../../shared/domain/accounts/signup-activation.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { signInClient } from '../../shared/http/sign-in-client.js';
+import { activationView } from '../../shared/http/views/accounts.js';
 import { operation } from './verify-signup-otp.operation.js';
 
 /**
@@ -10,5 +11,7 @@ import { operation } from './verify-signup-otp.operation.js';
  * given at signup is then sent its code (queued).
  */
 export const handler = apiHandler(operation, { counter: dynamoWindowCounter }, async (request) =>
-  verifySignup(accountCheckDependencies(), request.body, signInClient(request)),
+  activationView(
+    await verifySignup(accountCheckDependencies(), request.body, signInClient(request)),
+  ),
 );

@@ -1,6 +1,6 @@
 import { sendPerTarget } from '../../shared/domain/otp/limits.js';
 import { apiOperation } from '../../shared/http/operation.js';
-import { ResendMobileOtpRequest } from '../../shared/http/schemas/phone-requests.js';
+import { ResendMobileOtpRequest } from '../../shared/http/schemas/otp.js';
 
 export const operation = apiOperation({
   name: 'resendMobileOtp',

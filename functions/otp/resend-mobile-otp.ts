@@ -2,6 +2,7 @@ import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter
 import { resendDependencies } from '../../shared/adapters/otp-sends-wiring.js';
 import { resendMobileOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
+import { codeSentView } from '../../shared/http/views/otp.js';
 import { operation } from './resend-mobile-otp.operation.js';
 
 /**
@@ -9,5 +10,5 @@ import { operation } from './resend-mobile-otp.operation.js';
  * account-code worker looks the account up and sends it).
  */
 export const handler = apiHandler(operation, { counter: dynamoWindowCounter }, async ({ body }) =>
-  resendMobileOtp(resendDependencies(), body.mobile_number),
+  codeSentView(await resendMobileOtp(resendDependencies(), body.mobile_number)),
 );

@@ -1,6 +1,6 @@
 import { sendPerTarget } from '../../shared/domain/otp/limits.js';
 import { apiOperation } from '../../shared/http/operation.js';
-import { SendOtpInput } from '../../shared/http/schemas/phone-requests.js';
+import { SendOtpInput } from '../../shared/http/schemas/otp.js';
 
 export const operation = apiOperation({
   name: 'sendOtp',
@@ -18,6 +18,7 @@ export const operation = apiOperation({
     secrets: ['OTP_PEPPER'],
   },
   body: SendOtpInput,
+  inputFields: { phone: 'phone_number' },
   bearerWhen: ({ body }) => body.purpose === 'generic',
   limits: [{ ...sendPerTarget, per: 'target', key: ({ body }) => `sms:${body.phone_number}` }],
 });

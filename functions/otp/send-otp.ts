@@ -3,6 +3,7 @@ import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter
 import { sendOtpDependencies } from '../../shared/adapters/otp-sends-wiring.js';
 import { sendOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
+import { sendOtpView } from '../../shared/http/views/otp.js';
 import { operation } from './send-otp.operation.js';
 
 /**
@@ -13,9 +14,11 @@ export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate },
   async ({ body, principal }) =>
-    sendOtp(sendOtpDependencies(), {
-      phone: body.phone_number,
-      purpose: body.purpose,
-      userId: principal?.userId,
-    }),
+    sendOtpView(
+      await sendOtp(sendOtpDependencies(), {
+        phone: body.phone_number,
+        purpose: body.purpose,
+        userId: principal?.userId,
+      }),
+    ),
 );

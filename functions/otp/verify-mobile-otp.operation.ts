@@ -1,6 +1,6 @@
 import { verifyPerTarget } from '../../shared/domain/otp/limits.js';
 import { apiOperation } from '../../shared/http/operation.js';
-import { VerifyMobileOtpRequest } from '../../shared/http/schemas/phone-requests.js';
+import { VerifyMobileOtpRequest } from '../../shared/http/schemas/otp.js';
 
 export const operation = apiOperation({
   name: 'verifyMobileOtp',

@@ -2,6 +2,7 @@ import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter
 import { mobileCheckDependencies } from '../../shared/adapters/otp-sends-wiring.js';
 import { verifyMobileOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
+import { mobileVerifiedView } from '../../shared/http/views/otp.js';
 import { operation } from './verify-mobile-otp.operation.js';
 
 /** POST /v1/otp/verify/mobile: confirms ownership of a phone number; its account is told. */
@@ -9,9 +10,11 @@ export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter },
   async ({ body, routeHit }) =>
-    verifyMobileOtp(
-      mobileCheckDependencies(),
-      { phone: body.mobile_number, otp: body.otp },
-      routeHit,
+    mobileVerifiedView(
+      await verifyMobileOtp(
+        mobileCheckDependencies(),
+        { phone: body.mobile_number, otp: body.otp },
+        routeHit,
+      ),
     ),
 );

@@ -4,6 +4,7 @@ import { otpCheckDependencies } from '../../shared/adapters/otp-wiring.js';
 import { verifyOtp } from '../../shared/domain/otp/operations.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { signInClient } from '../../shared/http/sign-in-client.js';
+import { verifyOtpView } from '../../shared/http/views/otp.js';
 import { operation } from './verify-otp.operation.js';
 
 /**
@@ -14,15 +15,17 @@ export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate },
   async (request) =>
-    verifyOtp(
-      otpCheckDependencies(),
-      {
-        phone: request.body.phone_number,
-        code: request.body.code,
-        purpose: request.body.purpose,
-        userId: request.principal?.userId,
-      },
-      signInClient(request),
-      request.routeHit,
+    verifyOtpView(
+      await verifyOtp(
+        otpCheckDependencies(),
+        {
+          phone: request.body.phone_number,
+          code: request.body.code,
+          purpose: request.body.purpose,
+          userId: request.principal?.userId,
+        },
+        signInClient(request),
+        request.routeHit,
+      ),
     ),
 );

@@ -1,6 +1,6 @@
 import { phoneLookupPerClient } from '../../shared/domain/otp/limits.js';
 import { apiOperation } from '../../shared/http/operation.js';
-import { VerifyPhoneAccountQuery } from '../../shared/http/schemas/phone-requests.js';
+import { VerifyPhoneAccountQuery } from '../../shared/http/schemas/otp.js';
 
 export const operation = apiOperation({
   name: 'verifyPhoneAccount',

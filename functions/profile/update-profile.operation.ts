@@ -1,5 +1,5 @@
 import { apiOperation } from '../../shared/http/operation.js';
-import { ProfileUpdateRequest } from '../../shared/http/schemas/phone-requests.js';
+import { ProfileUpdateRequest } from '../../shared/http/schemas/profile.js';
 
 export const operation = apiOperation({
   name: 'profileUpdate',

@@ -5,6 +5,7 @@ import { smsAllowedCountries } from '../../shared/config.js';
 import { updateProfile } from '../../shared/domain/accounts/profile.js';
 import { refuseUnlistedSmsCountry } from '../../shared/domain/otp/sms-countries.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
+import { profileUpdateView } from '../../shared/http/views/accounts.js';
 import { operation } from './update-profile.operation.js';
 
 /**
@@ -19,7 +20,7 @@ export const handler = apiHandler(
     if (body.phone_number !== undefined) {
       refuseUnlistedSmsCountry(body.phone_number, smsAllowedCountries(), 'phone_number');
     }
-    return updateProfile(
+    const result = await updateProfile(
       accountCodeDependencies(),
       { userId: principal.userId, source: sourceIp },
       {
@@ -31,5 +32,6 @@ export const handler = apiHandler(
         currentPassword: body.current_password,
       },
     );
+    return profileUpdateView(result);
   },
 );

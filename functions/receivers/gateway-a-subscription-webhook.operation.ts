@@ -5,10 +5,10 @@ export const operation = receiverOperation({
   method: 'POST',
   path: '/subscriptions/gateway-a',
   entry: 'functions/receivers/gateway-a-subscription-webhook.ts',
+  secret: 'GATEWAY_A_WEBHOOK_SECRET',
   summary: 'Gateway A subscription events',
   needs: {
     items: ['inboundEvent', 'inboundAttempt'],
     inboundQueue: true,
-    secrets: ['GATEWAY_A_WEBHOOK_SECRET'],
   },
 });

@@ -5,10 +5,10 @@ export const operation = receiverOperation({
   method: 'POST',
   path: '/gateway-a-webhook-enhanced',
   entry: 'functions/receivers/gateway-a-webhook-enhanced.ts',
+  secret: 'GATEWAY_A_WEBHOOK_SECRET',
   summary: 'Gateway A events, enhanced verification',
   needs: {
     items: ['inboundEvent', 'inboundAttempt'],
     inboundQueue: true,
-    secrets: ['GATEWAY_A_WEBHOOK_SECRET'],
   },
 });

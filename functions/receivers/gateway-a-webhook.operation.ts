@@ -5,10 +5,10 @@ export const operation = receiverOperation({
   method: 'POST',
   path: '/gateway-a-webhook-listener',
   entry: 'functions/receivers/gateway-a-webhook.ts',
+  secret: 'GATEWAY_A_WEBHOOK_SECRET',
   summary: 'Gateway A payment and order events',
   needs: {
     items: ['inboundEvent', 'inboundAttempt'],
     inboundQueue: true,
-    secrets: ['GATEWAY_A_WEBHOOK_SECRET'],
   },
 });

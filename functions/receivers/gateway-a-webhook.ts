@@ -1,8 +1,4 @@
 import { webhookReceiver } from '../../shared/http/inbound-receiver.js';
 import { operation } from './gateway-a-webhook.operation.js';
 
-export const handler = webhookReceiver({
-  endpoint: operation.name,
-  source: 'gateway-a',
-  secret: 'GATEWAY_A_WEBHOOK_SECRET',
-});
+export const handler = webhookReceiver(operation, 'gateway-a');

@@ -5,10 +5,10 @@ export const operation = receiverOperation({
   method: 'POST',
   path: '/gateway-b-webhook',
   entry: 'functions/receivers/gateway-b-webhook.ts',
+  secret: 'GATEWAY_B_WEBHOOK_SECRET',
   summary: 'All gateway B events',
   needs: {
     items: ['inboundEvent', 'inboundAttempt'],
     inboundQueue: true,
-    secrets: ['GATEWAY_B_WEBHOOK_SECRET'],
   },
 });

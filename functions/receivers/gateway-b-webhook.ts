@@ -1,8 +1,4 @@
 import { webhookReceiver } from '../../shared/http/inbound-receiver.js';
 import { operation } from './gateway-b-webhook.operation.js';
 
-export const handler = webhookReceiver({
-  endpoint: operation.name,
-  source: 'gateway-b',
-  secret: 'GATEWAY_B_WEBHOOK_SECRET',
-});
+export const handler = webhookReceiver(operation, 'gateway-b');

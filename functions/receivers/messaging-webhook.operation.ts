@@ -4,7 +4,6 @@ import { type Needs, receiverOperation } from '../../shared/http/operation.js';
 const needs: Needs = {
   items: ['inboundEvent', 'inboundAttempt'],
   inboundQueue: true,
-  secrets: ['MESSAGING_APP_SECRET', 'MESSAGING_VERIFY_TOKEN'],
 };
 
 export const verificationOperation = receiverOperation({
@@ -12,6 +11,7 @@ export const verificationOperation = receiverOperation({
   method: 'GET',
   path: '/messaging',
   entry: 'functions/receivers/messaging-webhook.ts',
+  secret: 'MESSAGING_VERIFY_TOKEN',
   summary: 'Messaging platform subscription handshake',
   needs,
 });
@@ -21,6 +21,7 @@ export const notificationOperation = receiverOperation({
   method: 'POST',
   path: '/messaging',
   entry: 'functions/receivers/messaging-webhook.ts',
+  secret: 'MESSAGING_APP_SECRET',
   summary: 'Messaging platform notifications',
   needs,
 });

@@ -2,8 +2,8 @@ import { authenticate } from '../../shared/adapters/authenticate.js';
 import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { deliveryRecordDependencies } from '../../shared/adapters/webhooks-wiring.js';
 import { getDelivery } from '../../shared/domain/webhooks/deliveries.js';
-import { deliveryView, eventView } from '../../shared/domain/webhooks/views.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
+import { deliveryView, eventView } from '../../shared/http/views/webhooks.js';
 import { operation } from './get-webhook-delivery.operation.js';
 
 export const handler = apiHandler(

@@ -2,8 +2,8 @@ import { authenticate } from '../../shared/adapters/authenticate.js';
 import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { deliveryHistoryDependencies } from '../../shared/adapters/webhooks-wiring.js';
 import { listDeliveries } from '../../shared/domain/webhooks/deliveries.js';
-import { deliveryView } from '../../shared/domain/webhooks/views.js';
 import { apiHandler, Page } from '../../shared/http/api-handler.js';
+import { deliveryView } from '../../shared/http/views/webhooks.js';
 import { operation } from './list-webhook-deliveries.operation.js';
 
 export const handler = apiHandler(

@@ -1,9 +1,9 @@
 import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { publishEvent } from '../../shared/adapters/event-publisher.js';
 import { ServiceError } from '../../shared/domain/errors.js';
-import { eventView } from '../../shared/domain/webhooks/views.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { idempotencyKeyPattern } from '../../shared/http/schemas/webhooks.js';
+import { eventView } from '../../shared/http/views/webhooks.js';
 import { operation } from './publish-event.operation.js';
 
 /** IAM-authorised on AWS (API Gateway checks SigV4 before this runs); open locally. */

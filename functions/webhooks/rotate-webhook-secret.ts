@@ -2,8 +2,8 @@ import { authenticate } from '../../shared/adapters/authenticate.js';
 import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { endpointDependencies } from '../../shared/adapters/webhooks-wiring.js';
 import { rotateEndpointSecret } from '../../shared/domain/webhooks/endpoints.js';
-import { endpointView } from '../../shared/domain/webhooks/views.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
+import { endpointView } from '../../shared/http/views/webhooks.js';
 import { operation } from './rotate-webhook-secret.operation.js';
 
 export const handler = apiHandler(

@@ -2,8 +2,8 @@ import { authenticate } from '../../shared/adapters/authenticate.js';
 import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { deliveryDependencies } from '../../shared/adapters/webhook-deliveries-wiring.js';
 import { sendTestEvent } from '../../shared/domain/webhooks/publish-event.js';
-import { eventView } from '../../shared/domain/webhooks/views.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
+import { eventView } from '../../shared/http/views/webhooks.js';
 import { operation } from './send-webhook-test-event.operation.js';
 
 export const handler = apiHandler(

@@ -1,6 +1,6 @@
 import { accountCodeMessageCodec } from '../../shared/adapters/account-code-message.js';
 import { codeRequestDependencies } from '../../shared/adapters/otp-sends-wiring.js';
-import { ServiceError } from '../../shared/domain/errors.js';
+import { isDefinitive, Refusal } from '../../shared/domain/errors.js';
 import { fulfilCodeRequest } from '../../shared/domain/otp/code-requests.js';
 import { queueWorker } from '../../shared/lambda/queue-worker.js';
 import { log } from '../../shared/log.js';
@@ -21,8 +21,9 @@ export const handler = queueWorker({
       log.info('account code request fulfilled', { kind: work.kind });
     } catch (error) {
       // A refusal a retry would meet again (a number SNS will not text): drop it.
-      if (!(error instanceof ServiceError)) throw error;
-      log.warn('account code not sent: refused', { kind: work.kind, code: error.code });
+      if (!isDefinitive(error)) throw error;
+      const why = error instanceof Refusal ? { reason: error.reason } : { code: error.code };
+      log.warn('account code not sent: refused', { kind: work.kind, ...why });
     }
     return 'done';
   },

@@ -1,6 +1,6 @@
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
-import { ServiceError } from '../domain/errors.js';
+import { Refusal } from '../domain/errors.js';
 import type { AttemptOutcome, InboundAttempt, InboundSource } from '../domain/inbound/model.js';
 import type { InboundAttemptLog } from '../domain/inbound/ports.js';
 import { dynamo } from './dynamodb.js';
@@ -55,9 +55,7 @@ function decodeCursor(cursor: string): Record<string, unknown> {
   } catch {
     // fall through to the error below
   }
-  throw new ServiceError('invalid_request', 'The cursor is not valid', [
-    { field: 'before', message: 'is not a cursor this service issued' },
-  ]);
+  throw new Refusal('foreignCursor');
 }
 
 export const dynamoInboundAttemptLog: InboundAttemptLog = {

@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
-import { ServiceError } from '../domain/errors.js';
+import { Refusal } from '../domain/errors.js';
 import type { InboundEventStatus, InboundRoute, InboundSource } from '../domain/inbound/model.js';
 import type { InboundEventStore, StalledEvent } from '../domain/inbound/ports.js';
 import { inboundSweepGraceMs } from '../domain/inbound/sweep-events.js';
@@ -47,9 +47,7 @@ export const dynamoInboundEventStore: InboundEventStore = {
   async record(event, now) {
     const compressed = gzipSync(event.rawBody);
     if (compressed.length > maxStoredBodyBytes) {
-      throw new ServiceError('payload_too_large', 'The event body is too large to store', [
-        { field: 'body', message: `must compress to at most ${maxStoredBodyBytes} bytes` },
-      ]);
+      throw new Refusal('eventTooLarge', { limit: maxStoredBodyBytes });
     }
     const written = await putIf({
       Item: {

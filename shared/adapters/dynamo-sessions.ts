@@ -8,7 +8,7 @@ import type {
 } from '../domain/accounts/ports.js';
 import { refreshTokenSeconds } from '../domain/accounts/refresh-tokens.js';
 import { epochSeconds } from '../domain/clock.js';
-import { ServiceError } from '../domain/errors.js';
+import { Refusal } from '../domain/errors.js';
 import {
   type AccountUpdate,
   accountUpdateInput,
@@ -102,7 +102,7 @@ export const dynamoSessionRepository: SessionRepository = {
       // Only the account's condition can fail in practice (ids are 128 random bits): it was
       // deleted, or its email, phone, contest state or password changed between the check and the
       // sign-in.
-      throw new ServiceError('conflict', 'The account changed during sign-in; try again');
+      throw new Refusal('accountChanged');
     }
   },
 

@@ -8,7 +8,7 @@ import type {
 } from '../domain/accounts/ports.js';
 import { newId, type User } from '../domain/accounts/user.js';
 import { systemClock } from '../domain/clock.js';
-import { ServiceError } from '../domain/errors.js';
+import { Refusal } from '../domain/errors.js';
 import { getItem, transactWrite, updateIf } from './dynamodb.js';
 import { keys } from './keys.js';
 
@@ -337,7 +337,7 @@ export const dynamoUserRepository: UserRepository = {
       ExpressionAttributeValues: values,
       ReturnValues: 'ALL_NEW',
     });
-    if (!result.ok) throw new ServiceError('invalid_token', 'The account no longer exists');
+    if (!result.ok) throw new Refusal('accountGone');
     return userFromItem(result.attributes ?? {});
   },
 };

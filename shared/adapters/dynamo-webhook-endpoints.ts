@@ -1,6 +1,6 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
-import { ServiceError } from '../domain/errors.js';
+import { Refusal } from '../domain/errors.js';
 import type { EventType } from '../domain/event-types.js';
 import type { DisabledReason, EndpointStatus, WebhookEndpoint } from '../domain/webhooks/model.js';
 import type { EndpointRepository } from '../domain/webhooks/ports.js';
@@ -71,12 +71,7 @@ async function writeWithCount(input: TransactWriteCommandInput): Promise<Transac
   } catch (error) {
     const reasons = error instanceof TransactionCanceled ? error.reasons : [];
     if (reasons.some((reason) => reason.code === 'TransactionConflict')) {
-      throw new ServiceError(
-        'conflict',
-        'Other changes to this account’s webhook endpoints are in progress; try again',
-        [],
-        { cause: error },
-      );
+      throw new Refusal('endpointsBusy', { cause: error });
     }
     throw error;
   }

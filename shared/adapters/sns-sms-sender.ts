@@ -1,5 +1,5 @@
 import { optionalSetting } from '../config.js';
-import { ServiceError } from '../domain/errors.js';
+import { Refusal } from '../domain/errors.js';
 import type { SmsMessage, SmsSender } from '../domain/messages.js';
 import {
   InvalidParameterException,
@@ -28,17 +28,12 @@ export class SnsSmsSender implements SmsSender {
       });
     } catch (error) {
       // SNS refuses a number it cannot text (opted out, unsupported destination) as a bad
-      // parameter: that is about the caller's number, so a 400, not a 500.
+      // parameter: that is about the caller's number, a refusal, not a failure.
       if (
         error instanceof InvalidParameterException ||
         error instanceof InvalidParameterValueException
       ) {
-        throw new ServiceError(
-          'invalid_request',
-          'This phone number cannot receive text messages',
-          [{ field: 'phone_number', message: 'cannot receive text messages' }],
-          { cause: error },
-        );
+        throw new Refusal('smsUndeliverable', { cause: error });
       }
       throw error;
     }

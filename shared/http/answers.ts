@@ -1,6 +1,6 @@
 import type { GenericSchema } from 'valibot';
 import type { ErrorCode } from '../domain/errors.js';
-import type { HttpRouteEntry } from './routes.js';
+import type { HttpRouteEntry } from './route-table.js';
 import * as r from './schemas/responses.js';
 
 /**

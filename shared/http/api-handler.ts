@@ -32,6 +32,7 @@ import {
 } from './operation.js';
 import {
   type HttpResponse,
+  type InputFields,
   type PageMeta,
   responseForError,
   successResponse,
@@ -341,11 +342,11 @@ function limitedResponse(error: ServiceError, requestId: string): HttpResponse {
  * Maps whatever was thrown to the error envelope (5xx bodies stay generic), and counts each 429
  * by the limit that refused it.
  */
-function errorEnvelope(): MiddlewareObj<ApiEvent, HttpResponse> {
+function errorEnvelope(inputFields?: InputFields): MiddlewareObj<ApiEvent, HttpResponse> {
   return {
     onError: (request) => {
       const { error } = request;
-      request.response = responseForError(error, stateOf(request.event).requestId);
+      request.response = responseForError(error, stateOf(request.event).requestId, inputFields);
       if (request.response.statusCode === 429) countRefusal(error);
     },
   };
@@ -443,7 +444,7 @@ export function apiHandler<
   const stack = middy<ApiEvent, HttpResponse>(core)
     .use(requestState())
     .use(rateLimit(counter, operation.countsOwnHit ?? false))
-    .use(errorEnvelope())
+    .use(errorEnvelope(operation.inputFields))
     .use(bodyLimit());
   // Credentials are checked before the body is read: an anonymous caller learns nothing more.
   if (authenticate !== undefined && operation.auth === 'user') {

@@ -1,5 +1,5 @@
 import { receiveDependencies } from '../adapters/inbound-wiring.js';
-import { type SecretName, secretValues } from '../config.js';
+import { secretValues } from '../config.js';
 import type { ServiceError } from '../domain/errors.js';
 import type { InboundCall, InboundSource } from '../domain/inbound/model.js';
 import {
@@ -9,8 +9,10 @@ import {
 } from '../domain/inbound/receive-event.js';
 import { sourceRules } from '../domain/inbound/sources.js';
 import { log } from '../log.js';
+import type { ReceiverOperation } from './operation.js';
 import { type InboundRequest, PlainText, receiverHandler } from './receiver-handler.js';
 import { statusOfCode } from './responses.js';
+import { acknowledgementView } from './views/inbound.js';
 
 const callOf = (endpoint: string, request: InboundRequest): InboundCall => ({
   ...request,
@@ -34,49 +36,54 @@ const auditRefusal =
     }
   };
 
-export interface WebhookReceiverOptions {
-  /** The operation name (service-interface.md), kept on each audit record. */
-  endpoint: string;
-  source: Exclude<InboundSource, 'messaging'>;
-  /** Comma-separated, newest first: two active values while a secret is rotated. */
-  secret: SecretName;
-}
-
-/** A gateway receiver: POST only, signature-verified, acknowledged once stored and queued. */
-export function webhookReceiver(options: WebhookReceiverOptions) {
+/**
+ * A gateway receiver: POST only, signature-verified, acknowledged once stored and queued. Its
+ * definition gives the operation name (kept on each audit record) and the signing secret
+ * (comma-separated, newest first: two active values while a secret is rotated).
+ */
+export function webhookReceiver(
+  operation: ReceiverOperation,
+  source: Exclude<InboundSource, 'messaging'>,
+) {
   return receiverHandler(
-    { methods: ['POST'], onRefused: auditRefusal(options.source, () => options.endpoint) },
+    { methods: ['POST'], onRefused: auditRefusal(source, () => operation.name) },
     async (request) =>
-      receiveEvent(
-        receiveDependencies(),
-        sourceRules[options.source],
-        await secretValues(options.secret),
-        callOf(options.endpoint, request),
+      acknowledgementView(
+        await receiveEvent(
+          receiveDependencies(),
+          sourceRules[source],
+          await secretValues(operation.secret),
+          callOf(operation.name, request),
+        ),
       ),
   );
 }
 
-const messagingEndpoint = (request: InboundRequest) =>
-  request.method === 'GET' ? 'messagingWebhookVerification' : 'messagingWebhookNotification';
-
 /**
  * The messaging platform's one callback URL: GET is the subscription handshake (the challenge
- * echoed as text/plain), POST a signed notification.
+ * echoed as text/plain, checked with the verify token), POST a notification signed with the app
+ * secret — each named by its operation's definition.
  */
-export function messagingReceiver() {
+export function messagingReceiver(
+  verification: ReceiverOperation,
+  notification: ReceiverOperation,
+) {
+  const operationOf = (request: InboundRequest) =>
+    request.method === 'GET' ? verification : notification;
   return receiverHandler(
-    { methods: ['GET', 'POST'], onRefused: auditRefusal('messaging', messagingEndpoint) },
+    {
+      methods: ['GET', 'POST'],
+      onRefused: auditRefusal('messaging', (request) => operationOf(request).name),
+    },
     async (request) => {
-      const call = callOf(messagingEndpoint(request), request);
-      if (request.method === 'GET') {
-        const tokens = await secretValues('MESSAGING_VERIFY_TOKEN');
-        return new PlainText(await verifySubscription(receiveDependencies(), tokens, call));
+      const operation = operationOf(request);
+      const call = callOf(operation.name, request);
+      const secrets = await secretValues(operation.secret);
+      if (operation === verification) {
+        return new PlainText(await verifySubscription(receiveDependencies(), secrets, call));
       }
-      return receiveEvent(
-        receiveDependencies(),
-        sourceRules.messaging,
-        await secretValues('MESSAGING_APP_SECRET'),
-        call,
+      return acknowledgementView(
+        await receiveEvent(receiveDependencies(), sourceRules.messaging, secrets, call),
       );
     },
   );

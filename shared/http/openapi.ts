@@ -8,7 +8,7 @@ import { type Answer, answerOf, errorsOf } from './answers.js';
 import { eventTypeDocument } from './event-types.js';
 import { serversOf } from './openapi-servers.js';
 import { statusOfCode } from './responses.js';
-import { type HttpRouteEntry, operations } from './routes.js';
+import type { DocumentedRoute, HttpRouteEntry } from './route-table.js';
 import { page, perPage } from './schemas/fields.js';
 import * as responseSchemas from './schemas/responses.js';
 import { idempotencyKeyPattern } from './schemas/webhooks.js';
@@ -474,12 +474,16 @@ function withIntegerFormats(node: unknown): unknown {
 }
 
 /**
- * The OpenAPI 3.1 document of the service, generated from the route table: its request schemas,
+ * The OpenAPI 3.1 document of the service, generated from the route table's operations
+ * (`functions/routes.ts`): its request schemas,
  * success statuses and own limits are the operations' definitions, the very objects each handler
  * validates and counts with (so it cannot drift from what the handlers accept). Receivers live on Function URLs
  * on AWS; their paths are those the local runtime serves.
  */
-export function openApiDocument(serverUrls: readonly string[]): JsonObject {
+export function openApiDocument(
+  operations: readonly DocumentedRoute[],
+  serverUrls: readonly string[],
+): JsonObject {
   const paths: Record<string, JsonObject> = {};
   for (const route of operations) {
     paths[route.path] ??= {};

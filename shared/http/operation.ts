@@ -3,6 +3,7 @@ import type { ItemFamily } from '../adapters/keys.js';
 import type { SecretName } from '../config.js';
 import type { Principal } from '../domain/principal.js';
 import type { FixedWindow, PendingHit } from '../domain/rate-limit.js';
+import type { InputFields } from './responses.js';
 
 /**
  * How an operation is declared: one definition per operation, in `<handler>.operation.ts` beside
@@ -59,8 +60,9 @@ export interface Needs {
   /** Creates and deletes one-time schedules in the delivery schedule group. */
   scheduler?: boolean;
   /**
-   * Secrets read once per cold start, besides those its `auth` implies (a route that takes a
-   * Bearer token verifies it with JWT_SIGNING_KEYS: the route table adds it).
+   * Secrets read once per cold start, besides those its `auth` or its `secret` implies (a route
+   * that takes a Bearer token verifies it with JWT_SIGNING_KEYS, a receiver checks its calls with
+   * its `secret`: the route table adds them).
    */
   secrets?: SecretName[];
 }
@@ -155,6 +157,11 @@ export interface ApiOperation<
    */
   countsOwnHit?: boolean;
   /**
+   * The request field of each input an adapter can refuse (`Refusal`): a number SNS will not text
+   * is `phone_number` on sendOtp. The refusal's detail names it.
+   */
+  inputFields?: InputFields;
+  /**
    * For `auth: 'user-if-generic'`: which requests need a Bearer token. After validation, before
    * the route limits, such a request is authenticated as a `user` route's is.
    */
@@ -169,6 +176,12 @@ export interface ApiOperation<
 export interface ReceiverOperation extends HttpOperation {
   surface: 'function-url';
   method: HttpMethod;
+  /**
+   * The secret its calls are checked with — a gateway's signing secret, the messaging platform's
+   * app secret (notifications) or verify token (handshake). The handler reads it from here, and
+   * the route table adds it to `needs.secrets`: written once.
+   */
+  secret: SecretName;
   /** A receiver reads the raw bytes its sender signed: no request schema, and a 200 on success. */
   body?: never;
   query?: never;

@@ -4,12 +4,17 @@ import type {
   Context,
 } from 'aws-lambda';
 import { systemClock } from '../domain/clock.js';
-import { ServiceError } from '../domain/errors.js';
+import { Refusal, ServiceError } from '../domain/errors.js';
 import { instrumented } from '../lambda/invocation.js';
 import { log } from '../log.js';
 import { answerBeforeDeadline } from './deadline.js';
-import { type HttpResponse, responseForError, successResponse } from './responses.js';
-import type { HttpMethod } from './routes.js';
+import {
+  answerOfRefusal,
+  type HttpResponse,
+  responseForError,
+  successResponse,
+} from './responses.js';
+import type { HttpMethod } from './route-table.js';
 
 /** Largest accepted inbound webhook body (1 MiB): larger is a 413. */
 export const maxReceiverBodyBytes = 1024 * 1024;
@@ -108,7 +113,8 @@ export function receiverHandler(
         );
       }
       response = toResponse(await run(request));
-    } catch (error) {
+    } catch (thrown) {
+      const error = thrown instanceof Refusal ? answerOfRefusal(thrown, {}) : thrown;
       if (error instanceof ServiceError && options.onRefused) {
         await options.onRefused(request, error);
       }

@@ -1,5 +1,5 @@
-import type { ErrorCode, ErrorDetail } from '../domain/errors.js';
-import { ServiceError } from '../domain/errors.js';
+import type { ErrorCode, ErrorDetail, RefusedInput } from '../domain/errors.js';
+import { Refusal, ServiceError } from '../domain/errors.js';
 import { log } from '../log.js';
 
 /** The HTTP status of each error code: the one place where domain errors meet HTTP. */
@@ -78,12 +78,63 @@ interface HttpLikeError {
 const isHttpLikeError = (error: unknown): error is HttpLikeError =>
   error instanceof Error && typeof (error as Partial<HttpLikeError>).statusCode === 'number';
 
+/** The request field that holds each input a refusal can be about, as a definition names it. */
+export type InputFields = Partial<Record<RefusedInput, string>>;
+
+/**
+ * The answer to an adapter's refusal (`Refusal`): its code and message, and the detail naming
+ * the refused input's field on this route.
+ */
+export function answerOfRefusal(refusal: Refusal, inputFields: InputFields): ServiceError {
+  const detail = (input: RefusedInput, message: string): ErrorDetail[] => {
+    const field = inputFields[input];
+    return field === undefined ? [] : [{ field, message }];
+  };
+  switch (refusal.reason) {
+    case 'smsUndeliverable':
+      return new ServiceError(
+        'invalid_request',
+        'This phone number cannot receive text messages',
+        detail('phone', 'cannot receive text messages'),
+        { cause: refusal.cause },
+      );
+    case 'accountGone':
+      return new ServiceError('invalid_token', 'The account no longer exists');
+    case 'accountChanged':
+      return new ServiceError('conflict', 'The account changed during sign-in; try again');
+    case 'endpointsBusy':
+      return new ServiceError(
+        'conflict',
+        'Other changes to this account’s webhook endpoints are in progress; try again',
+        [],
+        { cause: refusal.cause },
+      );
+    case 'eventTooLarge':
+      // The whole request body, as the size checks of the HTTP layer name it.
+      return new ServiceError('payload_too_large', 'The event body is too large to store', [
+        { field: 'body', message: `must compress to at most ${refusal.limit} bytes` },
+      ]);
+    case 'foreignCursor':
+      return new ServiceError(
+        'invalid_request',
+        'The cursor is not valid',
+        detail('cursor', 'is not a cursor this service issued'),
+      );
+  }
+}
+
 /**
  * Turns anything thrown into the error envelope. Service errors speak for themselves; a 4xx from
  * a middy middleware (malformed JSON, wrong content type) becomes invalid_request; everything else
  * is a 500 whose body says nothing about the cause, which is logged instead.
  */
-export function responseForError(error: unknown, requestId: string): HttpResponse {
+export function responseForError(
+  error: unknown,
+  requestId: string,
+  inputFields: InputFields = {},
+): HttpResponse {
+  if (error instanceof Refusal)
+    return responseForError(answerOfRefusal(error, inputFields), requestId);
   if (error instanceof ServiceError) {
     const response = errorResponse(error.code, error.message, error.details);
     if (error.retryAfterSeconds !== undefined) {

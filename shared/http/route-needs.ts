@@ -1,6 +1,7 @@
 import { type ItemFamily, itemFamilies } from '../adapters/keys.js';
+import { secretNames } from '../config.js';
 import { takesBearerToken } from './operation.js';
-import { type Needs, type Route, routes } from './routes.js';
+import type { Needs, Route } from './route-table.js';
 
 /**
  * What the routes of one function need, together — read by the stack (which grants it and sets
@@ -8,7 +9,7 @@ import { type Needs, type Route, routes } from './routes.js';
  */
 
 /** The routes of one entry (one function), e.g. the messaging GET and POST. */
-export function routesByEntry(all: readonly Route[] = routes): Map<string, Route[]> {
+export function routesByEntry(all: readonly Route[]): Map<string, Route[]> {
   const byEntry = new Map<string, Route[]>();
   for (const route of all) byEntry.set(route.entry, [...(byEntry.get(route.entry) ?? []), route]);
   for (const [entry, shared] of byEntry) {
@@ -21,7 +22,9 @@ export function routesByEntry(all: readonly Route[] = routes): Map<string, Route
 
 /** What the routes of one function need, together. */
 export function mergedNeeds(entryRoutes: readonly Route[]): Needs {
-  const secrets = [...new Set(entryRoutes.flatMap((route) => route.needs.secrets ?? []))];
+  // In one order whichever route names a secret first (the messaging GET and POST name theirs).
+  const named = new Set(entryRoutes.flatMap((route) => route.needs.secrets ?? []));
+  const secrets = secretNames.filter((name) => named.has(name));
   const any = (need: Exclude<keyof Needs, 'secrets' | 'items'>) =>
     entryRoutes.some((route) => route.needs[need] === true);
   return {

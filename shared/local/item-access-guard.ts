@@ -49,7 +49,7 @@ export function guardItemAccess(client: DynamoClient): void {
               `${scope.entry} ${access.action} on ${key}${access.indexName ? ` (${access.indexName})` : ''}: ` +
                 (family === undefined
                   ? 'no item family holds this key (add it to itemFamilies in shared/adapters/keys.ts)'
-                  : `its routes do not declare the item family ${family} (needs.items in shared/http/routes.ts)`),
+                  : `its routes do not declare the item family ${family} (needs.items in their definitions)`),
             );
           }
         }

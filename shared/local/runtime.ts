@@ -24,7 +24,7 @@ import { advanceSystemClock, systemClock } from '../domain/clock.js';
 import { preflightHeaders } from '../http/cors.js';
 import { errorResponse, type HttpResponse, successResponse } from '../http/responses.js';
 import { itemFamiliesOf, routesByEntry } from '../http/route-needs.js';
-import { type HttpRouteEntry, httpRoutes, routes } from '../http/routes.js';
+import type { HttpRouteEntry, Route, RouteTable } from '../http/route-table.js';
 import { log, useLogWriter } from '../log.js';
 import { dashboardFiles } from './dashboard-files.js';
 import { ensureTable, startDynamoDbLocal } from './dynamodb-local.js';
@@ -42,6 +42,11 @@ import { prettyLogWriter } from './pretty-log.js';
 import { inboxNamePattern, startWebhookInbox, type WebhookInbox } from './webhook-inbox.js';
 
 export interface LocalRuntimeOptions {
+  /**
+   * The operations to serve: the service's table (`functions/routes.ts`), handed in because the
+   * table lives in the functions layer, which nothing under shared/ imports.
+   */
+  table: RouteTable;
   /** HTTP port; 0 or undefined picks a free one. */
   port?: number;
   /** Where DynamoDB Local keeps its data; undefined keeps it in memory. */
@@ -119,34 +124,37 @@ function compile(route: HttpRouteEntry): RegExp {
   return new RegExp(`^${pattern}$`);
 }
 
-const compiled = httpRoutes.map((route) => ({ route, pattern: compile(route) }));
-
-/**
- * The route for a method and path; wrong-method calls to a receiver still reach it (it audits
- * them). What nothing else serves goes to the catch-all (`ANY /{proxy+}`), as on API Gateway.
- */
-function match(method: string, path: string): MatchedRoute | undefined {
-  let receiverOnPath: MatchedRoute | undefined;
-  let catchAll: MatchedRoute | undefined;
-  for (const { route, pattern } of compiled) {
-    const found = pattern.exec(path);
-    if (!found) continue;
-    const params = { ...found.groups };
-    if (route.method === 'ANY') catchAll ??= { route, params };
-    else if (route.method === method) return { route, params };
-    else if (route.surface === 'function-url') receiverOnPath ??= { route, params };
-  }
-  return receiverOnPath ?? catchAll;
-}
-
-/** The methods the API operations serve on a path, for a CORS preflight. */
-function methodsOn(path: string): string[] {
-  return compiled
-    .filter(
-      ({ route, pattern }) =>
-        route.surface === 'api' && route.method !== 'ANY' && pattern.test(path),
-    )
-    .map(({ route }) => route.method);
+/** How the runtime finds the route of a request among the HTTP routes, as API Gateway does. */
+function pathMatcher(httpRoutes: readonly HttpRouteEntry[]) {
+  const compiled = httpRoutes.map((route) => ({ route, pattern: compile(route) }));
+  return {
+    /**
+     * The route for a method and path; wrong-method calls to a receiver still reach it (it audits
+     * them). What nothing else serves goes to the catch-all (`ANY /{proxy+}`), as on API Gateway.
+     */
+    match(method: string, path: string): MatchedRoute | undefined {
+      let receiverOnPath: MatchedRoute | undefined;
+      let catchAll: MatchedRoute | undefined;
+      for (const { route, pattern } of compiled) {
+        const found = pattern.exec(path);
+        if (!found) continue;
+        const params = { ...found.groups };
+        if (route.method === 'ANY') catchAll ??= { route, params };
+        else if (route.method === method) return { route, params };
+        else if (route.surface === 'function-url') receiverOnPath ??= { route, params };
+      }
+      return receiverOnPath ?? catchAll;
+    },
+    /** The methods the API operations serve on a path, for a CORS preflight. */
+    methodsOn(path: string): string[] {
+      return compiled
+        .filter(
+          ({ route, pattern }) =>
+            route.surface === 'api' && route.method !== 'ANY' && pattern.test(path),
+        )
+        .map(({ route }) => route.method);
+    },
+  };
 }
 
 /**
@@ -332,9 +340,9 @@ function send(
  * Every entry's handler, each held to the item families its routes declare, as its role holds
  * it on AWS (`guardItemAccess`).
  */
-async function loadHandlers(): Promise<Map<string, LambdaHandler>> {
+async function loadHandlers(routes: readonly Route[]): Promise<Map<string, LambdaHandler>> {
   const modules = await Promise.all(
-    [...routesByEntry()].map(async ([entry, entryRoutes]) => {
+    [...routesByEntry(routes)].map(async ([entry, entryRoutes]) => {
       const module = (await import(pathToFileURL(resolve(projectRoot, entry)).href)) as {
         handler: LambdaHandler;
       };
@@ -349,7 +357,9 @@ async function loadHandlers(): Promise<Map<string, LambdaHandler>> {
  * stack deploys, with the events API Gateway and Function URLs would send. DynamoDB is the real
  * DynamoDB Local; email and SMS go to an in-memory outbox (GET /_local/outbox).
  */
-export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Promise<LocalRuntime> {
+export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
+  const { routes, httpRoutes } = options.table;
+  const { match, methodsOn } = pathMatcher(httpRoutes);
   const verbose = options.verbose ?? true;
   // The functions' JSON lines, readable on a terminal; piped, they stay JSON.
   if (verbose && process.stdout.isTTY) useLogWriter(prettyLogWriter());
@@ -393,7 +403,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions = {}): Prom
   useMailer(faults.mailer(outbox.mail));
   useSmsSender(faults.smsSender(outbox.sms));
 
-  const handlers = await loadHandlers();
+  const handlers = await loadHandlers(routes);
   const handlerOf = (name: string) =>
     handlers.get(routes.find((route) => route.name === name)?.entry ?? '')!;
   const queues = installLocalQueues(handlerOf, faults);

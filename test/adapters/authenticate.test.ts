@@ -49,7 +49,7 @@ describe('authenticate', () => {
     const pair = await signedIn();
     commands.length = 0;
 
-    const principal = await authenticate(`Bearer ${pair.access_token}`);
+    const principal = await authenticate(`Bearer ${pair.accessToken}`);
 
     expect(principal).toEqual({ userId: pair.user.id, sessionId: expect.stringMatching(/^ses_/) });
     expect(commands).toEqual(['GetItem']);
@@ -64,9 +64,9 @@ describe('authenticate', () => {
 
   it('refuses the token of a session that was logged out', async () => {
     const pair = await signedIn();
-    await logout(accountDependencies(), pair.access_token);
+    await logout(accountDependencies(), pair.accessToken);
 
-    await expect(authenticate(`Bearer ${pair.access_token}`)).rejects.toMatchObject({
+    await expect(authenticate(`Bearer ${pair.accessToken}`)).rejects.toMatchObject({
       code: 'invalid_token',
     });
   });
@@ -86,7 +86,7 @@ describe('getProfile, which reads the session with the profile', () => {
     const pair = await signedIn();
     commands.length = 0;
 
-    const answer = await getProfile(pair.access_token);
+    const answer = await getProfile(pair.accessToken);
 
     expect(answer.status).toBe(200);
     expect(answer.body.data).toMatchObject({ id: pair.user.id, email: pair.user.email });
@@ -95,9 +95,9 @@ describe('getProfile, which reads the session with the profile', () => {
 
   it('answers as authentication does once the session ended, and reads nothing without a token', async () => {
     const pair = await signedIn();
-    await logout(accountDependencies(), pair.access_token);
+    await logout(accountDependencies(), pair.accessToken);
 
-    const ended = await getProfile(pair.access_token);
+    const ended = await getProfile(pair.accessToken);
     expect(ended.status).toBe(401);
     expect(ended.body.error).toMatchObject({
       code: 'invalid_token',

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SnsClient, SnsError } from '../../shared/adapters/sns-client.js';
 import { SnsSmsSender } from '../../shared/adapters/sns-sms-sender.js';
-import { ServiceError } from '../../shared/domain/errors.js';
+import { Refusal } from '../../shared/domain/errors.js';
 import { codeSms } from '../../shared/domain/otp/templates.js';
 import {
   exampleCredentials as credentials,
@@ -59,7 +59,7 @@ describe('the SNS SMS sender', () => {
     ]);
   });
 
-  it('turns a number SNS cannot text into a 400 naming the phone number', async () => {
+  it('turns a number SNS cannot text into a refusal, naming no API code or field', async () => {
     for (const code of ['InvalidParameter', 'InvalidParameterValue']) {
       endpoint.answers = [refusal(400, code, 'Invalid parameter: PhoneNumber Reason: opted out')];
 
@@ -67,11 +67,8 @@ describe('the SNS SMS sender', () => {
         .send({ to: '+14155550123', text: 'hello' })
         .catch((thrown: unknown) => thrown);
 
-      expect(error, code).toBeInstanceOf(ServiceError);
-      expect(error, code).toMatchObject({
-        code: 'invalid_request',
-        details: [{ field: 'phone_number', message: 'cannot receive text messages' }],
-      });
+      expect(error, code).toBeInstanceOf(Refusal);
+      expect(error, code).toMatchObject({ reason: 'smsUndeliverable' });
     }
   });
 
@@ -83,7 +80,7 @@ describe('the SNS SMS sender', () => {
       .catch((thrown: unknown) => thrown);
 
     expect(error).toBeInstanceOf(SnsError);
-    expect(error).not.toBeInstanceOf(ServiceError);
+    expect(error).not.toBeInstanceOf(Refusal);
     expect(published()).toHaveLength(3);
   });
 });

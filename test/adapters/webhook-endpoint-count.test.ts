@@ -7,6 +7,7 @@ import {
   TransactionCanceled,
 } from '../../shared/adapters/dynamodb-client.js';
 import type { WebhookEndpoint } from '../../shared/domain/webhooks/model.js';
+import { responseForError } from '../../shared/http/responses.js';
 
 /** What the client was asked, and what DynamoDB answers (a middleware that never sends). */
 let calls: DynamoCall[] = [];
@@ -81,7 +82,13 @@ describe('the endpoint repository’s count of endpoints', () => {
   it('answers a registration that keeps losing the count to simultaneous ones with a conflict, not a 500', async () => {
     answer = cancelled('TransactionConflict', 'None');
 
-    await expect(dynamoEndpointRepository.create(endpoint, 20)).rejects.toMatchObject({
+    const refusal = await dynamoEndpointRepository
+      .create(endpoint, 20)
+      .catch((error: unknown) => error);
+    expect(refusal).toMatchObject({ reason: 'endpointsBusy' });
+    const envelope = responseForError(refusal, 'req-1');
+    expect(envelope.statusCode).toBe(409);
+    expect(JSON.parse(envelope.body).error).toMatchObject({
       code: 'conflict',
       message: 'Other changes to this account’s webhook endpoints are in progress; try again',
     });

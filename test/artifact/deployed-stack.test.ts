@@ -14,9 +14,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyResult, SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { routes } from '../../functions/routes.js';
 import { argon2Bindings } from '../../infra/native-binding.js';
 import { constructIdOf } from '../../infra/service-stack.js';
-import { routes } from '../../shared/http/routes.js';
 import { AwsStandIn } from './aws-stand-in.js';
 import { type DeployedFunction, deployedFunctions } from './deployed-functions.js';
 import {

@@ -119,13 +119,13 @@ describe('receiving and deduplicating', () => {
 
     expect(first).toEqual({
       received: true,
-      event_id: event.id,
+      eventId: event.id,
       duplicate: false,
       route: 'general',
     });
     expect(replay).toEqual({
       received: true,
-      event_id: event.id,
+      eventId: event.id,
       duplicate: true,
       route: 'general',
     });
@@ -358,7 +358,7 @@ describe('gateway A', () => {
 
     expect(ack).toEqual({
       received: true,
-      event_id: `sha256:${createHash('sha256').update(body).digest('hex')}`,
+      eventId: `sha256:${createHash('sha256').update(body).digest('hex')}`,
       duplicate: false,
       route: 'general',
     });
@@ -382,7 +382,7 @@ describe('gateway A', () => {
     const body = JSON.stringify(gatewayAPaymentEvent('order.paid', { id: 'pay_x' }));
     const first = await receiveA(signedA(body));
     const second = await receiveA(signedA(body, { 'x-gateway-a-event-id': 'evt_claimed' }));
-    expect(first.event_id).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(first.eventId).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(second).toEqual({ ...first, duplicate: true });
   });
 });

@@ -6,7 +6,7 @@ import { dynamo } from '../../shared/adapters/dynamodb.js';
 import { keys } from '../../shared/adapters/keys.js';
 import { tableName } from '../../shared/config.js';
 import { type Clock, ManualClock } from '../../shared/domain/clock.js';
-import { ServiceError } from '../../shared/domain/errors.js';
+import { Refusal, ServiceError } from '../../shared/domain/errors.js';
 import { OtpEngine, type OtpKey } from '../../shared/domain/otp/engine.js';
 import { PendingHit } from '../../shared/domain/rate-limit.js';
 import { useFreshTable } from '../support/table.js';
@@ -98,6 +98,19 @@ describe('the OTP engine', () => {
     expect(await outcome(refused)).toBe('conflict');
 
     // Back after the failure, spent by the refusal.
+    expect(await outcome(engine.verify(key, code))).toBe('invalid_otp');
+  });
+
+  it('leaves a code spent when what it proves meets an adapter’s refusal (the account changed)', async () => {
+    const { engine } = setup();
+    const key = emailKey();
+    const { code } = await engine.issue(key);
+
+    const refused = engine.verifyThen(key, code, async () => {
+      throw new Refusal('accountChanged');
+    });
+    await expect(refused).rejects.toMatchObject({ reason: 'accountChanged' });
+
     expect(await outcome(engine.verify(key, code))).toBe('invalid_otp');
   });
 

@@ -1,7 +1,9 @@
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ServiceError } from '../../shared/domain/errors.js';
+import { operation as sendOtp } from '../../functions/otp/send-otp.operation.js';
+import { Refusal, ServiceError } from '../../shared/domain/errors.js';
 import { apiHandler, Page } from '../../shared/http/api-handler.js';
+import type { InputFields } from '../../shared/http/responses.js';
 import { startOfNextMinute } from '../support/clock.js';
 import { invoke, lambdaContext, restEvent } from '../support/events.js';
 import { tableCounter, testOperation } from '../support/operations.js';
@@ -95,6 +97,26 @@ describe('the API middleware stack', () => {
     expect(response.statusCode).toBe(409);
     expect(JSON.parse(response.body).error.details).toEqual([
       { field: 'email', message: 'email is taken' },
+    ]);
+  });
+
+  it('answers an adapter’s refusal naming the field this route gives the refused input', async () => {
+    const refusing = (inputFields?: InputFields) =>
+      apiHandler(testOperation({ inputFields }), tableCounter, async () => {
+        throw new Refusal('smsUndeliverable', { cause: new Error('opted out') });
+      });
+    const answerOf = async (inputFields?: InputFields) =>
+      JSON.parse((await refusing(inputFields)(restEvent(), lambdaContext)).body).error;
+
+    // sendOtp's definition names its number phone_number: the answer it has always given.
+    expect(await answerOf(sendOtp.inputFields)).toEqual({
+      code: 'invalid_request',
+      message: 'This phone number cannot receive text messages',
+      details: [{ field: 'phone_number', message: 'phone_number cannot receive text messages' }],
+    });
+    // A route that calls its number mobile_number is told about mobile_number.
+    expect((await answerOf({ phone: 'mobile_number' })).details).toEqual([
+      { field: 'mobile_number', message: 'mobile_number cannot receive text messages' },
     ]);
   });
 

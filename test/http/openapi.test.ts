@@ -1,10 +1,10 @@
 import { validate } from '@readme/openapi-parser';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
+import { operations } from '../../functions/routes.js';
 import { deliverableEventDefinitions } from '../../shared/domain/webhooks/event-catalogue.js';
 import { eventTypeDocument } from '../../shared/http/event-types.js';
 import { openApiDocument } from '../../shared/http/openapi.js';
-import { operations } from '../../shared/http/routes.js';
 
 type Operation = {
   operationId: string;
@@ -16,7 +16,7 @@ type Operation = {
   parameters?: { name: string; in: string }[];
 };
 
-const document = openApiDocument(['http://localhost:3000/v1']);
+const document = openApiDocument(operations, ['http://localhost:3000/v1']);
 const paths = document.paths as Record<string, Record<string, Operation>>;
 
 describe('the OpenAPI document', () => {

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { routes } from '../../functions/routes.js';
 import { operation as listWebhooks } from '../../functions/webhooks/list-webhooks.operation.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { takesBearerToken } from '../../shared/http/operation.js';
-import { routes } from '../../shared/http/routes.js';
 import { tableCounter } from '../support/operations.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -27,6 +27,13 @@ describe('the operation definitions', () => {
         !(route.needs.secrets ?? []).includes('JWT_SIGNING_KEYS'),
     );
     expect(withoutKeys.map((route) => route.name)).toEqual([]);
+  });
+
+  it('give every receiver the secret its calls are checked with, named once in its definition', () => {
+    const receivers = routes.filter((route) => route.surface === 'function-url');
+    expect(receivers.map((route) => [route.name, route.needs.secrets])).toEqual(
+      receivers.map((route) => [route.name, [route.secret]]),
+    );
   });
 
   it('refuse to build a handler for a user route that was given no way to authenticate', () => {

@@ -3,7 +3,7 @@ import { handler as refreshToken } from '../../functions/auth/refresh-token.js';
 import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
 import { dynamo } from '../../shared/adapters/dynamodb.js';
-import type { TokenResponse } from '../../shared/domain/accounts/sessions.js';
+import type { SignedIn } from '../../shared/domain/accounts/sessions.js';
 import { signup } from '../../shared/domain/accounts/signup.js';
 import { verifySignup } from '../../shared/domain/accounts/signup-activation.js';
 import { advanceSystemClock, systemClock } from '../../shared/domain/clock.js';
@@ -54,7 +54,7 @@ beforeEach(() => {
   calls = [];
 });
 
-async function signedIn(): Promise<TokenResponse> {
+async function signedIn(): Promise<SignedIn> {
   const deps = accountDependencies();
   const codes = new MemoryCodes();
   const email = uniqueEmail();
@@ -93,7 +93,7 @@ describe('a refresh and its client’s rate limit', () => {
     const pair = await signedIn();
     const ip = addressFor();
 
-    const first = await refresh(pair.refresh_token, ip);
+    const first = await refresh(pair.refreshToken, ip);
 
     expect(first.status).toBe(200);
     expect(calls).toEqual(['TransactGetItems', 'TransactWriteItems']);
@@ -107,10 +107,10 @@ describe('a refresh and its client’s rate limit', () => {
   it('counts every request exactly once, whichever way it ends', async () => {
     const pair = await signedIn();
     const ip = addressFor();
-    const rotated = await refresh(pair.refresh_token, ip);
+    const rotated = await refresh(pair.refreshToken, ip);
     // Within the 10 s grace, the same token gets the same successor: nothing written but the hit.
     calls = [];
-    const again = await refresh(pair.refresh_token, ip);
+    const again = await refresh(pair.refreshToken, ip);
     expect(again.body.data.refresh_token).toBe(rotated.body.data.refresh_token);
     expect(calls).toEqual(['TransactGetItems', 'UpdateItem']);
     // Unknown, malformed and invalid requests are counted too.
@@ -139,7 +139,7 @@ describe('a refresh and its client’s rate limit', () => {
     await refresh('made-up-token', ip);
     await refresh('made-up-token', ip);
 
-    const refused = await refresh(pair.refresh_token, ip);
+    const refused = await refresh(pair.refreshToken, ip);
 
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe('rate_limited');
@@ -148,7 +148,7 @@ describe('a refresh and its client’s rate limit', () => {
     expect(calls).not.toContain('TransactWriteItems');
     // The token was not used: in the next window it rotates, and is not taken for a replay.
     advanceSystemClock(60_000);
-    const later = await refresh(pair.refresh_token, ip);
+    const later = await refresh(pair.refreshToken, ip);
     expect(later.status).toBe(200);
     expect((await refresh(later.body.data.refresh_token, ip)).status).toBe(200);
   });
@@ -158,7 +158,7 @@ describe('a refresh and its client’s rate limit', () => {
     const ip = addressFor();
 
     const answers = await Promise.all(
-      Array.from({ length: 5 }, () => refresh(pair.refresh_token, ip)),
+      Array.from({ length: 5 }, () => refresh(pair.refreshToken, ip)),
     );
 
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
@@ -186,7 +186,7 @@ describe('a refresh and its client’s rate limit', () => {
       );
     };
 
-    const answer = await refresh(pair.refresh_token, ip);
+    const answer = await refresh(pair.refreshToken, ip);
 
     expect(answer.status).toBe(200);
     expect(remaining(answer)).toBe(limit - 2);
@@ -204,10 +204,10 @@ describe('a refresh and its client’s rate limit', () => {
   it('revokes the session when a rotated token comes back after the grace, counting that too', async () => {
     const pair = await signedIn();
     const ip = addressFor();
-    const rotated = await refresh(pair.refresh_token, ip);
+    const rotated = await refresh(pair.refreshToken, ip);
     advanceSystemClock(11_000);
 
-    const replay = await refresh(pair.refresh_token, ip);
+    const replay = await refresh(pair.refreshToken, ip);
 
     expect(replay.status).toBe(401);
     expect(replay.body.error.message).toMatch(/already used; the session has been revoked/);
@@ -222,7 +222,7 @@ describe('a refresh and its client’s rate limit', () => {
     const ip = addressFor();
     advanceSystemClock(30 * 24 * 3600 * 1000 + 1000);
 
-    const expired = await refresh(pair.refresh_token, ip);
+    const expired = await refresh(pair.refreshToken, ip);
 
     expect(expired.status).toBe(401);
     expect(remaining(expired)).toBe(limit - 1);

@@ -3,8 +3,9 @@ import { resolve } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../functions/routes.js';
 import { addServiceStack } from '../../infra/service-app.js';
-import { type ApiRoute, routes } from '../../shared/http/routes.js';
+import type { ApiRoute } from '../../shared/http/route-table.js';
 
 /**
  * Browser apps on AWS as in the local runtime (contract.md, "HTTP details"): the origins of the

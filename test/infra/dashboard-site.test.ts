@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../functions/routes.js';
 import { siteFileGroups, viewerAddressFunctionCode } from '../../infra/dashboard-site.js';
 import { addServiceStack } from '../../infra/service-app.js';
 import { buildDashboard, pageHeaders } from '../../shared/dashboard/build.js';
 import { viewerAddressHeader } from '../../shared/http/caller-address.js';
-import { routes } from '../../shared/http/routes.js';
 
 /**
  * The developer dashboard and the API reference on AWS (infra/dashboard-site.ts): a CloudFront

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../functions/routes.js';
 import { apiP99LatencyAlarmMs } from '../../infra/operations.js';
 import { runbookSections } from '../../infra/runbooks.js';
 import { addServiceStack } from '../../infra/service-app.js';
@@ -9,7 +10,7 @@ import { constructIdOf } from '../../infra/service-stack.js';
 import { queueOutputNames } from '../../infra/stack-outputs.js';
 import { metricDefinitions } from '../../shared/domain/metrics.js';
 import { mergedNeeds, routesByEntry } from '../../shared/http/route-needs.js';
-import type { Route } from '../../shared/http/routes.js';
+import type { Route } from '../../shared/http/route-table.js';
 
 /** A CloudFormation resource as the template holds it. */
 interface Resource {
@@ -64,7 +65,7 @@ function functionIdOf(entry: string): string {
 }
 
 const entriesOn = (...surfaces: Route['surface'][]) =>
-  [...routesByEntry()]
+  [...routesByEntry(routes)]
     .filter(([, shared]) => surfaces.includes(shared[0]!.surface))
     .map(([entry]) => entry);
 
@@ -254,7 +255,7 @@ describe('the alarms beyond queues and 5xx', () => {
         }),
       },
     ]);
-    const mailing = [...routesByEntry()].filter(([, shared]) => mergedNeeds(shared).email);
+    const mailing = [...routesByEntry(routes)].filter(([, shared]) => mergedNeeds(shared).email);
     expect(mailing.length).toBeGreaterThan(0);
     for (const [entry] of mailing) {
       const fn = resources[functionIdOf(entry)]!;
@@ -370,7 +371,7 @@ describe('the dashboard', () => {
     for (const name of ['Count', '4XXError', '5XXError', 'Latency', 'IntegrationLatency']) {
       expect(all, name).toContain(`"AWS/ApiGateway","${name}"`);
     }
-    for (const [entry] of routesByEntry()) {
+    for (const [entry] of routesByEntry(routes)) {
       const family = entry.split('/')[1]!;
       const durations = widgets.find((widget) => widget.properties.title === `${family} duration`);
       expect(durations, family).toBeDefined();

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../functions/routes.js';
 import { addServiceStack } from '../../infra/service-app.js';
 import { constructIdOf } from '../../infra/service-stack.js';
 import { itemFamilyIndex, leadingKeyPattern } from '../../shared/adapters/keys.js';
@@ -9,7 +10,7 @@ import { tableIndexes, tableKeys, ttlAttribute } from '../../shared/adapters/tab
 import { rateLimitPerMode } from '../../shared/config.js';
 import { smsCapNearMessage, smsCapReachedMessage } from '../../shared/domain/otp/sms-cap.js';
 import { itemFamiliesOf, mergedNeeds, routesByEntry } from '../../shared/http/route-needs.js';
-import { type ApiRoute, type Route, routes } from '../../shared/http/routes.js';
+import type { ApiRoute, Route } from '../../shared/http/route-table.js';
 
 /** A CloudFormation resource as the template holds it. */
 interface Resource {
@@ -55,10 +56,10 @@ beforeAll(() => {
   resources = template.toJSON().Resources;
 });
 
-const entries = [...routesByEntry().keys()];
+const entries = [...routesByEntry(routes).keys()];
 const apiRoutes = routes.filter((route): route is ApiRoute => route.surface === 'api');
 const entriesOn = (surface: Route['surface']) =>
-  [...routesByEntry()].filter(([, shared]) => shared[0]?.surface === surface);
+  [...routesByEntry(routes)].filter(([, shared]) => shared[0]?.surface === surface);
 
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 /** The service's own functions: not CDK's BucketDeployment handler (infra/dashboard-site.ts). */
@@ -328,7 +329,7 @@ describe('the service stack', () => {
       { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: deliveryQueueArn },
     ]);
 
-    for (const [entry, shared] of routesByEntry()) {
+    for (const [entry, shared] of routesByEntry(routes)) {
       const binds = mergedNeeds(shared).scheduler === true;
       expect(Object.keys(environmentOf(entry)).includes('SCHEDULER_ROLE_ARN'), entry).toBe(binds);
       const passRole = statementsOf(entry).filter((s) => grants(s, 'iam:PassRole'));
@@ -345,7 +346,7 @@ describe('the service stack', () => {
   });
 
   it('lets only SMS-sending functions publish to SNS, and then only to phone numbers', () => {
-    for (const [entry, shared] of routesByEntry()) {
+    for (const [entry, shared] of routesByEntry(routes)) {
       const publish = statementsOf(entry).filter((s) => grants(s, 'sns:Publish'));
       if (mergedNeeds(shared).sms) {
         expect(publish, entry).toEqual([
@@ -393,7 +394,7 @@ describe('the service stack', () => {
     ).toEqual(expect.arrayContaining(['ses:SendEmail', 'sns:Publish']));
     expect(environmentOf(workerEntry)).toHaveProperty('OTP_PEPPER_SECRET_ARN');
     // Only the functions that queue code work know the queue.
-    for (const [entry, shared] of routesByEntry()) {
+    for (const [entry, shared] of routesByEntry(routes)) {
       expect('ACCOUNT_CODE_QUEUE_URL' in environmentOf(entry), entry).toBe(
         mergedNeeds(shared).accountCodeQueue === true,
       );
@@ -402,7 +403,7 @@ describe('the service stack', () => {
 
   it('grants each function exactly the secrets its routes need, by ARN', () => {
     const secretIds = ofType('AWS::SecretsManager::Secret').map(([id]) => id);
-    for (const [entry, shared] of routesByEntry()) {
+    for (const [entry, shared] of routesByEntry(routes)) {
       const needed = (mergedNeeds(shared).secrets ?? []).sort();
       const environment = environmentOf(entry);
       const arnVariables = Object.keys(environment).filter((name) => name.endsWith('_SECRET_ARN'));
@@ -452,7 +453,7 @@ describe('the service stack', () => {
   it('lets each function touch only the item families its routes declare (dynamodb:LeadingKeys)', () => {
     const [tableId] = ofType('AWS::DynamoDB::Table')[0]!;
     const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
-    for (const [entry, shared] of routesByEntry()) {
+    for (const [entry, shared] of routesByEntry(routes)) {
       expect(environmentOf(entry)).toHaveProperty('TABLE_NAME');
       const families = itemFamiliesOf(shared);
       const tableStatements = statementsOf(entry).filter((s) =>
@@ -701,7 +702,7 @@ describe('tokens, addresses, logs and the web ACL', () => {
   const stageUrl = () => `https://<${restApiId()}>.execute-api.<AWS::Region>.<AWS::URLSuffix>/v1`;
 
   it('tells every function that signs or checks tokens their issuer and audience', () => {
-    for (const [entry, shared] of routesByEntry()) {
+    for (const [entry, shared] of routesByEntry(routes)) {
       const environment = environmentOf(entry);
       if ((mergedNeeds(shared).secrets ?? []).includes('JWT_SIGNING_KEYS')) {
         // Without a custom domain both hosts are the stage's own address.
@@ -783,7 +784,7 @@ describe('tokens, addresses, logs and the web ACL', () => {
   });
 
   it('caps SMS per stage: the allow-list and the hourly cap on every texting function, alarms at 80 % and at the cap', () => {
-    for (const [entry, shared] of routesByEntry()) {
+    for (const [entry, shared] of routesByEntry(routes)) {
       const needs = mergedNeeds(shared);
       const environment = environmentOf(entry);
       if (needs.sms || needs.smsAllowList) {
@@ -792,7 +793,7 @@ describe('tokens, addresses, logs and the web ACL', () => {
       expect(environment.SMS_MAX_PER_HOUR, entry).toBe(needs.sms ? '50' : undefined);
     }
     // The texting functions' own log lines, counted into the stage's namespace.
-    const texting = [...routesByEntry()]
+    const texting = [...routesByEntry(routes)]
       .filter(([, shared]) => mergedNeeds(shared).sms)
       .map(
         ([entry]) => (functionOf(entry).Properties.LoggingConfig as { LogGroup: unknown }).LogGroup,

@@ -3,7 +3,7 @@ import { dynamoUserRepository } from '../../shared/adapters/dynamo-users.js';
 import { accountDirectory } from '../../shared/domain/accounts/directory.js';
 import { signup } from '../../shared/domain/accounts/signup.js';
 import { verifySignup } from '../../shared/domain/accounts/signup-activation.js';
-import { ServiceError } from '../../shared/domain/errors.js';
+import { Refusal } from '../../shared/domain/errors.js';
 import {
   type TestAccounts,
   testAccounts,
@@ -60,7 +60,9 @@ describe('signing in by SMS', () => {
       (error: unknown) => error,
     );
 
-    expect(refusal).toBeInstanceOf(ServiceError);
+    // The account no longer matches what the sign-in checked: answered 409 conflict.
+    expect(refusal).toBeInstanceOf(Refusal);
+    expect(refusal).toMatchObject({ reason: 'accountChanged' });
     const account = await dynamoUserRepository.get(userId);
     expect(account?.phone).toBeNull();
     // The activation's own session is the only one.

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { operations } from '../../functions/routes.js';
 import { answerOf, errorsOf } from '../../shared/http/answers.js';
 import { statusOfCode } from '../../shared/http/responses.js';
-import { operations } from '../../shared/http/routes.js';
 
 /**
  * `npm run contract:coverage`, after `npm test`: which operations and documented statuses the

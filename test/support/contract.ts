@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { operations as routeOperations } from '../../functions/routes.js';
 import { type ApiClient, createApiClient } from '../../shared/http/client/api-client.js';
 import { openApiDocument } from '../../shared/http/openapi.js';
 
@@ -24,7 +25,7 @@ interface Operation {
 }
 
 const base = 'https://contract.test/openapi.json';
-const document = openApiDocument(['http://localhost/v1']) as {
+const document = openApiDocument(routeOperations, ['http://localhost/v1']) as {
   paths: Record<string, Record<string, Json>>;
   components: { headers: Record<string, Json> };
 };

@@ -1,21 +1,21 @@
 import { ServiceError } from '../errors.js';
 import type { AccountDeps } from './deps.js';
 import type { PendingConfirmation, SignInClient } from './ports.js';
-import { startSession, type TokenResponse } from './sessions.js';
+import { type SignedIn, startSession } from './sessions.js';
 import { activationOf } from './signup-activation.js';
-import { type PublicUser, publicUser } from './user.js';
+import type { User } from './user.js';
 
 /**
  * What other areas (the OTP operations) may ask of accounts, without reaching into storage.
- * An account is "active" once its email is verified (`email_verified`).
+ * An account is "active" once its email is verified (`emailVerified`).
  */
 export interface AccountDirectory {
   /** The account whose verified phone this E.164 number is, if any (one guard read + one read). */
-  findByPhone(phone: string): Promise<PublicUser | undefined>;
+  findByPhone(phone: string): Promise<User | undefined>;
   /** The account that holds this lower-cased email, if any (two reads). */
-  findByEmail(email: string): Promise<PublicUser | undefined>;
+  findByEmail(email: string): Promise<User | undefined>;
   /** The account with this id, if any (one read). */
-  findById(userId: string): Promise<PublicUser | undefined>;
+  findById(userId: string): Promise<User | undefined>;
   /**
    * Activates the pending signup that holds this email, without signing in (verifyEmailOtp with
    * a signup code): contested signups lose their password as verifySignupOtp's do. False when no
@@ -27,11 +27,11 @@ export interface AccountDirectory {
   /** Makes the account's pending phone its verified phone (its code was just verified). */
   confirmPendingPhone(userId: string, phone: string): Promise<PendingConfirmation>;
   /**
-   * Signs the user in after a proven login OTP to their verified phone; returns the token-bearing
-   * data of contract.md. Throws conflict if the account no longer holds the phone, invalid_token
+   * Signs the user in after a proven login OTP to their verified phone; returns the session
+   * signed in. Throws conflict if the account no longer holds the phone, invalid_token
    * if it is gone. Never marks a phone verified: only verifyMobileOtp does.
    */
-  signInWithPhone(userId: string, phone: string, client: SignInClient): Promise<TokenResponse>;
+  signInWithPhone(userId: string, phone: string, client: SignInClient): Promise<SignedIn>;
 }
 
 export function accountDirectory(deps: AccountDeps): AccountDirectory {
@@ -39,15 +39,13 @@ export function accountDirectory(deps: AccountDeps): AccountDirectory {
     async findByPhone(phone) {
       const userId = await deps.users.findIdByPhone(phone);
       const user = userId === undefined ? undefined : await deps.users.get(userId);
-      return user?.phone === phone ? publicUser(user) : undefined;
+      return user?.phone === phone ? user : undefined;
     },
     async findByEmail(email) {
-      const user = await deps.users.findByEmail(email);
-      return user === undefined ? undefined : publicUser(user);
+      return deps.users.findByEmail(email);
     },
     async findById(userId) {
-      const user = await deps.users.get(userId);
-      return user === undefined ? undefined : publicUser(user);
+      return deps.users.get(userId);
     },
     async activatePendingSignup(email) {
       // Twice at most: a signup contesting the account meanwhile fails the first write.

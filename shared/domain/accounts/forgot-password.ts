@@ -4,7 +4,7 @@ import { sendWithoutTelling } from './send-without-telling.js';
 
 export interface ForgotPasswordResult {
   /** True when the email must be verified first (a verification code was sent instead). */
-  verification_required: boolean;
+  verificationRequired: boolean;
   message: string;
 }
 
@@ -25,13 +25,13 @@ export async function forgotPassword(
   ]);
   if (standing === 'unverified') {
     return {
-      verification_required: true,
+      verificationRequired: true,
       message:
         'This email is not verified yet: we sent a verification code. Verify it first, then reset the password',
     };
   }
   return {
-    verification_required: false,
+    verificationRequired: false,
     message: 'If an account exists for this email, we sent it a code to reset the password',
   };
 }
@@ -49,6 +49,6 @@ export async function sendForgotPasswordCode(
 ): Promise<void> {
   const user = await directory.findByEmail(email);
   if (user === undefined) return;
-  const purpose = user.email_verified ? 'password_reset' : 'signup';
+  const purpose = user.emailVerified ? 'password_reset' : 'signup';
   await sendWithoutTelling(() => codes.send('email', email, purpose));
 }

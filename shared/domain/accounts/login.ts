@@ -8,7 +8,7 @@ import {
   verifyPassword,
 } from './password-hashing.js';
 import type { SignInClient } from './ports.js';
-import { startSession, type TokenResponse } from './sessions.js';
+import { type SignedIn, startSession } from './sessions.js';
 import type { User } from './user.js';
 
 /** Failed password checks allowed from one source before it is locked out for a while. */
@@ -107,7 +107,7 @@ export async function login(
   deps: AccountDeps,
   input: { email: string; password: string },
   client: SignInClient,
-): Promise<TokenResponse> {
+): Promise<SignedIn> {
   try {
     const signedIn = await passwordLogin(deps, input, client);
     metrics.count('Logins', { Outcome: 'ok' });
@@ -123,7 +123,7 @@ async function passwordLogin(
   deps: AccountDeps,
   input: { email: string; password: string },
   client: SignInClient,
-): Promise<TokenResponse> {
+): Promise<SignedIn> {
   const user = await checkPasswordOf(
     deps,
     input.email,

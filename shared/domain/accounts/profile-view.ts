@@ -1,7 +1,7 @@
 import { ServiceError } from '../errors.js';
 import { sessionEnded } from './access-tokens.js';
 import type { AccountDeps } from './deps.js';
-import { type PublicUser, publicUser } from './user.js';
+import type { User } from './user.js';
 
 /*
  * Apart from profile.ts, whose updates check passwords: reading a profile hashes nothing, and its
@@ -16,12 +16,12 @@ import { type PublicUser, publicUser } from './user.js';
 export async function getProfile(
   deps: AccountDeps,
   caller: { userId: string; sessionId: string },
-): Promise<PublicUser> {
+): Promise<User> {
   const { sessionLive, user } = await deps.sessions.sessionWithUser(
     caller.userId,
     caller.sessionId,
   );
   if (!sessionLive) throw sessionEnded();
   if (user === undefined) throw new ServiceError('invalid_token', 'The account no longer exists');
-  return publicUser(user);
+  return user;
 }

@@ -3,12 +3,12 @@ import type { AccountCodeDeps } from './deps.js';
 import { checkCurrentPassword } from './login.js';
 import { currentPasswordRequired } from './passwords.js';
 import type { ProfileChanges } from './ports.js';
-import { type PublicUser, publicUser } from './user.js';
+import type { User } from './user.js';
 
 export interface ProfileUpdateResult {
-  user: PublicUser;
+  user: User;
   /** The fields whose new value waits for its OTP (`email`, `phone_number`). */
-  verification_required: string[];
+  verificationRequired: ('email' | 'phone')[];
 }
 
 export interface ProfileUpdate {
@@ -43,7 +43,7 @@ export async function updateProfile(
   };
   if (update.email === undefined && update.phone === undefined) {
     const updated = await deps.users.update(caller.userId, simple);
-    return { user: publicUser(updated), verification_required: [] };
+    return { user: updated, verificationRequired: [] };
   }
   const current = await deps.users.get(caller.userId);
   if (current === undefined) {
@@ -68,7 +68,7 @@ export async function updateProfile(
     pendingEmail: email,
     pendingPhone: phone,
   });
-  const required: string[] = [];
+  const required: ProfileUpdateResult['verificationRequired'] = [];
   const work: Promise<void>[] = [];
   if (email !== undefined) {
     required.push('email');
@@ -83,11 +83,11 @@ export async function updateProfile(
     );
   }
   if (phone !== undefined) {
-    required.push('phone_number');
+    required.push('phone');
     work.push(
       deps.codeQueue.request({ kind: 'resend_mobile', target: phone, subject: current.id }),
     );
   }
   await Promise.all(work);
-  return { user: publicUser(updated), verification_required: required };
+  return { user: updated, verificationRequired: required };
 }

@@ -3,7 +3,7 @@ import { metrics } from '../metrics.js';
 import { type PendingHit, rateLimited } from '../rate-limit.js';
 import { accessTokenSeconds } from './access-tokens.js';
 import type { AccountDeps } from './deps.js';
-import type { SignInChanges, SignInClient } from './ports.js';
+import type { SessionRecord, SignInChanges, SignInClient } from './ports.js';
 import {
   hashRefreshToken,
   newRefreshToken,
@@ -11,33 +11,32 @@ import {
   reuseGraceMs,
   successorOf,
 } from './refresh-tokens.js';
-import { newId, type PublicUser, publicUser, type User } from './user.js';
+import { newId, type User } from './user.js';
 
-/** The data of every token-bearing response (contract.md). */
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
-  expires_in: number;
-  refresh_token: string;
-  user: PublicUser;
+/** A session signed in: its tokens, and whose they are (the API's token answer is its view). */
+export interface SignedIn {
+  accessToken: string;
+  /** Seconds the access token lives. */
+  expiresIn: number;
+  refreshToken: string;
+  user: User;
 }
 
 const invalidRefreshToken = (message = 'The refresh token is invalid or expired') =>
   new ServiceError('invalid_token', message);
 
-async function tokenResponse(
+async function signedInAs(
   deps: AccountDeps,
   user: User,
   sessionId: string,
   refreshToken: string,
-): Promise<TokenResponse> {
+): Promise<SignedIn> {
   const { accessTokens } = await deps.tokenKeys();
   return {
-    access_token: await accessTokens.issue({ userId: user.id, sessionId }),
-    token_type: 'Bearer',
-    expires_in: accessTokenSeconds,
-    refresh_token: refreshToken,
-    user: publicUser(user),
+    accessToken: await accessTokens.issue({ userId: user.id, sessionId }),
+    expiresIn: accessTokenSeconds,
+    refreshToken,
+    user,
   };
 }
 
@@ -51,7 +50,7 @@ export async function startSession(
   user: User,
   client: SignInClient,
   changes: SignInChanges,
-): Promise<TokenResponse> {
+): Promise<SignedIn> {
   const sessionId = newId('ses');
   const refreshToken = newRefreshToken({ userId: user.id, sessionId });
   await deps.sessions.start(
@@ -76,12 +75,12 @@ export async function startSession(
           pendingPhone: activation.contested ? null : user.pendingPhone,
           passwordResetRequired: activation.contested || user.passwordResetRequired,
         };
-  return tokenResponse(deps, signedIn, sessionId, refreshToken);
+  return signedInAs(deps, signedIn, sessionId, refreshToken);
 }
 
 /** How a refresh ended: the Refreshes metric's outcome, with the pair or the refusal. */
 type RefreshResult =
-  | { outcome: 'rotated' | 'grace'; tokens: TokenResponse }
+  | { outcome: 'rotated' | 'grace'; tokens: SignedIn }
   | { outcome: 'reuse_detected' | 'refused'; refusal: ServiceError };
 
 /**
@@ -101,7 +100,7 @@ export async function refreshSession(
   deps: AccountDeps,
   presented: string,
   hit?: PendingHit,
-): Promise<TokenResponse> {
+): Promise<SignedIn> {
   const result = await exchange(deps, presented, hit);
   metrics.count('Refreshes', { Outcome: result.outcome });
   if ('refusal' in result) throw result.refusal;
@@ -151,7 +150,7 @@ async function exchange(
       if (now - rotatedAt <= reuseGraceMs) {
         return {
           outcome: 'grace',
-          tokens: await tokenResponse(deps, state.user, parts.sessionId, successor),
+          tokens: await signedInAs(deps, state.user, parts.sessionId, successor),
         };
       }
       await countAlone();
@@ -175,7 +174,7 @@ async function exchange(
       pending?.countedAfter(hitsBefore);
       return {
         outcome: 'rotated',
-        tokens: await tokenResponse(deps, state.user, parts.sessionId, successor),
+        tokens: await signedInAs(deps, state.user, parts.sessionId, successor),
       };
     }
     if (outcome === 'session_gone') return refused('The session of this refresh token has ended');
@@ -203,12 +202,7 @@ export async function logout(deps: AccountDeps, accessToken: string | undefined)
 }
 
 /** A session as its user sees it in `GET /v1/auth/sessions`. */
-export interface SessionView {
-  id: string;
-  created_at: string;
-  last_used_at: string;
-  user_agent: string | null;
-  ip_address: string | null;
+export interface SessionSummary extends SessionRecord {
   /** The session of the access token that asked. */
   current: boolean;
 }
@@ -217,16 +211,9 @@ export interface SessionView {
 export async function listSessions(
   deps: AccountDeps,
   caller: { userId: string; sessionId: string },
-): Promise<SessionView[]> {
+): Promise<SessionSummary[]> {
   const sessions = await deps.sessions.list(caller.userId, deps.clock.now());
-  return sessions.map((session) => ({
-    id: session.id,
-    created_at: new Date(session.createdAt).toISOString(),
-    last_used_at: new Date(session.lastUsedAt).toISOString(),
-    user_agent: session.userAgent,
-    ip_address: session.ipAddress,
-    current: session.id === caller.sessionId,
-  }));
+  return sessions.map((session) => ({ ...session, current: session.id === caller.sessionId }));
 }
 
 /**

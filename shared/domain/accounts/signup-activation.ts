@@ -1,9 +1,9 @@
 import { log } from '../../log.js';
-import { ServiceError } from '../errors.js';
+import { Refusal, ServiceError } from '../errors.js';
 import { metrics } from '../metrics.js';
 import type { AccountCheckDeps, AccountDeps } from './deps.js';
 import type { Activation, SignInClient } from './ports.js';
-import { startSession, type TokenResponse } from './sessions.js';
+import { type SignedIn, startSession } from './sessions.js';
 import type { User } from './user.js';
 
 /*
@@ -25,11 +25,11 @@ export function activationOf(user: User): Activation {
 }
 
 /** The token pair of an activation, and whether the owner must now choose a password. */
-export type ActivationResponse = TokenResponse & { password_reset_required: boolean };
+export type ActivationResponse = SignedIn & { passwordResetRequired: boolean };
 
 /**
  * Activates the account with the emailed code and signs its inbox owner in. A contested signup
- * comes out with no usable password (`password_reset_required: true`). A phone given at signup is
+ * comes out with no usable password (`passwordResetRequired: true`). A phone given at signup is
  * then sent its verification code (queued, bound to this account). The code is put back if the
  * activation fails for a reason a retry may fix (`verifyThen`), so the retry can use it.
  * Round trips: the code's consumption (docs/otp.md) + 2 reads + 1 transaction (+1 SendMessage).
@@ -74,11 +74,11 @@ async function activate(
     try {
       const signedIn = await startSession(deps, user, client, { activation });
       return {
-        activated: { ...signedIn, password_reset_required: activation.contested },
+        activated: { ...signedIn, passwordResetRequired: activation.contested },
         phone: activation.contested ? undefined : (user.pendingPhone ?? undefined),
       };
     } catch (error) {
-      if (!(error instanceof ServiceError && error.code === 'conflict') || pass > 0) throw error;
+      if (!(error instanceof Refusal && error.reason === 'accountChanged') || pass > 0) throw error;
     }
   }
   throw new ServiceError('conflict', 'The account changed during activation; try again');

@@ -26,7 +26,7 @@ export interface SignupFollowUpDeps {
 export async function followUpSignup(deps: SignupFollowUpDeps, email: string): Promise<void> {
   const holder = await deps.accounts.findByEmail(email);
   if (holder === undefined) return;
-  if (!holder.email_verified) {
+  if (!holder.emailVerified) {
     await sendWithoutTelling(() => deps.codes.send('email', email, 'signup'));
     return;
   }

@@ -8,7 +8,7 @@ import { newId, type User } from './user.js';
 
 export interface SignupResult {
   email: string;
-  verification_required: true;
+  verificationRequired: true;
   message: string;
 }
 
@@ -78,7 +78,7 @@ export async function signup(
   if (creation.outcome === 'created') metrics.count('Signups', {});
   return {
     email: user.email,
-    verification_required: true,
+    verificationRequired: true,
     message: 'We sent a 6-digit code to this email; enter it to activate the account',
   };
 }

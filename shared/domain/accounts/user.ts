@@ -37,35 +37,6 @@ export interface User {
   createdAt: string;
 }
 
-/** The `user` object of API responses (contract.md): no hash, no internal state. */
-export interface PublicUser {
-  id: string;
-  name: string;
-  email: string;
-  phone: string | null;
-  pending_email: string | null;
-  pending_phone: string | null;
-  gender: string | null;
-  online_status: boolean;
-  email_verified: boolean;
-  phone_verified: boolean;
-  created_at: string;
-}
-
-export const publicUser = (user: User): PublicUser => ({
-  id: user.id,
-  name: user.name,
-  email: user.email,
-  phone: user.phone,
-  pending_email: user.pendingEmail,
-  pending_phone: user.pendingPhone,
-  gender: user.gender,
-  online_status: user.onlineStatus,
-  email_verified: user.emailVerified,
-  phone_verified: user.phone !== null,
-  created_at: user.createdAt,
-});
-
 /** `prefix_` + 128 random bits, base64url: unguessable, and safe inside keys and tokens. */
 export const newId = (prefix: 'usr' | 'ses'): string =>
   `${prefix}_${randomBytes(16).toString('base64url')}`;

@@ -79,10 +79,10 @@ export interface InboundCall {
   receivedAt: number;
 }
 
-/** What a receiver answers for an accepted or duplicate event (contract.md). */
+/** An accepted or duplicate event, as a receiver acknowledges it (its view: `acknowledgementView`). */
 export interface Acknowledgement {
   received: true;
-  event_id: string;
+  eventId: string;
   duplicate: boolean;
   route: InboundRoute;
 }

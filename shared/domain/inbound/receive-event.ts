@@ -54,7 +54,7 @@ export async function receiveEvent(
     }
   }
   await audit(deps, attempt(stored.created ? 'accepted' : 'duplicate', 200));
-  return { received: true, event_id: eventId, duplicate: !stored.created, route };
+  return { received: true, eventId, duplicate: !stored.created, route };
 }
 
 function parseObject(rawBody: Buffer): JsonObject {

@@ -1,7 +1,7 @@
 import { createHmac, randomInt } from 'node:crypto';
 import { log } from '../../log.js';
 import type { Clock } from '../clock.js';
-import { ServiceError } from '../errors.js';
+import { isDefinitive, ServiceError } from '../errors.js';
 import { metrics } from '../metrics.js';
 import { type PendingHit, type RateLimitDecision, routeLimited } from '../rate-limit.js';
 
@@ -305,9 +305,10 @@ export class OtpEngine {
   /**
    * Consumes the key's code as `verify` does, then runs `effect` — what the code proves: an
    * activation, a sign-in, a reset — with its subject. If the effect fails for a reason a retry
-   * may fix (anything but a ServiceError: storage throttled or down, a queue failing), the code is
+   * may fix (anything not definitive: storage throttled or down, a queue failing), the code is
    * put back as it was, so the client's retry with the same code finds it: a code is never spent
-   * on a request that did not happen. A ServiceError (a definitive refusal) leaves it consumed.
+   * on a request that did not happen. A ServiceError or an adapter's Refusal (`isDefinitive`)
+   * leaves it consumed.
    * Round trips: verify's, then the effect's (+1 conditional put when the code goes back).
    */
   async verifyThen<T>(
@@ -320,7 +321,7 @@ export class OtpEngine {
     try {
       return await effect({ subject: consumed.subject });
     } catch (error) {
-      if (!(error instanceof ServiceError)) {
+      if (!isDefinitive(error)) {
         await this.store
           .restore(key, consumed)
           .catch((restoring: unknown) =>

@@ -2,7 +2,7 @@ import { log } from '../../log.js';
 import type { AccountDirectory } from '../accounts/directory.js';
 import type { AccountCodeQueue, SignInClient } from '../accounts/ports.js';
 import { sendWithoutTelling } from '../accounts/send-without-telling.js';
-import type { TokenResponse } from '../accounts/sessions.js';
+import type { SignedIn } from '../accounts/sessions.js';
 import { ServiceError } from '../errors.js';
 import type { PendingHit } from '../rate-limit.js';
 import type { OtpChecks } from './checks.js';
@@ -37,7 +37,7 @@ export interface PhoneRegistry {
 export interface CodeSent {
   message: string;
   /** Seconds the code stays valid. */
-  expires_in: number;
+  expiresIn: number;
 }
 
 /** What sendOtp needs besides: the account-code queue, whose worker sends login codes. */
@@ -79,15 +79,15 @@ function signedInUser(request: SmsCodeRequest): string {
 export async function sendOtp(
   deps: SendOtpDeps,
   request: SmsCodeRequest,
-): Promise<CodeSent & { phone_number: string; purpose: SmsPurpose }> {
+): Promise<CodeSent & { phone: string; purpose: SmsPurpose }> {
   refuseUnlistedSmsCountry(request.phone, deps.smsCountries, 'phone_number');
-  const answer = { phone_number: request.phone, purpose: request.purpose };
+  const answer = { phone: request.phone, purpose: request.purpose };
   if (request.purpose === 'generic') {
     await deps.codes.send('sms', request.phone, 'generic', signedInUser(request));
     return {
       ...answer,
       message: 'We sent a 6-digit code by SMS',
-      expires_in: deps.codes.lifetimeSeconds('sms'),
+      expiresIn: deps.codes.lifetimeSeconds('sms'),
     };
   }
   // The cap's refusal depends on the service alone, so it may be told to every caller; a text
@@ -97,7 +97,7 @@ export async function sendOtp(
   return {
     ...answer,
     message: 'If this number is the verified phone of an account, we sent it a 6-digit code by SMS',
-    expires_in: deps.codes.lifetimeSeconds('sms'),
+    expiresIn: deps.codes.lifetimeSeconds('sms'),
   };
 }
 
@@ -107,13 +107,13 @@ export async function sendOtp(
  */
 export async function sendLoginCode(deps: OtpOperationDeps, phone: string): Promise<void> {
   const user = await deps.accounts.findByPhone(phone);
-  if (user === undefined || !user.email_verified) return;
+  if (user === undefined || !user.emailVerified) return;
   await sendWithoutTelling(() => deps.codes.send('sms', phone, 'login'));
 }
 
 export interface GenericVerification {
   verified: true;
-  phone_number: string;
+  phone: string;
   purpose: 'generic';
 }
 
@@ -127,13 +127,13 @@ export async function verifyOtp(
   request: SmsCodeRequest & { code: string },
   client: SignInClient,
   targetHit?: PendingHit,
-): Promise<TokenResponse | GenericVerification> {
+): Promise<SignedIn | GenericVerification> {
   // A generic code only confirms (its subject is the caller, in its key): checked, consumed and
   // its budget cleared in two round trips. A login code is put back if the sign-in then fails.
   if (request.purpose === 'generic') {
     const subject = signedInUser(request);
     await deps.codes.check('sms', request.phone, 'generic', request.code, { subject, targetHit });
-    return { verified: true, phone_number: request.phone, purpose: 'generic' };
+    return { verified: true, phone: request.phone, purpose: 'generic' };
   }
   return deps.codes.verifyThen(
     'sms',
@@ -144,7 +144,7 @@ export async function verifyOtp(
       // The account may have lost the number since the code was sent (findByPhone finds only the
       // account whose *verified* phone it is).
       const user = await deps.accounts.findByPhone(request.phone);
-      if (user === undefined || !user.email_verified) {
+      if (user === undefined || !user.emailVerified) {
         throw new ServiceError('invalid_otp', 'The code is not valid for this phone number');
       }
       return deps.accounts.signInWithPhone(user.id, request.phone, client);
@@ -156,7 +156,7 @@ export async function verifyOtp(
 /** `expiresIn`: the lifetime of the code the worker will issue (its engine runs the default policy). */
 const resendAnswer = (what: string, expiresIn: number): CodeSent => ({
   message: `If this ${what} is waiting for verification, we sent it a new code`,
-  expires_in: expiresIn,
+  expiresIn,
 });
 
 /**
@@ -197,7 +197,7 @@ export async function sendPendingEmailCode(
 ): Promise<void> {
   if (subject === undefined) {
     const holder = await deps.accounts.findByEmail(email);
-    if (holder !== undefined && !holder.email_verified) {
+    if (holder !== undefined && !holder.emailVerified) {
       await sendWithoutTelling(() => deps.codes.send('email', email, 'signup'));
       return;
     }
@@ -205,7 +205,7 @@ export async function sendPendingEmailCode(
   const key = { channel: 'email', target: email, purpose: 'verification' } as const;
   const owner = subject ?? (await deps.codes.engine.lastSubject(key));
   const account = owner === undefined ? undefined : await deps.accounts.findById(owner);
-  if (account?.pending_email !== email) return;
+  if (account?.pendingEmail !== email) return;
   await sendWithoutTelling(() => deps.codes.send('email', email, 'verification', account.id));
 }
 
@@ -223,7 +223,7 @@ export async function sendPendingMobileCode(
   const key = { channel: 'sms', target: phone, purpose: 'verification' } as const;
   const owner = subject ?? (await deps.codes.engine.lastSubject(key));
   const account = owner === undefined ? undefined : await deps.accounts.findById(owner);
-  if (account?.pending_phone !== phone || !account.email_verified) return;
+  if (account?.pendingPhone !== phone || !account.emailVerified) return;
   await sendWithoutTelling(() => deps.codes.send('sms', phone, 'verification', account.id));
 }
 
@@ -281,7 +281,7 @@ export async function verifyMobileOtp(
   deps: OtpCheckDeps & { queue: AccountCodeQueue },
   input: { phone: string; otp: string },
   targetHit?: PendingHit,
-): Promise<{ verified: true; mobile_number: string }> {
+): Promise<{ verified: true; phone: string }> {
   const subject = await deps.codes.verifyThen(
     'sms',
     input.phone,
@@ -308,7 +308,7 @@ export async function verifyMobileOtp(
   } catch (error) {
     log.warn('phone change notice not queued', { error });
   }
-  return { verified: true, mobile_number: input.phone };
+  return { verified: true, phone: input.phone };
 }
 
 /** Whether the number is registered, for duplicate checks at sign-up and profile update. */

@@ -1,20 +1,25 @@
 import * as v from 'valibot';
-import { currentPassword, email, otpCode, password } from './fields.js';
+import { currentPassword, email, name, otpCode, password } from './fields.js';
+import { phone } from './phone.js';
 
-/**
- * Request bodies of the account operations (contract.md, "Request bodies"); those with a phone
- * number are in ./phone-requests.ts.
- */
+/** Request bodies of the account and session operations (contract.md, "Request bodies"). */
 
-export const VerifySignupOtpRequest = v.strictObject({ email, otp: otpCode });
+export const SignupRequest = /* @__PURE__ */ v.strictObject({
+  name,
+  email,
+  phone: /* @__PURE__ */ v.optional(phone),
+  password,
+});
 
-export const LoginRequest = v.strictObject({ email, password: currentPassword });
+export const VerifySignupOtpRequest = /* @__PURE__ */ v.strictObject({ email, otp: otpCode });
 
-export const RefreshTokenRequest = v.strictObject({
-  refresh_token: v.pipe(
-    v.string('must be a string'),
-    v.nonEmpty('is required'),
-    v.maxLength(256, 'must be at most 256 characters'),
+export const LoginRequest = /* @__PURE__ */ v.strictObject({ email, password: currentPassword });
+
+export const RefreshTokenRequest = /* @__PURE__ */ v.strictObject({
+  refresh_token: /* @__PURE__ */ v.pipe(
+    /* @__PURE__ */ v.string('must be a string'),
+    /* @__PURE__ */ v.nonEmpty('is required'),
+    /* @__PURE__ */ v.maxLength(256, 'must be at most 256 characters'),
   ),
 });
 
@@ -22,23 +27,26 @@ export const RefreshTokenRequest = v.strictObject({
  * `current_password` is required unless the account has no password yet (a contested signup's
  * activation answered `password_reset_required: true`); the use-case says which.
  */
-export const ChangePasswordRequest = v.strictObject({
-  current_password: v.optional(currentPassword),
+export const ChangePasswordRequest = /* @__PURE__ */ v.strictObject({
+  current_password: /* @__PURE__ */ v.optional(currentPassword),
   new_password: password,
 });
 
-export const ForgotPasswordRequest = v.strictObject({ email });
+export const ForgotPasswordRequest = /* @__PURE__ */ v.strictObject({ email });
 
-export const ResetPasswordWithOtpRequest = v.strictObject({
+export const ResetPasswordWithOtpRequest = /* @__PURE__ */ v.strictObject({
   email,
   otp: otpCode,
   new_password: password,
 });
 
 /** `DELETE /v1/auth/sessions/{id}`: a session id as the session list gives it. */
-export const SessionPath = v.object({
-  id: v.pipe(
-    v.string('must be a string'),
-    v.regex(/^ses_[A-Za-z0-9_-]{22}$/, 'must be a session id from the session list'),
+export const SessionPath = /* @__PURE__ */ v.object({
+  id: /* @__PURE__ */ v.pipe(
+    /* @__PURE__ */ v.string('must be a string'),
+    /* @__PURE__ */ v.regex(
+      /^ses_[A-Za-z0-9_-]{22}$/,
+      'must be a session id from the session list',
+    ),
   ),
 });

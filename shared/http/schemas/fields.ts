@@ -1,66 +1,78 @@
 import * as v from 'valibot';
 
-/** Field schemas shared by several operations; each says what it accepts in its message. */
+/**
+ * Field schemas shared by several operations; each says what it accepts in its message.
+ *
+ * The request schemas are grouped by feature (auth.ts, profile.ts, otp.ts, webhooks.ts; the field
+ * primitives here and in phone.ts). Every valibot call at a schema module's top level is marked
+ * `@__PURE__`: esbuild cannot know valibot's calls have no side effects, and would otherwise keep
+ * every schema of every module a handler imports — the login bundle would carry the signup
+ * schema and, through it, the phone metadata. Marked, a schema no handler uses is dropped
+ * (`test/architecture/schema-modules.test.ts` holds the marking).
+ */
 
-export const email = v.pipe(
-  v.string('must be a string'),
-  v.trim(),
-  v.toLowerCase(),
-  v.nonEmpty('is required'),
-  v.maxLength(254, 'must be at most 254 characters'),
-  v.email('must be a valid email address'),
-  v.examples(['ada@example.com']),
+export const email = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.string('must be a string'),
+  /* @__PURE__ */ v.trim(),
+  /* @__PURE__ */ v.toLowerCase(),
+  /* @__PURE__ */ v.nonEmpty('is required'),
+  /* @__PURE__ */ v.maxLength(254, 'must be at most 254 characters'),
+  /* @__PURE__ */ v.email('must be a valid email address'),
+  /* @__PURE__ */ v.examples(['ada@example.com']),
 );
 
-export const password = v.pipe(
-  v.string('must be a string'),
-  v.minLength(8, 'must be at least 8 characters'),
-  v.maxLength(128, 'must be at most 128 characters'),
-  v.examples(['correct horse battery']),
+export const password = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.string('must be a string'),
+  /* @__PURE__ */ v.minLength(8, 'must be at least 8 characters'),
+  /* @__PURE__ */ v.maxLength(128, 'must be at most 128 characters'),
+  /* @__PURE__ */ v.examples(['correct horse battery']),
 );
 
 // Each bound that a pattern implies is also written as a length, so the document states it.
-export const otpCode = v.pipe(
-  v.string('must be a string'),
-  v.maxLength(6, 'must be 6 digits'),
-  v.regex(/^\d{6}$/, 'must be 6 digits'),
-  v.examples(['482913']),
+export const otpCode = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.string('must be a string'),
+  /* @__PURE__ */ v.maxLength(6, 'must be 6 digits'),
+  /* @__PURE__ */ v.regex(/^\d{6}$/, 'must be 6 digits'),
+  /* @__PURE__ */ v.examples(['482913']),
 );
 
-export const name = v.pipe(
-  v.string('must be a string'),
-  v.trim(),
-  v.nonEmpty('must not be empty'),
-  v.maxLength(100, 'must be at most 100 characters'),
-  v.examples(['Ada Lovelace']),
+export const name = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.string('must be a string'),
+  /* @__PURE__ */ v.trim(),
+  /* @__PURE__ */ v.nonEmpty('must not be empty'),
+  /* @__PURE__ */ v.maxLength(100, 'must be at most 100 characters'),
+  /* @__PURE__ */ v.examples(['Ada Lovelace']),
 );
 
 /** The documented set of gender values (docs/api.md). */
 export const genders = ['female', 'male', 'non_binary', 'other', 'prefer_not_to_say'] as const;
 
-export const gender = v.picklist(genders, `must be one of: ${genders.join(', ')}`);
+export const gender = /* @__PURE__ */ v.picklist(
+  genders,
+  `must be one of: ${/* @__PURE__ */ genders.join(', ')}`,
+);
 
 /** Opaque identifiers we issue (`whk_…`, `dlv_…`): letters, digits, underscore. */
-export const identifier = v.pipe(
-  v.string('must be a string'),
-  v.maxLength(64, 'must be an identifier we issued'),
-  v.regex(/^[A-Za-z0-9_]{1,64}$/, 'must be an identifier we issued'),
+export const identifier = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.string('must be a string'),
+  /* @__PURE__ */ v.maxLength(64, 'must be an identifier we issued'),
+  /* @__PURE__ */ v.regex(/^[A-Za-z0-9_]{1,64}$/, 'must be an identifier we issued'),
 );
 
 /** page / per_page of list endpoints, as query strings. */
-export const page = v.pipe(
-  v.optional(v.string(), '1'),
-  v.maxLength(6, 'must be a positive integer'),
-  v.regex(/^[1-9]\d{0,5}$/, 'must be a positive integer'),
-  v.transform(Number),
+export const page = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string(), '1'),
+  /* @__PURE__ */ v.maxLength(6, 'must be a positive integer'),
+  /* @__PURE__ */ v.regex(/^[1-9]\d{0,5}$/, 'must be a positive integer'),
+  /* @__PURE__ */ v.transform(Number),
 );
 
-export const perPage = v.pipe(
-  v.optional(v.string(), '20'),
-  v.maxLength(3, 'must be an integer from 1 to 100'),
-  v.regex(/^[1-9]\d{0,2}$/, 'must be an integer from 1 to 100'),
-  v.transform(Number),
-  v.maxValue(100, 'must be an integer from 1 to 100'),
+export const perPage = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.optional(/* @__PURE__ */ v.string(), '20'),
+  /* @__PURE__ */ v.maxLength(3, 'must be an integer from 1 to 100'),
+  /* @__PURE__ */ v.regex(/^[1-9]\d{0,2}$/, 'must be an integer from 1 to 100'),
+  /* @__PURE__ */ v.transform(Number),
+  /* @__PURE__ */ v.maxValue(100, 'must be an integer from 1 to 100'),
 );
 
 const calendarDate = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -90,17 +102,17 @@ function pointInTimeOf(text: string): number | undefined {
 const pointInTimeMessage =
   'must be a date (YYYY-MM-DD) or an RFC 3339 date-time, e.g. 2026-01-31T12:00:00Z';
 
-export const pointInTime = v.pipe(
-  v.string('must be a string'),
-  v.maxLength(40, pointInTimeMessage),
-  v.check((text) => pointInTimeOf(text) !== undefined, pointInTimeMessage),
-  v.transform((text) => new Date(pointInTimeOf(text) ?? 0).toISOString()),
+export const pointInTime = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.string('must be a string'),
+  /* @__PURE__ */ v.maxLength(40, pointInTimeMessage),
+  /* @__PURE__ */ v.check((text) => pointInTimeOf(text) !== undefined, pointInTimeMessage),
+  /* @__PURE__ */ v.transform((text) => new Date(pointInTimeOf(text) ?? 0).toISOString()),
 );
 
 /** A password being checked: any length up to the cap, so the check never reveals the rules. */
-export const currentPassword = v.pipe(
-  v.string('must be a string'),
-  v.nonEmpty('is required'),
-  v.maxLength(128, 'must be at most 128 characters'),
-  v.examples(['correct horse battery']),
+export const currentPassword = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.string('must be a string'),
+  /* @__PURE__ */ v.nonEmpty('is required'),
+  /* @__PURE__ */ v.maxLength(128, 'must be at most 128 characters'),
+  /* @__PURE__ */ v.examples(['correct horse battery']),
 );

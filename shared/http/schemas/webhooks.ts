@@ -5,98 +5,127 @@ import { identifier, page, perPage, pointInTime } from './fields.js';
 
 /** Requests of outbound webhook management and event publication (contract.md). */
 
-const eventType = v.picklist(eventTypes, `must be one of: ${eventTypes.join(', ')}`);
-
-const url = v.pipe(
-  v.string('must be a string'),
-  v.maxLength(2048, 'must be at most 2048 characters'),
-  v.url('must be an absolute URL'),
-  v.startsWith('https://', 'must use https'),
-  v.examples(['https://example.com/webhooks']),
+const eventType = /* @__PURE__ */ v.picklist(
+  eventTypes,
+  `must be one of: ${/* @__PURE__ */ eventTypes.join(', ')}`,
 );
 
-const events = v.pipe(
-  v.array(eventType, 'must be an array of event types'),
-  v.minLength(1, 'must name at least one event type'),
-  v.maxLength(eventTypes.length, 'must not repeat an event type'),
-  v.check((list) => new Set(list).size === list.length, 'must not repeat an event type'),
+const url = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.string('must be a string'),
+  /* @__PURE__ */ v.maxLength(2048, 'must be at most 2048 characters'),
+  /* @__PURE__ */ v.url('must be an absolute URL'),
+  /* @__PURE__ */ v.startsWith('https://', 'must use https'),
+  /* @__PURE__ */ v.examples(['https://example.com/webhooks']),
 );
 
-const description = v.pipe(
-  v.string('must be a string'),
-  v.maxLength(500, 'must be at most 500 characters'),
+const events = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.array(eventType, 'must be an array of event types'),
+  /* @__PURE__ */ v.minLength(1, 'must name at least one event type'),
+  /* @__PURE__ */ v.maxLength(eventTypes.length, 'must not repeat an event type'),
+  /* @__PURE__ */ v.check(
+    (list) => new Set(list).size === list.length,
+    'must not repeat an event type',
+  ),
 );
 
-export const RegisterWebhookRequest = v.strictObject({
+const description = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.string('must be a string'),
+  /* @__PURE__ */ v.maxLength(500, 'must be at most 500 characters'),
+);
+
+export const RegisterWebhookRequest = /* @__PURE__ */ v.strictObject({
   url,
   events,
-  description: v.optional(description),
+  description: /* @__PURE__ */ v.optional(description),
 });
 
 const updatable = ['url', 'events', 'description', 'status'] as const;
 
-export const UpdateWebhookRequest = v.pipe(
-  v.strictObject({
-    url: v.optional(url),
-    events: v.optional(events),
-    description: v.optional(description),
-    status: v.optional(
-      v.picklist(endpointStatuses, `must be one of: ${endpointStatuses.join(', ')}`),
+export const UpdateWebhookRequest = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.strictObject({
+    url: /* @__PURE__ */ v.optional(url),
+    events: /* @__PURE__ */ v.optional(events),
+    description: /* @__PURE__ */ v.optional(description),
+    status: /* @__PURE__ */ v.optional(
+      /* @__PURE__ */ v.picklist(
+        endpointStatuses,
+        `must be one of: ${/* @__PURE__ */ endpointStatuses.join(', ')}`,
+      ),
     ),
   }),
-  v.check(
+  /* @__PURE__ */ v.check(
     (patch) => updatable.some((field) => patch[field] !== undefined),
-    `must change at least one of: ${updatable.join(', ')}`,
+    `must change at least one of: ${/* @__PURE__ */ updatable.join(', ')}`,
   ),
 );
 
-export const WebhookPathParams = v.object({ id: identifier });
+export const WebhookPathParams = /* @__PURE__ */ v.object({ id: identifier });
 
-export const DeliveryPathParams = v.object({ id: identifier, delivery_id: identifier });
+export const DeliveryPathParams = /* @__PURE__ */ v.object({
+  id: identifier,
+  delivery_id: identifier,
+});
 
 export const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;
 
 /** page / per_page of a list without filters. */
-export const PageQuery = v.strictObject({ page, per_page: perPage });
+export const PageQuery = /* @__PURE__ */ v.strictObject({ page, per_page: perPage });
 
 const createdFilters = {
-  created_after: v.optional(pointInTime),
-  created_before: v.optional(pointInTime),
+  created_after: /* @__PURE__ */ v.optional(pointInTime),
+  created_before: /* @__PURE__ */ v.optional(pointInTime),
 };
 
-export const ListWebhooksQuery = v.strictObject({
+export const ListWebhooksQuery = /* @__PURE__ */ v.strictObject({
   page,
   per_page: perPage,
-  status: v.optional(
-    v.picklist(endpointStatuses, `must be one of: ${endpointStatuses.join(', ')}`),
+  status: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ v.picklist(
+      endpointStatuses,
+      `must be one of: ${/* @__PURE__ */ endpointStatuses.join(', ')}`,
+    ),
   ),
   ...createdFilters,
 });
 
 const deliverableTypes = [...eventTypes, testEventType] as const;
 
-export const ListDeliveriesQuery = v.strictObject({
+export const ListDeliveriesQuery = /* @__PURE__ */ v.strictObject({
   page,
   per_page: perPage,
-  status: v.optional(
-    v.picklist(deliveryStatuses, `must be one of: ${deliveryStatuses.join(', ')}`),
+  status: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ v.picklist(
+      deliveryStatuses,
+      `must be one of: ${/* @__PURE__ */ deliveryStatuses.join(', ')}`,
+    ),
   ),
-  event_type: v.optional(
-    v.picklist(deliverableTypes, `must be one of: ${deliverableTypes.join(', ')}`),
+  event_type: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ v.picklist(
+      deliverableTypes,
+      `must be one of: ${/* @__PURE__ */ deliverableTypes.join(', ')}`,
+    ),
   ),
   ...createdFilters,
 });
 
-export const RecoverWebhookRequest = v.strictObject({
+export const RecoverWebhookRequest = /* @__PURE__ */ v.strictObject({
   since: pointInTime,
-  until: v.optional(pointInTime),
+  until: /* @__PURE__ */ v.optional(pointInTime),
 });
 
 /** Stripe's rule for the Idempotency-Key header of a publication: 1 to 255 visible ASCII characters. */
 export const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
 
-export const PublishEventRequest = v.strictObject({
+export const PublishEventRequest = /* @__PURE__ */ v.strictObject({
   type: eventType,
-  account_id: v.pipe(v.string('must be a string'), v.nonEmpty('is required'), v.maxLength(64)),
-  data: v.record(v.pipe(v.string(), v.maxLength(64)), v.unknown(), 'must be an object'),
+  account_id: /* @__PURE__ */ v.pipe(
+    /* @__PURE__ */ v.string('must be a string'),
+    /* @__PURE__ */ v.nonEmpty('is required'),
+    /* @__PURE__ */ v.maxLength(64),
+  ),
+  data: /* @__PURE__ */ v.record(
+    /* @__PURE__ */ v.pipe(/* @__PURE__ */ v.string(), /* @__PURE__ */ v.maxLength(64)),
+    /* @__PURE__ */ v.unknown(),
+    'must be an object',
+  ),
 });

@@ -54,34 +54,34 @@ describe('signup uniqueness', () => {
 describe('refresh rotation', () => {
   it('refuses a reused refresh token and revokes its session', async () => {
     const first = await signedUpUser(accounts);
-    const second = await refreshSession(accounts.deps, first.refresh_token);
+    const second = await refreshSession(accounts.deps, first.refreshToken);
     accounts.clock.advance(11_000);
 
-    await expect(refreshSession(accounts.deps, first.refresh_token)).rejects.toMatchObject({
+    await expect(refreshSession(accounts.deps, first.refreshToken)).rejects.toMatchObject({
       code: 'invalid_token',
     });
 
-    await expect(refreshSession(accounts.deps, second.refresh_token)).rejects.toMatchObject({
+    await expect(refreshSession(accounts.deps, second.refreshToken)).rejects.toMatchObject({
       code: 'invalid_token',
     });
-    expect(await isLive(first.access_token).catch(() => false)).toBe(false);
+    expect(await isLive(first.accessToken).catch(() => false)).toBe(false);
   });
 
   it('gives concurrent refreshes of one token the same successor', async () => {
     const first = await signedUpUser(accounts);
     const results = await Promise.all(
-      Array.from({ length: 5 }, () => refreshSession(accounts.deps, first.refresh_token)),
+      Array.from({ length: 5 }, () => refreshSession(accounts.deps, first.refreshToken)),
     );
-    const successors = new Set(results.map((result) => result.refresh_token));
+    const successors = new Set(results.map((result) => result.refreshToken));
     expect(successors.size).toBe(1);
-    const next = await refreshSession(accounts.deps, results[0]!.refresh_token);
-    expect(next.refresh_token).not.toBe(results[0]!.refresh_token);
+    const next = await refreshSession(accounts.deps, results[0]!.refreshToken);
+    expect(next.refreshToken).not.toBe(results[0]!.refreshToken);
   });
 
   it('expires a refresh token after 30 days', async () => {
     const first = await signedUpUser(accounts);
     accounts.clock.advance(30 * 24 * 3600 * 1000 + 1000);
-    await expect(refreshSession(accounts.deps, first.refresh_token)).rejects.toMatchObject({
+    await expect(refreshSession(accounts.deps, first.refreshToken)).rejects.toMatchObject({
       code: 'invalid_token',
     });
   });
@@ -90,16 +90,16 @@ describe('refresh rotation', () => {
 describe('logout and password change', () => {
   it('ends the session at once on logout', async () => {
     const pair = await signedUpUser(accounts);
-    expect(await isLive(pair.access_token)).toBe(true);
-    await logout(accounts.deps, pair.access_token);
-    expect(await isLive(pair.access_token)).toBe(false);
+    expect(await isLive(pair.accessToken)).toBe(true);
+    await logout(accounts.deps, pair.accessToken);
+    expect(await isLive(pair.accessToken)).toBe(false);
   });
 
   it('revokes every other session on password change', async () => {
     const email = uniqueEmail();
     const mine = await signedUpUser(accounts, email, 'first password');
     const other = await login(accounts.deps, { email, password: 'first password' }, testClient);
-    const claims = await (await accounts.deps.tokenKeys()).accessTokens.verify(mine.access_token);
+    const claims = await (await accounts.deps.tokenKeys()).accessTokens.verify(mine.accessToken);
 
     await changePassword(
       { ...accounts.deps, codeQueue: accounts.queue },
@@ -110,8 +110,8 @@ describe('logout and password change', () => {
       },
     );
 
-    expect(await isLive(mine.access_token)).toBe(true);
-    expect(await isLive(other.access_token)).toBe(false);
+    expect(await isLive(mine.accessToken)).toBe(true);
+    expect(await isLive(other.accessToken)).toBe(false);
     await expect(
       login(accounts.deps, { email, password: 'first password' }, testClient),
     ).rejects.toMatchObject({ code: 'invalid_credentials' });
@@ -120,7 +120,7 @@ describe('logout and password change', () => {
   it('starts no session for a login whose password was changed while it was being checked', async () => {
     const email = uniqueEmail();
     const mine = await signedUpUser(accounts, email, 'first password');
-    const claims = await (await accounts.deps.tokenKeys()).accessTokens.verify(mine.access_token);
+    const claims = await (await accounts.deps.tokenKeys()).accessTokens.verify(mine.accessToken);
     // The attacker's login reads the account, then the owner's change lands before its session.
     const racing = {
       ...accounts.deps,
@@ -144,7 +144,8 @@ describe('logout and password change', () => {
     await expect(
       login(racing, { email, password: 'first password' }, testClient),
     ).rejects.toMatchObject({
-      code: 'conflict',
+      // Answered 409 conflict by the HTTP layer (answerOfRefusal).
+      reason: 'accountChanged',
     });
 
     const { Items } = await dynamo().query({
@@ -174,7 +175,7 @@ describe('login', () => {
     });
     accounts.clock.advance(31_000);
     const pair = await login(accounts.deps, { email, password: 'the right one' }, testClient);
-    expect(pair.token_type).toBe('Bearer');
+    expect(pair.accessToken).toEqual(expect.any(String));
   });
 
   it('locks an account even when the wrong guesses arrive all at once', async () => {

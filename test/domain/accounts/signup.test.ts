@@ -47,7 +47,7 @@ describe('signup with a taken email', () => {
 
     const pair = await activate(email);
 
-    expect(pair.password_reset_required).toBe(true);
+    expect(pair.passwordResetRequired).toBe(true);
     expect(pair.user.name).toBe(email.slice(0, email.indexOf('@')));
     for (const password of ['first password', 'second password']) {
       await expect(loginWith(email, password)).rejects.toMatchObject({
@@ -67,7 +67,7 @@ describe('signup with a taken email', () => {
 
     const pair = await activate(email);
 
-    expect(pair).toMatchObject({ password_reset_required: true, user: { name: 'Ada' } });
+    expect(pair).toMatchObject({ passwordResetRequired: true, user: { name: 'Ada' } });
   });
 
   it('activates a signup contested after its read as contested', async () => {
@@ -104,7 +104,7 @@ describe('signup with a taken email', () => {
       testClient,
     );
 
-    expect(pair.password_reset_required).toBe(true);
+    expect(pair.passwordResetRequired).toBe(true);
     await expect(loginWith(email, 'first password')).rejects.toMatchObject({
       code: 'invalid_credentials',
     });

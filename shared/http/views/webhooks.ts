@@ -1,4 +1,4 @@
-import type { Delivery, StoredEvent, WebhookEndpoint } from './model.js';
+import type { Delivery, StoredEvent, WebhookEndpoint } from '../../domain/webhooks/model.js';
 
 /** The public (snake_case) shapes of the webhook resources. */
 

@@ -1,0 +1,61 @@
+import type { ProfileUpdateResult } from '../../domain/accounts/profile.js';
+import type { SessionSummary, SignedIn } from '../../domain/accounts/sessions.js';
+import type { ActivationResponse } from '../../domain/accounts/signup-activation.js';
+import type { User } from '../../domain/accounts/user.js';
+
+/** The public (snake_case) shapes of the account answers (contract.md); the use-cases return domain objects. */
+
+/** The `user` object of API responses: no hash, no internal state. */
+export const userView = (user: User) => ({
+  id: user.id,
+  name: user.name,
+  email: user.email,
+  phone: user.phone,
+  pending_email: user.pendingEmail,
+  pending_phone: user.pendingPhone,
+  gender: user.gender,
+  online_status: user.onlineStatus,
+  email_verified: user.emailVerified,
+  phone_verified: user.phone !== null,
+  created_at: user.createdAt,
+});
+
+/** The data of every token-bearing answer. */
+export const signedInView = (session: SignedIn) => ({
+  access_token: session.accessToken,
+  token_type: 'Bearer' as const,
+  expires_in: session.expiresIn,
+  refresh_token: session.refreshToken,
+  user: userView(session.user),
+});
+
+/** verifySignupOtp: the token answer, and whether the owner must now choose a password. */
+export const activationView = (activation: ActivationResponse) => ({
+  ...signedInView(activation),
+  password_reset_required: activation.passwordResetRequired,
+});
+
+/** A session in `GET /v1/auth/sessions`. */
+export const sessionView = (session: SessionSummary) => ({
+  id: session.id,
+  created_at: new Date(session.createdAt).toISOString(),
+  last_used_at: new Date(session.lastUsedAt).toISOString(),
+  user_agent: session.userAgent,
+  ip_address: session.ipAddress,
+  current: session.current,
+});
+
+/** signup and forgotPassword: whether the email must be verified first, and what to tell. */
+export const codeRequestView = <T extends { verificationRequired: boolean; message: string }>({
+  verificationRequired,
+  message,
+  ...rest
+}: T) => ({ ...rest, verification_required: verificationRequired, message });
+
+/** The profile update: the user, and which new values wait for their code (by request field). */
+export const profileUpdateView = (result: ProfileUpdateResult) => ({
+  user: userView(result.user),
+  verification_required: result.verificationRequired.map((what) =>
+    what === 'phone' ? ('phone_number' as const) : what,
+  ),
+});

@@ -1,0 +1,30 @@
+import type { SignedIn } from '../../domain/accounts/sessions.js';
+import type { CodeSent, GenericVerification } from '../../domain/otp/operations.js';
+import { signedInView } from './accounts.js';
+
+/** The public (snake_case) shapes of the OTP answers (contract.md). */
+
+/** A code sent or queued: what to tell, and how long the code lives. */
+export const codeSentView = (sent: CodeSent) => ({
+  message: sent.message,
+  expires_in: sent.expiresIn,
+});
+
+/** sendOtp: the number and purpose, then the code sent. */
+export const sendOtpView = (sent: CodeSent & { phone: string; purpose: string }) => ({
+  phone_number: sent.phone,
+  purpose: sent.purpose,
+  ...codeSentView(sent),
+});
+
+/** verifyOtp: the token answer of a login code, the confirmation of a generic one. */
+export const verifyOtpView = (result: SignedIn | GenericVerification) =>
+  'verified' in result
+    ? { verified: result.verified, phone_number: result.phone, purpose: result.purpose }
+    : signedInView(result);
+
+/** verifyMobileOtp: the number now verified. */
+export const mobileVerifiedView = (result: { verified: true; phone: string }) => ({
+  verified: result.verified,
+  mobile_number: result.phone,
+});
