@@ -11,7 +11,7 @@ import {
   inLambdaEnvironment,
   lambdaCredentials,
   protocolOf,
-  snsRefusal as refusal,
+  queryRefusal as refusal,
   sdkAuthorization,
   snsPublished,
   useRecordingEndpoint,

@@ -14,6 +14,9 @@ export const exampleCredentials = {
 
 /** One request as an AWS endpoint received it. */
 export interface ReceivedRequest {
+  method: string;
+  /** Its path (and query, if any), as sent. */
+  url: string;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -22,6 +25,8 @@ export interface EndpointAnswer {
   status: number;
   contentType: string;
   body: string;
+  /** Other headers: a REST API's `x-amzn-errortype`. */
+  headers?: Record<string, string>;
 }
 
 export const jsonAnswer = (status: number, body: unknown): EndpointAnswer => ({
@@ -43,11 +48,21 @@ export const snsPublished = (messageId = randomUUID()): EndpointAnswer =>
     `<PublishResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><PublishResult><MessageId>${messageId}</MessageId></PublishResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></PublishResponse>`,
   );
 
-/** An error as SNS (the query protocol) answers one; `message` is XML text, entities escaped. */
-export const snsRefusal = (status: number, code: string, message: string): EndpointAnswer =>
+/** What SES answers a SendEmail it takes. */
+export const sesSent = (messageId = randomUUID()): EndpointAnswer =>
+  xmlAnswer(
+    200,
+    `<SendEmailResponse xmlns="http://ses.amazonaws.com/doc/2010-12-01/"><SendEmailResult><MessageId>${messageId}</MessageId></SendEmailResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></SendEmailResponse>`,
+  );
+
+/**
+ * An error as SNS or SES (the query protocol) answers one; `message` is XML text, entities
+ * escaped.
+ */
+export const queryRefusal = (status: number, code: string, message: string): EndpointAnswer =>
   xmlAnswer(
     status,
-    `<ErrorResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`,
+    `<ErrorResponse><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`,
   );
 
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
@@ -95,10 +110,16 @@ export class RecordingAwsEndpoint {
       const chunks: Buffer[] = [];
       incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
       incoming.on('end', () => {
-        const request = { headers: incoming.headers, body: Buffer.concat(chunks).toString() };
+        const request = {
+          method: incoming.method ?? '',
+          url: incoming.url ?? '',
+          headers: incoming.headers,
+          body: Buffer.concat(chunks).toString(),
+        };
         this.requests.push(request);
-        const { status, contentType, body } = this.answers.shift() ?? this.otherwise(request);
-        outgoing.writeHead(status, { 'content-type': contentType });
+        const { status, contentType, body, headers } =
+          this.answers.shift() ?? this.otherwise(request);
+        outgoing.writeHead(status, { 'content-type': contentType, ...headers });
         outgoing.end(body);
       });
     });
@@ -183,7 +204,9 @@ export async function inLambdaEnvironment(
 }
 
 /** A request as its protocol has it: the body and the headers that are not per call or per client. */
-export const protocolOf = ({ headers, body }: ReceivedRequest) => ({
+export const protocolOf = ({ method, url, headers, body }: ReceivedRequest) => ({
+  method,
+  url,
   body,
   contentType: headers['content-type'],
   target: headers['x-amz-target'],
@@ -214,8 +237,7 @@ class NodeSha256 {
 }
 
 /**
- * The Authorization header the AWS SDK's own SigV4 signer makes for `received` (a POST to `/`),
- * signing the headers its Authorization header says it signed, at the time its X-Amz-Date says.
+ * The Authorization header the AWS SDK's own SigV4 signer makes for `received`, signing the headers its Authorization header says it signed, at the time its X-Amz-Date says.
  */
 export async function sdkAuthorization(
   received: ReceivedRequest,
@@ -225,15 +247,15 @@ export async function sdkAuthorization(
     credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   },
 ): Promise<string | undefined> {
-  const { headers, body } = received;
+  const { method, url, headers, body } = received;
   const signedNames = /SignedHeaders=([^,]+)/.exec(String(headers.authorization))?.[1] ?? '';
   const amzDate = String(headers['x-amz-date']);
   const signed = await new SignatureV4({ ...signer, sha256: NodeSha256 }).sign(
     {
-      method: 'POST',
+      method,
       protocol: 'http:',
       hostname: '127.0.0.1',
-      path: '/',
+      path: url,
       query: {},
       headers: Object.fromEntries(
         signedNames.split(';').map((name) => [name, String(headers[name])]),
