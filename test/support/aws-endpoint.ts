@@ -65,6 +65,23 @@ export const queryRefusal = (status: number, code: string, message: string): End
     `<ErrorResponse><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`,
   );
 
+/** What Scheduler answers a CreateSchedule it takes. */
+export const scheduleCreated = (scheduleArn: string): EndpointAnswer => ({
+  status: 200,
+  contentType: 'application/json',
+  body: JSON.stringify({ ScheduleArn: scheduleArn }),
+});
+
+/** An error as a REST-JSON API (Scheduler) answers one: named by its x-amzn-errortype header. */
+export const restJsonRefusal = (status: number, type: string, message: string): EndpointAnswer => ({
+  status,
+  contentType: 'application/json',
+  headers: {
+    'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazonaws.chronos/`,
+  },
+  body: JSON.stringify({ Message: message }),
+});
+
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
 
 /** What SQS answers a SendMessage or SendMessageBatch it takes whole. */
