@@ -220,6 +220,33 @@ export async function inLambdaEnvironment(
   }
 }
 
+/**
+ * Makes `call` twice in the environment Lambda gives a function (ap-southeast-2): with `variable`
+ * (e.g. AWS_ENDPOINT_URL_SES) naming `endpoint` and AWS_ENDPOINT_URL a closed port, then with
+ * AWS_ENDPOINT_URL alone naming it. Hands back the requests `endpoint` received — both, when the
+ * client honours both variables — and the signature the SDK's signer makes for the first with
+ * Lambda's credentials, under `service`'s signing name.
+ */
+export async function callsThroughEndpointVariables(
+  endpoint: RecordingAwsEndpoint,
+  variable: string,
+  service: string,
+  call: () => Promise<unknown>,
+): Promise<{ requests: ReceivedRequest[]; lambdaSignature: string | undefined }> {
+  const region = 'ap-southeast-2';
+  await inLambdaEnvironment(
+    region,
+    { AWS_ENDPOINT_URL: 'http://127.0.0.1:9', [variable]: endpoint.url },
+    call,
+  );
+  await inLambdaEnvironment(region, { AWS_ENDPOINT_URL: endpoint.url }, call);
+  const requests = endpoint.requests.splice(0);
+  const lambdaSignature =
+    requests[0] &&
+    (await sdkAuthorization(requests[0], { service, region, credentials: lambdaCredentials }));
+  return { requests, lambdaSignature };
+}
+
 /** A request as its protocol has it: the body and the headers that are not per call or per client. */
 export const protocolOf = ({ method, url, headers, body }: ReceivedRequest) => ({
   method,
