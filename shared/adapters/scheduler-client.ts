@@ -9,11 +9,11 @@ import {
 
 /**
  * EventBridge Scheduler's CreateSchedule, the one Scheduler call the functions make, without the
- * SDK's client (~220 KiB of `workers/deliver-webhook`'s bundle with the SDK core it pulled in:
- * docs/performance.md). The protocol is the SDK's (@aws-sdk/client-scheduler 3.x): REST-JSON,
- * `POST /schedules/{Name}` with the other members as a JSON body in the order of the SDK's
- * schema, and a fresh ClientToken per call (the same on its retries) as the SDK fills in that
- * idempotency token; signed as `scheduler`. A refusal is named by its `x-amzn-errortype` header
+ * SDK's client (with SES's and the SDK core they pulled in, 215 of `workers/deliver-webhook`'s
+ * 271 KiB: docs/performance.md). The protocol is the SDK's (@aws-sdk/client-scheduler 3.x):
+ * REST-JSON, `POST /schedules/{Name}` with the other members as a JSON body in the order of the
+ * SDK's schema, and a fresh ClientToken per call (the same on its retries) as the SDK fills in
+ * that idempotency token; signed as `scheduler`. A refusal is named by its `x-amzn-errortype` header
  * (`ConflictException` for a name already taken). Throttling, 5xx and network failures are
  * retried (aws-signed-request.ts); the endpoint is AWS_ENDPOINT_URL_SCHEDULER or
  * AWS_ENDPOINT_URL when set.
