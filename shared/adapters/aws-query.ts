@@ -6,7 +6,7 @@ import { type AwsRequest, type AwsResponse, encodeRfc3986 } from './aws-signed-r
  * XML, a refusal as `<ErrorResponse><Error><Code>…</Code><Message>…`.
  */
 
-/** The request of `action`: `fields` after `Action` and `Version`, encoded as the SDK encodes them. */
+/** The request of `action`: `fields` after `Action` and `Version`, encoded as the SDK's are. */
 export function queryRequest(
   action: string,
   version: string,

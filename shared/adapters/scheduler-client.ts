@@ -13,8 +13,8 @@ import {
  * 271 KiB: docs/performance.md). The protocol is the SDK's (@aws-sdk/client-scheduler 3.x):
  * REST-JSON, `POST /schedules/{Name}` with the other members as a JSON body in the order of the
  * SDK's schema, and a fresh ClientToken per call (the same on its retries) as the SDK fills in
- * that idempotency token; signed as `scheduler`. A refusal is named by its `x-amzn-errortype` header
- * (`ConflictException` for a name already taken). Throttling, 5xx and network failures are
+ * that idempotency token; signed as `scheduler`. A refusal is named by its `x-amzn-errortype`
+ * header (`ConflictException` for a name already taken). Throttling, 5xx and network failures are
  * retried (aws-signed-request.ts); the endpoint is AWS_ENDPOINT_URL_SCHEDULER or
  * AWS_ENDPOINT_URL when set.
  */

@@ -9,11 +9,11 @@ import {
 /**
  * SES's SendEmail (v1), the one SES call the functions make, without the SDK's client (with the
  * SDK core, 172 of `workers/send-account-code`'s 375 KiB, and most of its cold start above the
- * DynamoDB floor: docs/performance.md). The protocol is the SDK's (@aws-sdk/client-ses 3.x): AWS Query
- * (`Action=SendEmail&Version=2010-12-01&…`, aws-query.ts), to `email.<region>.amazonaws.com`
- * signed as `ses`. Throttling (SES's sending-rate refusal is `Throttling`), 5xx and network
- * failures are retried (aws-signed-request.ts); the endpoint is AWS_ENDPOINT_URL_SES or
- * AWS_ENDPOINT_URL when set.
+ * DynamoDB floor: docs/performance.md). The protocol is the SDK's (@aws-sdk/client-ses 3.x):
+ * AWS Query (`Action=SendEmail&Version=2010-12-01&…`, aws-query.ts), to
+ * `email.<region>.amazonaws.com` signed as `ses`. Throttling (SES's sending-rate refusal is
+ * `Throttling`), 5xx and network failures are retried (aws-signed-request.ts); the endpoint is
+ * AWS_ENDPOINT_URL_SES or AWS_ENDPOINT_URL when set.
  */
 
 export interface Content {
