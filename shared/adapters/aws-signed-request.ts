@@ -4,9 +4,10 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 
 /**
  * One signed POST to an AWS API, with the retries and bounds the SDK's clients gave us: the
- * transport under our own DynamoDB, SQS and SNS clients (dynamodb-client.ts, sqs-client.ts,
- * sns-client.ts), which replace the SDK's because its per-call machinery and its ~330 KiB of
- * client code cost CPU on every call and time at every cold start (docs/performance.md).
+ * transport under our own DynamoDB, SQS, SNS, SES and Scheduler clients (dynamodb-client.ts,
+ * sqs-client.ts, sns-client.ts, ses-client.ts, scheduler-client.ts), which replace the SDK's
+ * because its per-call machinery and its ~330 KiB of client code cost CPU on every call and time
+ * at every cold start (docs/performance.md).
  *
  * What the SDK did that matters is done here once: region and credentials from the environment
  * (Lambda sets AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN), the
@@ -34,8 +35,10 @@ export interface AwsClientOptions {
 export interface AwsService {
   /** As people name it, for messages: `DynamoDB`. */
   title: string;
-  /** Its signing name, also the first label of its regional endpoint: `dynamodb`. */
+  /** Its signing name, also the first label of its regional endpoint unless `endpointPrefix`. */
   signingName: string;
+  /** The first label of its regional endpoint when not the signing name: SES's is `email`. */
+  endpointPrefix?: string;
   /** The variables that override its endpoint, first match wins. */
   endpointVariables: readonly string[];
   /** Error names worth another attempt besides any 5xx: throttling, mostly. */
@@ -74,6 +77,8 @@ export interface AwsRequest {
   what: string;
   /** Where this one call goes, when not the client's endpoint (SQS: the queue URL's origin). */
   endpoint?: URL;
+  /** The request's path, its segments encoded: `/schedules/my-schedule` (REST APIs). */
+  path?: string;
 }
 
 /** Attempts per call, the first included (the SDK's standard mode). */
@@ -99,17 +104,29 @@ export const env = (name: string): string | undefined => {
   return value === undefined || value === '' ? undefined : value;
 };
 
+/**
+ * RFC 3986 encoding, as the SDK's (`encodeURIComponent`, and `!'()*` too): query-protocol
+ * fields, REST path segments, and those paths again in the signature's canonical request.
+ */
+export const encodeRfc3986 = (value: string) =>
+  encodeURIComponent(value).replace(
+    /[!'()*]/g,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+
 const hex = (data: string) => createHash('sha256').update(data, 'utf8').digest('hex');
 const hmac = (key: Buffer | string, data: string) =>
   createHmac('sha256', key).update(data, 'utf8').digest();
 
 /**
- * The body of a JSON-protocol answer (DynamoDB, SQS); a refusal as `refused(name, message,
- * status)` makes it (`__type` may carry a `namespace#`). `reviver` is JSON.parse's.
+ * The body of a JSON-protocol answer (DynamoDB, SQS, Scheduler); a refusal as `refused(name,
+ * message, status)` makes it. The error's name is where the SDK looks for it: the
+ * `x-amzn-errortype` header (REST APIs: `ConflictException:http://…`), else the body's `code`
+ * or `__type` (`namespace#Name`). `reviver` is JSON.parse's.
  */
 export function jsonAnswerOf(
   what: string,
-  { status, text }: AwsResponse,
+  { status, headers, text }: AwsResponse,
   refused: (name: string, message: string, status: number, body: Record<string, unknown>) => Error,
   reviver?: (key: string, value: unknown) => unknown,
 ): Record<string, unknown> {
@@ -121,7 +138,8 @@ export function jsonAnswerOf(
   }
   if (status >= 200 && status < 300) return body;
   const name =
-    String(body.__type ?? `HTTP${status}`)
+    String(headers['x-amzn-errortype'] ?? body.code ?? body.__type ?? `HTTP${status}`)
+      .split(':')[0]!
       .split('#')
       .pop() ?? 'UnknownError';
   throw refused(name, String(body.message ?? body.Message ?? name), status, body);
@@ -150,7 +168,7 @@ export class SignedAwsClient {
     this.region = region;
     this.endpoint = new URL(
       endpoint ??
-        `https://${service.signingName}.${region}.${region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com'}`,
+        `https://${service.endpointPrefix ?? service.signingName}.${region}.${region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com'}`,
     );
   }
 
@@ -191,8 +209,8 @@ export class SignedAwsClient {
     return this.agents['https:'];
   }
 
-  private attempt({ headers, body, what, endpoint = this.endpoint }: AwsRequest) {
-    const signed = this.signedHeaders(endpoint.host, headers, body);
+  private attempt({ headers, body, what, endpoint = this.endpoint, path = '/' }: AwsRequest) {
+    const signed = this.signedHeaders(endpoint.host, path, headers, body);
     const request = endpoint.protocol === 'http:' ? httpRequest : httpsRequest;
     return new Promise<AwsResponse>((resolve, reject) => {
       const outgoing = request(
@@ -200,7 +218,7 @@ export class SignedAwsClient {
           protocol: endpoint.protocol,
           hostname: endpoint.hostname,
           port: endpoint.port,
-          path: '/',
+          path,
           method: 'POST',
           agent: this.agentFor(endpoint.protocol),
           headers: signed,
@@ -234,6 +252,7 @@ export class SignedAwsClient {
   /** SigV4 (docs: "Create a signed AWS API request"): the headers of one request, signed. */
   private signedHeaders(
     host: string,
+    path: string,
     own: Record<string, string>,
     payload: string,
   ): Record<string, string> {
@@ -253,7 +272,8 @@ export class SignedAwsClient {
     const names = Object.keys(headers).sort();
     const canonicalRequest = [
       'POST',
-      '/',
+      // Encoded again, as the SDK's signer does for every service but S3.
+      encodeRfc3986(path).replace(/%2F/g, '/'),
       '',
       ...names.map((name) => `${name}:${headers[name]}`),
       '',

@@ -1,12 +1,8 @@
-import {
-  ConflictException,
-  CreateScheduleCommand,
-  SchedulerClient,
-} from '@aws-sdk/client-scheduler';
 import { required } from '../config.js';
 import type { AttemptMessage } from '../domain/webhooks/model.js';
 import type { RetryScheduler } from '../domain/webhooks/ports.js';
 import { attemptMessageCodec } from './attempt-message.js';
+import { ConflictException, SchedulerClient } from './scheduler-client.js';
 
 export interface SchedulerSettings {
   groupName: string;
@@ -32,23 +28,21 @@ export class EventBridgeRetryScheduler implements RetryScheduler {
 
   async scheduleAt(message: AttemptMessage, at: Date): Promise<void> {
     try {
-      await this.client.send(
-        new CreateScheduleCommand({
-          Name: `${message.deliveryId}-attempt-${message.attempt}`,
-          GroupName: this.settings.groupName,
-          ScheduleExpression: atExpression(at),
-          ScheduleExpressionTimezone: 'UTC',
-          FlexibleTimeWindow: { Mode: 'OFF' },
-          ActionAfterCompletion: 'DELETE',
-          Target: {
-            Arn: this.settings.queueArn,
-            RoleArn: this.settings.roleArn,
-            Input: attemptMessageCodec.encode(message),
-            // The scheduler's own retries if SQS is briefly unavailable; the sweeper backs it up.
-            RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
-          },
-        }),
-      );
+      await this.client.createSchedule({
+        Name: `${message.deliveryId}-attempt-${message.attempt}`,
+        GroupName: this.settings.groupName,
+        ScheduleExpression: atExpression(at),
+        ScheduleExpressionTimezone: 'UTC',
+        FlexibleTimeWindow: { Mode: 'OFF' },
+        ActionAfterCompletion: 'DELETE',
+        Target: {
+          Arn: this.settings.queueArn,
+          RoleArn: this.settings.roleArn,
+          Input: attemptMessageCodec.encode(message),
+          // The scheduler's own retries if SQS is briefly unavailable; the sweeper backs it up.
+          RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
+        },
+      });
     } catch (error) {
       if (error instanceof ConflictException) return;
       throw error;
@@ -63,7 +57,7 @@ let schedulerInstance: RetryScheduler | undefined;
  * DELIVERY_QUEUE_ARN, SCHEDULER_ROLE_ARN) unless a stand-in was installed.
  */
 export function retryScheduler(): RetryScheduler {
-  schedulerInstance ??= new EventBridgeRetryScheduler(new SchedulerClient({}), {
+  schedulerInstance ??= new EventBridgeRetryScheduler(new SchedulerClient(), {
     groupName: required('SCHEDULER_GROUP_NAME'),
     queueArn: required('DELIVERY_QUEUE_ARN'),
     roleArn: required('SCHEDULER_ROLE_ARN'),

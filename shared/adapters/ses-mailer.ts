@@ -1,6 +1,6 @@
-import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import { required, sesConfigurationSet } from '../config.js';
 import type { EmailMessage, Mailer } from '../domain/messages.js';
+import { SesClient } from './ses-client.js';
 
 /**
  * Email through SES (SendEmail with a text and an HTML part), through the stage's configuration
@@ -8,26 +8,24 @@ import type { EmailMessage, Mailer } from '../domain/messages.js';
  */
 export class SesMailer implements Mailer {
   constructor(
-    private readonly client: SESClient,
+    private readonly client: SesClient,
     private readonly from: string,
     private readonly configurationSet?: string,
   ) {}
 
   async send(message: EmailMessage): Promise<void> {
-    await this.client.send(
-      new SendEmailCommand({
-        Source: this.from,
-        ConfigurationSetName: this.configurationSet,
-        Destination: { ToAddresses: [message.to] },
-        Message: {
-          Subject: { Data: message.subject, Charset: 'UTF-8' },
-          Body: {
-            Text: { Data: message.text, Charset: 'UTF-8' },
-            Html: { Data: message.html, Charset: 'UTF-8' },
-          },
+    await this.client.sendEmail({
+      Source: this.from,
+      ConfigurationSetName: this.configurationSet,
+      Destination: { ToAddresses: [message.to] },
+      Message: {
+        Subject: { Data: message.subject, Charset: 'UTF-8' },
+        Body: {
+          Text: { Data: message.text, Charset: 'UTF-8' },
+          Html: { Data: message.html, Charset: 'UTF-8' },
         },
-      }),
-    );
+      },
+    });
   }
 }
 
@@ -35,11 +33,7 @@ let mailerInstance: Mailer | undefined;
 
 /** The mailer of this process: SES unless a stand-in was installed (local runtime, tests). */
 export function mailer(): Mailer {
-  mailerInstance ??= new SesMailer(
-    new SESClient({}),
-    required('EMAIL_FROM'),
-    sesConfigurationSet(),
-  );
+  mailerInstance ??= new SesMailer(new SesClient(), required('EMAIL_FROM'), sesConfigurationSet());
   return mailerInstance;
 }
 

@@ -1,3 +1,4 @@
+import { queryRefusalOf, queryRequest, xmlText } from './aws-query.js';
 import {
   type AwsClientOptions,
   AwsError,
@@ -49,35 +50,9 @@ const snsService = {
   retryable: new Set(['Throttled', 'Throttling', 'KMSThrottling', 'InternalError']),
 };
 
-/** The query protocol's encoding (RFC 3986: encodeURIComponent, and `!'()*` too), as the SDK's. */
-const encode = (value: string) =>
-  encodeURIComponent(value).replace(
-    /[!'()*]/g,
-    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-
-const entities: Record<string, string> = {
-  amp: '&',
-  lt: '<',
-  gt: '>',
-  quot: '"',
-  apos: "'",
-};
-
-/** The text of the first `<tag>` of an XML answer, its entities decoded. */
-function xmlText(xml: string, tag: string): string | undefined {
-  const text = new RegExp(`<${tag}>([^<]*)</${tag}>`).exec(xml)?.[1];
-  return text?.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (entity, name: string) => {
-    if (name.startsWith('#x') || name.startsWith('#X'))
-      return String.fromCodePoint(Number.parseInt(name.slice(2), 16));
-    if (name.startsWith('#')) return String.fromCodePoint(Number(name.slice(1)));
-    return entities[name] ?? entity;
-  });
-}
-
-function errorOf({ status, text }: AwsResponse): SnsError {
-  const code = xmlText(text, 'Code') ?? `HTTP${status}`;
-  const message = xmlText(text, 'Message') ?? code;
+function errorOf(response: AwsResponse): SnsError {
+  const { code, message } = queryRefusalOf(response);
+  const status = response.status;
   if (code === 'InvalidParameter') return new InvalidParameterException(message, status);
   if (code === 'InvalidParameterValue') return new InvalidParameterValueException(message, status);
   return new SnsError(code, message, status);
@@ -94,8 +69,6 @@ export class SnsClient {
   publish(input: PublishInput): Promise<{ MessageId?: string }> {
     // Members in the order of the SDK's schema; attributes as `MessageAttributes.entry.N.…`.
     const fields: [string, string][] = [
-      ['Action', 'Publish'],
-      ['Version', '2010-03-31'],
       ['Message', input.Message],
       ['PhoneNumber', input.PhoneNumber],
       ...Object.entries(input.MessageAttributes ?? {}).flatMap(
@@ -109,16 +82,9 @@ export class SnsClient {
         },
       ),
     ];
-    return this.transport.send(
-      {
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: fields.map(([name, value]) => `${encode(name)}=${encode(value)}`).join('&'),
-        what: 'Publish',
-      },
-      (response) => {
-        if (response.status < 200 || response.status >= 300) throw errorOf(response);
-        return { MessageId: xmlText(response.text, 'MessageId') };
-      },
-    );
+    return this.transport.send(queryRequest('Publish', '2010-03-31', fields), (response) => {
+      if (response.status < 200 || response.status >= 300) throw errorOf(response);
+      return { MessageId: xmlText(response.text, 'MessageId') };
+    });
   }
 }

@@ -1,41 +1,44 @@
-import {
-  ConflictException,
-  CreateScheduleCommand,
-  SchedulerClient,
-} from '@aws-sdk/client-scheduler';
-import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EventBridgeRetryScheduler } from '../../shared/adapters/eventbridge-retry-scheduler.js';
+import { SchedulerClient } from '../../shared/adapters/scheduler-client.js';
+import {
+  exampleCredentials as credentials,
+  restJsonRefusal,
+  scheduleCreated,
+  useRecordingEndpoint,
+} from '../support/aws-endpoint.js';
 
-const scheduler = mockClient(SchedulerClient);
+const endpoint = useRecordingEndpoint(() => scheduleCreated('arn'));
 const settings = {
   groupName: 'webhook-retries',
   queueArn: 'arn:aws:sqs:us-east-1:123456789012:deliveries',
   roleArn: 'arn:aws:iam::123456789012:role/scheduler-to-sqs',
 };
-const retries = new EventBridgeRetryScheduler(
-  new SchedulerClient({ region: 'us-east-1' }),
-  settings,
-);
+const retries = () =>
+  new EventBridgeRetryScheduler(
+    new SchedulerClient({ endpoint: endpoint.url, region: 'us-east-1', credentials }),
+    settings,
+  );
 const deliveryId = 'dlv_abcdefghijklmnopqrst';
-
-beforeEach(() => scheduler.reset());
 
 describe('the EventBridge retry scheduler', () => {
   it('creates a one-time at() schedule that sends the attempt to the queue and deletes itself', async () => {
-    scheduler.on(CreateScheduleCommand).resolves({ ScheduleArn: 'arn' });
+    await retries().scheduleAt({ deliveryId, attempt: 4 }, new Date('2026-03-01T12:34:56.789Z'));
 
-    await retries.scheduleAt({ deliveryId, attempt: 4 }, new Date('2026-03-01T12:34:56.789Z'));
-
-    expect(scheduler.commandCalls(CreateScheduleCommand).map((call) => call.args[0].input)).toEqual(
-      [
-        {
-          Name: `${deliveryId}-attempt-4`,
+    const created = endpoint.requests.splice(0).map(({ url, body }) => ({
+      url,
+      input: JSON.parse(body) as Record<string, unknown>,
+    }));
+    expect(created).toEqual([
+      {
+        url: `/schedules/${deliveryId}-attempt-4`,
+        input: {
           GroupName: 'webhook-retries',
           ScheduleExpression: 'at(2026-03-01T12:34:56)',
           ScheduleExpressionTimezone: 'UTC',
           FlexibleTimeWindow: { Mode: 'OFF' },
           ActionAfterCompletion: 'DELETE',
+          ClientToken: expect.any(String),
           Target: {
             Arn: settings.queueArn,
             RoleArn: settings.roleArn,
@@ -43,23 +46,21 @@ describe('the EventBridge retry scheduler', () => {
             RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
           },
         },
-      ],
-    );
+      },
+    ]);
   });
 
   it('treats an existing schedule for the same attempt as already scheduled', async () => {
-    scheduler
-      .on(CreateScheduleCommand)
-      .rejects(new ConflictException({ message: 'exists', Message: 'exists', $metadata: {} }));
+    endpoint.answers = [restJsonRefusal(409, 'ConflictException', 'exists')];
     await expect(
-      retries.scheduleAt({ deliveryId, attempt: 5 }, new Date('2026-03-02T00:00:00Z')),
+      retries().scheduleAt({ deliveryId, attempt: 5 }, new Date('2026-03-02T00:00:00Z')),
     ).resolves.toBeUndefined();
   });
 
   it('passes other failures on', async () => {
-    scheduler.on(CreateScheduleCommand).rejects(new Error('throttled'));
+    endpoint.answers = [restJsonRefusal(400, 'ValidationException', 'Invalid Schedule Expression')];
     await expect(
-      retries.scheduleAt({ deliveryId, attempt: 3 }, new Date('2026-03-02T00:00:00Z')),
-    ).rejects.toThrow('throttled');
+      retries().scheduleAt({ deliveryId, attempt: 3 }, new Date('2026-03-02T00:00:00Z')),
+    ).rejects.toMatchObject({ name: 'ValidationException' });
   });
 });

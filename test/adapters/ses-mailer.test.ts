@@ -1,37 +1,48 @@
-import { MessageRejected, SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
-import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { MessageRejected, SesClient } from '../../shared/adapters/ses-client.js';
 import { SesMailer } from '../../shared/adapters/ses-mailer.js';
 import { codeEmail } from '../../shared/domain/otp/templates.js';
+import {
+  exampleCredentials as credentials,
+  queryRefusal,
+  sesSent,
+  useRecordingEndpoint,
+} from '../support/aws-endpoint.js';
 
-const ses = mockClient(SESClient);
-const mailer = new SesMailer(
-  new SESClient({ region: 'us-east-1' }),
-  'no-reply@example.com',
-  'stage-email',
-);
+const endpoint = useRecordingEndpoint(() => sesSent());
+const mailerOn = (from: string, configurationSet?: string) =>
+  new SesMailer(
+    new SesClient({ endpoint: endpoint.url, region: 'us-east-1', credentials }),
+    from,
+    configurationSet,
+  );
 
-beforeEach(() => ses.reset());
+/** The SendEmail requests SES received, as the form fields they carry. */
+const sent = () =>
+  endpoint.requests.splice(0).map(({ body }) => Object.fromEntries(new URLSearchParams(body)));
 
 describe('the SES mailer', () => {
   it('sends a code email from the configured address, through the stage’s configuration set, with its text and HTML bodies', async () => {
-    ses.on(SendEmailCommand).resolves({ MessageId: 'm-1' });
     const message = codeEmail('password_reset', '042137', 10);
 
-    await mailer.send({ to: 'ada@example.com', ...message });
+    await mailerOn('no-reply@example.com', 'stage-email').send({
+      to: 'ada@example.com',
+      ...message,
+    });
 
-    expect(ses.commandCalls(SendEmailCommand).map((call) => call.args[0].input)).toEqual([
+    expect(sent()).toEqual([
       {
+        Action: 'SendEmail',
+        Version: '2010-12-01',
         Source: 'no-reply@example.com',
+        'Destination.ToAddresses.member.1': 'ada@example.com',
+        'Message.Subject.Data': 'Your password reset code',
+        'Message.Subject.Charset': 'UTF-8',
+        'Message.Body.Text.Data': message.text,
+        'Message.Body.Text.Charset': 'UTF-8',
+        'Message.Body.Html.Data': message.html,
+        'Message.Body.Html.Charset': 'UTF-8',
         ConfigurationSetName: 'stage-email',
-        Destination: { ToAddresses: ['ada@example.com'] },
-        Message: {
-          Subject: { Data: 'Your password reset code', Charset: 'UTF-8' },
-          Body: {
-            Text: { Data: message.text, Charset: 'UTF-8' },
-            Html: { Data: message.html, Charset: 'UTF-8' },
-          },
-        },
       },
     ]);
     expect(message.text).toContain('042137');
@@ -39,13 +50,27 @@ describe('the SES mailer', () => {
     expect(message.html).toContain('>042137<');
   });
 
+  it('sends without a configuration set when the stage has none', async () => {
+    await mailerOn('no-reply@example.com').send({
+      to: 'ada@example.com',
+      subject: 's',
+      text: 't',
+      html: '<p>t</p>',
+    });
+
+    expect(sent()[0]).not.toHaveProperty('ConfigurationSetName');
+  });
+
   it('lets a rejection surface instead of reporting the email as sent', async () => {
-    ses
-      .on(SendEmailCommand)
-      .rejects(new MessageRejected({ message: 'Email address is not verified', $metadata: {} }));
+    endpoint.answers = [queryRefusal(400, 'MessageRejected', 'Email address is not verified')];
 
     await expect(
-      mailer.send({ to: 'ada@example.com', subject: 's', text: 't', html: '<p>t</p>' }),
+      mailerOn('no-reply@example.com').send({
+        to: 'ada@example.com',
+        subject: 's',
+        text: 't',
+        html: '<p>t</p>',
+      }),
     ).rejects.toThrow(MessageRejected);
   });
 });

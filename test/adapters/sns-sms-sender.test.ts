@@ -5,7 +5,7 @@ import { Refusal } from '../../shared/domain/errors.js';
 import { codeSms } from '../../shared/domain/otp/templates.js';
 import {
   exampleCredentials as credentials,
-  snsRefusal as refusal,
+  queryRefusal as refusal,
   snsPublished,
   useRecordingEndpoint,
 } from '../support/aws-endpoint.js';

@@ -14,6 +14,9 @@ export const exampleCredentials = {
 
 /** One request as an AWS endpoint received it. */
 export interface ReceivedRequest {
+  method: string;
+  /** Its path (and query, if any), as sent. */
+  url: string;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -22,6 +25,8 @@ export interface EndpointAnswer {
   status: number;
   contentType: string;
   body: string;
+  /** Other headers: a REST API's `x-amzn-errortype`. */
+  headers?: Record<string, string>;
 }
 
 export const jsonAnswer = (status: number, body: unknown): EndpointAnswer => ({
@@ -43,12 +48,39 @@ export const snsPublished = (messageId = randomUUID()): EndpointAnswer =>
     `<PublishResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><PublishResult><MessageId>${messageId}</MessageId></PublishResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></PublishResponse>`,
   );
 
-/** An error as SNS (the query protocol) answers one; `message` is XML text, entities escaped. */
-export const snsRefusal = (status: number, code: string, message: string): EndpointAnswer =>
+/** What SES answers a SendEmail it takes. */
+export const sesSent = (messageId = randomUUID()): EndpointAnswer =>
+  xmlAnswer(
+    200,
+    `<SendEmailResponse xmlns="http://ses.amazonaws.com/doc/2010-12-01/"><SendEmailResult><MessageId>${messageId}</MessageId></SendEmailResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></SendEmailResponse>`,
+  );
+
+/**
+ * An error as SNS or SES (the query protocol) answers one; `message` is XML text, entities
+ * escaped.
+ */
+export const queryRefusal = (status: number, code: string, message: string): EndpointAnswer =>
   xmlAnswer(
     status,
-    `<ErrorResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`,
+    `<ErrorResponse><Error><Type>Sender</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`,
   );
+
+/** What Scheduler answers a CreateSchedule it takes. */
+export const scheduleCreated = (scheduleArn: string): EndpointAnswer => ({
+  status: 200,
+  contentType: 'application/json',
+  body: JSON.stringify({ ScheduleArn: scheduleArn }),
+});
+
+/** An error as a REST-JSON API (Scheduler) answers one: named by its x-amzn-errortype header. */
+export const restJsonRefusal = (status: number, type: string, message: string): EndpointAnswer => ({
+  status,
+  contentType: 'application/json',
+  headers: {
+    'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazonaws.chronos/`,
+  },
+  body: JSON.stringify({ Message: message }),
+});
 
 const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
 
@@ -95,10 +127,16 @@ export class RecordingAwsEndpoint {
       const chunks: Buffer[] = [];
       incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
       incoming.on('end', () => {
-        const request = { headers: incoming.headers, body: Buffer.concat(chunks).toString() };
+        const request = {
+          method: incoming.method ?? '',
+          url: incoming.url ?? '',
+          headers: incoming.headers,
+          body: Buffer.concat(chunks).toString(),
+        };
         this.requests.push(request);
-        const { status, contentType, body } = this.answers.shift() ?? this.otherwise(request);
-        outgoing.writeHead(status, { 'content-type': contentType });
+        const { status, contentType, body, headers } =
+          this.answers.shift() ?? this.otherwise(request);
+        outgoing.writeHead(status, { 'content-type': contentType, ...headers });
         outgoing.end(body);
       });
     });
@@ -182,8 +220,37 @@ export async function inLambdaEnvironment(
   }
 }
 
+/**
+ * Makes `call` twice in the environment Lambda gives a function (ap-southeast-2): with `variable`
+ * (e.g. AWS_ENDPOINT_URL_SES) naming `endpoint` and AWS_ENDPOINT_URL a closed port, then with
+ * AWS_ENDPOINT_URL alone naming it. Hands back the requests `endpoint` received — both, when the
+ * client honours both variables — and the signature the SDK's signer makes for the first with
+ * Lambda's credentials, under `service`'s signing name.
+ */
+export async function callsThroughEndpointVariables(
+  endpoint: RecordingAwsEndpoint,
+  variable: string,
+  service: string,
+  call: () => Promise<unknown>,
+): Promise<{ requests: ReceivedRequest[]; lambdaSignature: string | undefined }> {
+  const region = 'ap-southeast-2';
+  await inLambdaEnvironment(
+    region,
+    { AWS_ENDPOINT_URL: 'http://127.0.0.1:9', [variable]: endpoint.url },
+    call,
+  );
+  await inLambdaEnvironment(region, { AWS_ENDPOINT_URL: endpoint.url }, call);
+  const requests = endpoint.requests.splice(0);
+  const lambdaSignature =
+    requests[0] &&
+    (await sdkAuthorization(requests[0], { service, region, credentials: lambdaCredentials }));
+  return { requests, lambdaSignature };
+}
+
 /** A request as its protocol has it: the body and the headers that are not per call or per client. */
-export const protocolOf = ({ headers, body }: ReceivedRequest) => ({
+export const protocolOf = ({ method, url, headers, body }: ReceivedRequest) => ({
+  method,
+  url,
   body,
   contentType: headers['content-type'],
   target: headers['x-amz-target'],
@@ -214,8 +281,7 @@ class NodeSha256 {
 }
 
 /**
- * The Authorization header the AWS SDK's own SigV4 signer makes for `received` (a POST to `/`),
- * signing the headers its Authorization header says it signed, at the time its X-Amz-Date says.
+ * The Authorization header the AWS SDK's own SigV4 signer makes for `received`, signing the headers its Authorization header says it signed, at the time its X-Amz-Date says.
  */
 export async function sdkAuthorization(
   received: ReceivedRequest,
@@ -225,15 +291,15 @@ export async function sdkAuthorization(
     credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   },
 ): Promise<string | undefined> {
-  const { headers, body } = received;
+  const { method, url, headers, body } = received;
   const signedNames = /SignedHeaders=([^,]+)/.exec(String(headers.authorization))?.[1] ?? '';
   const amzDate = String(headers['x-amz-date']);
   const signed = await new SignatureV4({ ...signer, sha256: NodeSha256 }).sign(
     {
-      method: 'POST',
+      method,
       protocol: 'http:',
       hostname: '127.0.0.1',
-      path: '/',
+      path: url,
       query: {},
       headers: Object.fromEntries(
         signedNames.split(';').map((name) => [name, String(headers[name])]),
