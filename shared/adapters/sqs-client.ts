@@ -9,8 +9,9 @@ import {
 /**
  * SQS's SendMessage and SendMessageBatch, the two calls the functions make, without the SDK's
  * client (with the SDK core it pulls in, ~180 KiB of every bundle that queues work, and most of
- * `otp/send-otp`'s cold start above the DynamoDB floor: docs/performance.md). The protocol is the SDK's today (@aws-sdk/client-sqs 3.x): AWS JSON 1.0,
- * `X-Amz-Target: AmazonSQS.<operation>`, with the `x-amzn-query-mode` header the SDK sends.
+ * `otp/send-otp`'s cold start above the DynamoDB floor: docs/performance.md). The protocol is
+ * the SDK's today (@aws-sdk/client-sqs 3.x): AWS JSON 1.0, `X-Amz-Target: AmazonSQS.<operation>`,
+ * with the `x-amzn-query-mode` header the SDK sends.
  *
  * As the SDK does: a call goes to its queue URL's origin unless an endpoint is given (the SDK
  * takes the queue URL over AWS_ENDPOINT_URL too, so the queue URLs a stand-in hands out are what
