@@ -48,6 +48,8 @@ export interface Ceiling {
    * in a batch of 10, then claimed and recorded, as the delivery worker's batches do.
    */
   dynamoDeliveryWritesPerSecond?: number;
+  /** DynamoDB Local's (Java's) CPU ms for the writes of one delivery, over that same loop. */
+  dynamoCpuMsPerDelivery?: number;
 }
 
 const rowOf = (name: string, result: LoopResult, dynamoCorePercent?: number): Row =>
@@ -112,7 +114,7 @@ async function dynamoRows(endpoint: string, seconds: number, ceiling: Ceiling): 
       const { result, corePercent } = await coreShareOf(javaPid, () =>
         loadLoop(operation, { ...bounds, concurrency }),
       );
-      return { result, row: rowOf(name, result, corePercent) };
+      return { result, corePercent, row: rowOf(name, result, corePercent) };
     };
     const putSequential = await loop('DynamoDB Local PutItem, 1 in flight', put, 1);
     const getSequential = await loop('DynamoDB Local GetItem, 1 in flight', get, 1);
@@ -136,6 +138,11 @@ async function dynamoRows(endpoint: string, seconds: number, ceiling: Ceiling): 
     ceiling.dynamoPutP50Ms = percentile(putSequential.result.latencies, 50);
     ceiling.dynamoPutPerSecond = Math.max(putConcurrent.result.perSecond, putWide.result.perSecond);
     ceiling.dynamoDeliveryWritesPerSecond = deliveryWrites.result.perSecond * deliveriesPerBatch;
+    if (deliveryWrites.corePercent !== undefined) {
+      // Java's CPU ms a second over the loop, per delivery made in that second.
+      ceiling.dynamoCpuMsPerDelivery =
+        (deliveryWrites.corePercent * 10) / ceiling.dynamoDeliveryWritesPerSecond;
+    }
     return [
       putSequential.row,
       getSequential.row,

@@ -1,3 +1,4 @@
+import { cpus } from 'node:os';
 import type { Ceiling } from './ceiling.js';
 import { describeShares, type ProfileSummary } from './cpu-profile.js';
 import { type Figure, measured, type Row, round, type Section, unavailable } from './report.js';
@@ -60,6 +61,13 @@ export function goalsSection(sections: Section[], ceiling: Ceiling): Section {
     (ceiling.dynamoPutPerSecond !== undefined && writesPerDelivery !== undefined
       ? ceiling.dynamoPutPerSecond / writesPerDelivery
       : undefined);
+  // Both processes share this machine's cores: at any rate, the service's CPU per delivery and
+  // DynamoDB Local's for the same delivery's writes must fit in them together.
+  const serviceCpuMs = delivery('cpu_ms_per_delivery');
+  const coresAllow =
+    serviceCpuMs !== undefined && ceiling.dynamoCpuMsPerDelivery !== undefined
+      ? (cpus().length * 1000) / (serviceCpuMs + ceiling.dynamoCpuMsPerDelivery)
+      : undefined;
   const coldStarts = sections
     .find((section) => section.id === 'cold-start')
     ?.rows.filter((row) => row.available && !row.name.startsWith('floor'))
@@ -109,6 +117,11 @@ export function goalsSection(sections: Section[], ceiling: Ceiling): Section {
       'Per vCPU = 1000 ÷ the handler CPU ms of the per-operation section; Keycloak sizing guide: 15 password logins/s and 120 refreshes/s per vCPU (goals: 3× and 4×).',
       'DynamoDB Local allows = the deliveries a second whose own writes (batched create, claim, record) it took with nothing else running (ceiling section): no delivery path that makes those writes can go faster on this machine. Without that row: its PutItem ceiling ÷ the items each delivery writes.',
       'Cold start: the slowest handler’s import time ÷ the DynamoDB-DocumentClient-only floor’s, both bundled alike.',
+      ...(coresAllow === undefined || serviceCpuMs === undefined
+        ? []
+        : [
+            `The cores allow at most ${round(coresAllow)} deliveries/s here: each delivery costs the service ${round(serviceCpuMs)} ms of CPU (delivery section) and DynamoDB Local ${round(ceiling.dynamoCpuMsPerDelivery ?? 0)} ms for its writes alone (ceiling section), and both run on these ${cpus().length} cores — before the HTTPS receiver takes its share.`,
+          ]),
     ],
   };
 }
