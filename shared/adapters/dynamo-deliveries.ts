@@ -205,31 +205,38 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
   },
 
   async claim(deliveryId, attempt, { token, now, dueBy, leaseUntil }) {
-    const result = await updateIf({
-      Key: keys.delivery(deliveryId),
-      UpdateExpression:
-        'SET #status = :attempting, claim_token = :token, claim_attempt = :attempt, claim_expires_at = :lease, gsi2pk = :due, gsi2sk = :leaseIso ADD claim_count :one',
-      // Pending for exactly this attempt and due — or a claim on this same attempt whose worker
-      // outlived its lease (it died): taken over as the same attempt number.
-      ConditionExpression:
-        '(#status = :pending AND next_attempt = :attempt AND next_attempt_at <= :dueBy) OR (#status = :attempting AND claim_attempt = :attempt AND claim_expires_at <= :now)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':attempting': 'attempting',
-        ':pending': 'pending',
-        ':token': token,
-        ':attempt': attempt,
-        ':lease': leaseUntil,
-        ':one': 1,
-        // Its shard of the due index; a delivery listed before the index was sharded moves there.
-        ':due': keys.dueDeliveries(deliveryId).gsi2pk,
-        ':leaseIso': iso(leaseUntil),
-        ':dueBy': dueBy,
-        ':now': now,
-      },
-      ReturnValues: 'ALL_NEW',
-    });
-    return result.ok && result.attributes ? fromItem(result.attributes) : undefined;
+    // The attempts of a batch claim together and then read their targets: the reads wait for
+    // every claim under way to answer, and go as one call (BatchedReader).
+    const release = targetReads.hold();
+    try {
+      const result = await updateIf({
+        Key: keys.delivery(deliveryId),
+        UpdateExpression:
+          'SET #status = :attempting, claim_token = :token, claim_attempt = :attempt, claim_expires_at = :lease, gsi2pk = :due, gsi2sk = :leaseIso ADD claim_count :one',
+        // Pending for exactly this attempt and due — or a claim on this same attempt whose worker
+        // outlived its lease (it died): taken over as the same attempt number.
+        ConditionExpression:
+          '(#status = :pending AND next_attempt = :attempt AND next_attempt_at <= :dueBy) OR (#status = :attempting AND claim_attempt = :attempt AND claim_expires_at <= :now)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':attempting': 'attempting',
+          ':pending': 'pending',
+          ':token': token,
+          ':attempt': attempt,
+          ':lease': leaseUntil,
+          ':one': 1,
+          // Its shard of the due index; a delivery listed before the index was sharded moves there.
+          ':due': keys.dueDeliveries(deliveryId).gsi2pk,
+          ':leaseIso': iso(leaseUntil),
+          ':dueBy': dueBy,
+          ':now': now,
+        },
+        ReturnValues: 'ALL_NEW',
+      });
+      return result.ok && result.attributes ? fromItem(result.attributes) : undefined;
+    } finally {
+      release();
+    }
   },
 
   async loadTarget(delivery) {

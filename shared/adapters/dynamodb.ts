@@ -228,22 +228,53 @@ export async function transactWrite(input: TransactWriteCommandInput): Promise<T
 
 /**
  * Strongly consistent reads of single items, gathered into BatchGetItem calls: the reads asked
- * for in one turn of the event loop (concurrent work whose previous call answered in the same
- * I/O phase: the attempts of a worker's batch after their claims) go as one call, each key once.
+ * for in one turn of the event loop go as one call, each key once. Work that will read soon can
+ * hold the reader (`hold`): reads then wait until every hold that was taken when the first of
+ * them was asked is released — not for holds taken later, so a steady stream of new work never
+ * keeps them waiting. The attempts of a worker's batch hold it during their claims, which
+ * DynamoDB answers one by one: their targets then go in one call, not one call per claim.
  * Every read is sent after it was asked for, so whatever a caller wrote before asking is seen.
  */
 export class BatchedReader {
   private waiting = new Map<string, { key: ItemKey; readers: ((item?: Item) => void)[] }>();
   private failures: ((error: unknown) => void)[] = [];
+  private readonly holds = new Set<symbol>();
+  /** The holds the waiting reads wait for: those taken when the first of them was asked. */
+  private awaited = new Set<symbol>();
+  private flushScheduled = false;
+
+  /** Holds the reads asked for from now until the returned release is called. */
+  hold(): () => void {
+    const held = Symbol('hold');
+    this.holds.add(held);
+    return () => {
+      this.holds.delete(held);
+      if (this.awaited.delete(held) && this.awaited.size === 0) this.scheduleFlush();
+    };
+  }
 
   read(key: ItemKey): Promise<Item | undefined> {
     return new Promise((resolve, reject) => {
-      if (this.waiting.size === 0) setImmediate(() => void this.flush());
+      if (this.waiting.size === 0 && !this.flushScheduled) {
+        this.awaited = new Set(this.holds);
+        if (this.awaited.size === 0) this.scheduleFlush();
+      }
       const id = `${key.pk}\u0000${key.sk}`;
       const entry = this.waiting.get(id) ?? { key, readers: [] };
       entry.readers.push(resolve);
       this.waiting.set(id, entry);
       this.failures.push(reject);
+    });
+  }
+
+  /** After the current turn, so that every read asked for in it goes in the same call. */
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.awaited = new Set();
+      void this.flush();
     });
   }
 

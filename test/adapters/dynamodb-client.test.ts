@@ -152,17 +152,7 @@ describe('the batched reader', () => {
     const reader = new BatchedReader();
     const keys = [1, 2, 3].map((n) => ({ pk: `READ#${randomUUID()}`, sk: String(n) }));
     for (const key of keys.slice(0, 2)) await dynamo().put({ TableName: table, Item: { ...key } });
-    const operations: string[] = [];
-    const recording = new DynamoClient({
-      endpoint: inject('dynamoEndpoint'),
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-    recording.use(async ({ operation, input }, next) => {
-      operations.push(`${operation} ${JSON.stringify(input)}`);
-      return next();
-    });
-    useDynamo(recording);
+    const operations = recordOperations();
     try {
       const [first, again, second, missing] = await Promise.all([
         reader.read(keys[0]!),
@@ -179,7 +169,62 @@ describe('the batched reader', () => {
       useDynamo(local);
     }
   });
+
+  it('holds reads until the work under way when they were asked has released it, then reads once', async () => {
+    const reader = new BatchedReader();
+    const keys = [1, 2, 3].map((n) => ({ pk: `HOLD#${randomUUID()}`, sk: String(n) }));
+    const operations = recordOperations();
+    try {
+      const releases = keys.map(() => reader.hold());
+      const reads: Promise<unknown>[] = [];
+      // Each "claim" answers in a later turn than the one before, then reads.
+      for (const [index, release] of releases.entries()) {
+        await new Promise((turn) => setTimeout(turn, 5));
+        release();
+        reads.push(reader.read(keys[index]!));
+      }
+      await Promise.all(reads);
+
+      expect(operations).toHaveLength(1);
+      expect(operations[0]!.match(/HOLD#/g)).toHaveLength(3);
+    } finally {
+      useDynamo(local);
+    }
+  });
+
+  it('does not keep reads waiting for work that began after them', async () => {
+    const reader = new BatchedReader();
+    const operations = recordOperations();
+    try {
+      const before = reader.hold();
+      const read = reader.read({ pk: `HOLD#${randomUUID()}`, sk: 'waiting' });
+      // Taken after the read was asked, and never released: it must not hold the read.
+      reader.hold();
+      before();
+
+      await expect(read).resolves.toBeUndefined();
+      expect(operations).toHaveLength(1);
+    } finally {
+      useDynamo(local);
+    }
+  });
 });
+
+/** Points the kit at a client that records each operation's name, until `useDynamo(local)`. */
+function recordOperations(): string[] {
+  const operations: string[] = [];
+  const recording = new DynamoClient({
+    endpoint: inject('dynamoEndpoint'),
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  recording.use(async ({ operation, input }, next) => {
+    operations.push(`${operation} ${JSON.stringify(input)}`);
+    return next();
+  });
+  useDynamo(recording);
+  return operations;
+}
 
 describe('a DynamoDB refusal reaching the API', () => {
   it('answers the 500 envelope, never a 4xx that blames the request body', () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/workers/deliver-webhook.js';
 import { dynamoDeliveryRepository } from '../../shared/adapters/dynamo-deliveries.js';
 import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
+import { dynamo } from '../../shared/adapters/dynamodb.js';
 import { publishEvent } from '../../shared/adapters/event-publisher.js';
 import { useRetryScheduler } from '../../shared/adapters/eventbridge-retry-scheduler.js';
 import { useMailer } from '../../shared/adapters/ses-mailer.js';
@@ -26,8 +27,15 @@ let certificate: TestCertificate;
 const receiver = new TestReceiver();
 const queue = new RecordingQueue();
 
+/** The DynamoDB operations called while set (one entry per call). */
+let counting: string[] | undefined;
+
 beforeAll(async () => {
   await useFreshTable();
+  dynamo().use(async ({ operation }, next) => {
+    counting?.push(operation);
+    return next();
+  });
   process.env.WEBHOOK_ALLOW_PRIVATE_NETWORK = 'true';
   useDeliveryQueue(queue);
   useRetryScheduler(new RecordingScheduler());
@@ -77,6 +85,57 @@ describe('the deliverWebhook worker', () => {
     expect(queue.messages).toEqual([
       { deliveryId: first?.deliveryId, attempt: 2, delaySeconds: 300 },
     ]);
+  });
+
+  it('reads the targets of a batch of attempts in one BatchGetItem, after every claim answered', async () => {
+    const endpoints = 10;
+    for (let index = 0; index < endpoints; index++) {
+      await dynamoEndpointRepository.create(
+        {
+          id: `whk_batch${index}`,
+          accountId: 'usr_worker_batch',
+          url: `${receiver.origin}/batch-${index}`,
+          events: ['order.created'],
+          secret: generateSigningSecret(),
+          description: '',
+          status: 'enabled',
+          createdAt: new Date().toISOString(),
+          updatedAt: new Date().toISOString(),
+        },
+        endpoints,
+      );
+    }
+    queue.messages.splice(0);
+    await publishEvent({
+      type: 'order.created',
+      accountId: 'usr_worker_batch',
+      data: { order_id: 'ord_batch', status: 'placed', total: 1, currency: 'EUR' },
+    });
+    const messages = queue.messages.splice(0);
+    expect(messages).toHaveLength(endpoints);
+    const event: SQSEvent = {
+      Records: messages.map((message, index) =>
+        sqsRecord(
+          `m-batch-${index}`,
+          JSON.stringify({ delivery_id: message.deliveryId, attempt: 1 }),
+        ),
+      ),
+    };
+
+    counting = [];
+    const response = await handler(event, lambdaContext);
+    const calls = counting;
+    counting = undefined;
+
+    expect(response).toEqual({ batchItemFailures: [] });
+    // The event and the ten endpoints, read once the ten claims have all answered.
+    expect(calls.filter((operation) => operation === 'BatchGetItem')).toHaveLength(1);
+    const deliveries = await Promise.all(
+      messages.map((message) => dynamoDeliveryRepository.get(message.deliveryId)),
+    );
+    expect(deliveries.map((delivery) => delivery?.attempts.length)).toEqual(
+      Array(endpoints).fill(1),
+    );
   });
 
   it('drops a malformed message instead of having SQS retry it forever', async () => {
