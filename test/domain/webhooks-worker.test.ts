@@ -49,22 +49,28 @@ afterAll(async () => {
   certificate?.remove();
 });
 
+/** An enabled endpoint of `accountId` at the receiver's `path`, taking order.created. */
+async function registerEndpoint(id: string, accountId: string, path: string, limit: number) {
+  const now = new Date().toISOString();
+  await dynamoEndpointRepository.create(
+    {
+      id,
+      accountId,
+      url: `${receiver.origin}${path}`,
+      events: ['order.created'],
+      secret: generateSigningSecret(),
+      description: '',
+      status: 'enabled',
+      createdAt: now,
+      updatedAt: now,
+    },
+    limit,
+  );
+}
+
 describe('the deliverWebhook worker', () => {
   it('makes one attempt when SQS hands it the same message twice in a batch', async () => {
-    await dynamoEndpointRepository.create(
-      {
-        id: 'whk_worker1',
-        accountId: 'usr_worker',
-        url: `${receiver.origin}/hook`,
-        events: ['order.created'],
-        secret: generateSigningSecret(),
-        description: '',
-        status: 'enabled',
-        createdAt: new Date().toISOString(),
-        updatedAt: new Date().toISOString(),
-      },
-      1,
-    );
+    await registerEndpoint('whk_worker1', 'usr_worker', '/hook', 1);
     await publishEvent({
       type: 'order.created',
       accountId: 'usr_worker',
@@ -90,20 +96,7 @@ describe('the deliverWebhook worker', () => {
   it('reads the targets of a batch of attempts in one BatchGetItem, after every claim answered', async () => {
     const endpoints = 10;
     for (let index = 0; index < endpoints; index++) {
-      await dynamoEndpointRepository.create(
-        {
-          id: `whk_batch${index}`,
-          accountId: 'usr_worker_batch',
-          url: `${receiver.origin}/batch-${index}`,
-          events: ['order.created'],
-          secret: generateSigningSecret(),
-          description: '',
-          status: 'enabled',
-          createdAt: new Date().toISOString(),
-          updatedAt: new Date().toISOString(),
-        },
-        endpoints,
-      );
+      await registerEndpoint(`whk_batch${index}`, 'usr_worker_batch', `/batch-${index}`, endpoints);
     }
     queue.messages.splice(0);
     await publishEvent({
