@@ -1,53 +1,50 @@
 import { routeTable } from '../shared/http/route-table.js';
-import { operation as changePassword } from './auth/change-password.operation.js';
-import { operation as forgotPassword } from './auth/forgot-password.operation.js';
-import { operation as listSessions } from './auth/list-sessions.operation.js';
-import { operation as login } from './auth/login.operation.js';
-import { operation as logout } from './auth/logout.operation.js';
-import { operation as logoutAll } from './auth/logout-all.operation.js';
-import { operation as refreshToken } from './auth/refresh-token.operation.js';
-import { operation as resetPasswordWithOtp } from './auth/reset-password-otp.operation.js';
-import { operation as revokeSession } from './auth/revoke-session.operation.js';
-import { operation as signup } from './auth/signup.operation.js';
-import { operation as verifySignupOtp } from './auth/verify-signup-otp.operation.js';
-import { operation as jwks } from './meta/jwks.operation.js';
-import { operation as notFound } from './meta/not-found.operation.js';
-import { operation as openapi } from './meta/openapi.operation.js';
-import { operation as resendEmailOtp } from './otp/resend-email-otp.operation.js';
-import { operation as resendMobileOtp } from './otp/resend-mobile-otp.operation.js';
-import { operation as sendOtp } from './otp/send-otp.operation.js';
-import { operation as verifyEmailOtp } from './otp/verify-email-otp.operation.js';
-import { operation as verifyMobileOtp } from './otp/verify-mobile-otp.operation.js';
-import { operation as verifyOtp } from './otp/verify-otp.operation.js';
-import { operation as verifyPhoneAccount } from './otp/verify-phone-account.operation.js';
-import { operation as getProfile } from './profile/get-profile.operation.js';
-import { operation as profileUpdate } from './profile/update-profile.operation.js';
-import { operation as handleGatewayASubscriptionWebhook } from './receivers/gateway-a-subscription-webhook.operation.js';
-import { operation as handleGatewayAWebhook } from './receivers/gateway-a-webhook.operation.js';
-import { operation as handleGatewayAWebhookEnhanced } from './receivers/gateway-a-webhook-enhanced.operation.js';
-import { operation as handleGatewayBWebhook } from './receivers/gateway-b-webhook.operation.js';
-import {
-  notificationOperation as messagingWebhookNotification,
-  verificationOperation as messagingWebhookVerification,
-} from './receivers/messaging-webhook.operation.js';
-import { operation as deleteWebhook } from './webhooks/delete-webhook.operation.js';
-import { operation as getWebhook } from './webhooks/get-webhook.operation.js';
-import { operation as getWebhookDelivery } from './webhooks/get-webhook-delivery.operation.js';
-import { operation as listEventTypes } from './webhooks/list-event-types.operation.js';
-import { operation as listWebhookDeliveries } from './webhooks/list-webhook-deliveries.operation.js';
-import { operation as listWebhooks } from './webhooks/list-webhooks.operation.js';
-import { operation as publishEvent } from './webhooks/publish-event.operation.js';
-import { operation as recoverWebhook } from './webhooks/recover-webhook.operation.js';
-import { operation as registerWebhook } from './webhooks/register-webhook.operation.js';
-import { operation as retryWebhookDelivery } from './webhooks/retry-webhook-delivery.operation.js';
-import { operation as rotateWebhookSecret } from './webhooks/rotate-webhook-secret.operation.js';
-import { operation as sendWebhookTestEvent } from './webhooks/send-webhook-test-event.operation.js';
-import { operation as updateWebhook } from './webhooks/update-webhook.operation.js';
-import { operation as deliverWebhook } from './workers/deliver-webhook.operation.js';
-import { operation as processInboundEvent } from './workers/process-inbound-event.operation.js';
-import { operation as sendAccountCode } from './workers/send-account-code.operation.js';
-import { operation as sweepDeliveries } from './workers/sweep-deliveries.operation.js';
-import { operation as sweepInboundEvents } from './workers/sweep-inbound-events.operation.js';
+import * as changePassword from './auth/change-password.operation.js';
+import * as forgotPassword from './auth/forgot-password.operation.js';
+import * as listSessions from './auth/list-sessions.operation.js';
+import * as login from './auth/login.operation.js';
+import * as logout from './auth/logout.operation.js';
+import * as logoutAll from './auth/logout-all.operation.js';
+import * as refreshToken from './auth/refresh-token.operation.js';
+import * as resetPasswordWithOtp from './auth/reset-password-otp.operation.js';
+import * as revokeSession from './auth/revoke-session.operation.js';
+import * as signup from './auth/signup.operation.js';
+import * as verifySignupOtp from './auth/verify-signup-otp.operation.js';
+import * as jwks from './meta/jwks.operation.js';
+import * as notFound from './meta/not-found.operation.js';
+import * as openapi from './meta/openapi.operation.js';
+import * as resendEmailOtp from './otp/resend-email-otp.operation.js';
+import * as resendMobileOtp from './otp/resend-mobile-otp.operation.js';
+import * as sendOtp from './otp/send-otp.operation.js';
+import * as verifyEmailOtp from './otp/verify-email-otp.operation.js';
+import * as verifyMobileOtp from './otp/verify-mobile-otp.operation.js';
+import * as verifyOtp from './otp/verify-otp.operation.js';
+import * as verifyPhoneAccount from './otp/verify-phone-account.operation.js';
+import * as getProfile from './profile/get-profile.operation.js';
+import * as profileUpdate from './profile/update-profile.operation.js';
+import * as handleGatewayASubscriptionWebhook from './receivers/gateway-a-subscription-webhook.operation.js';
+import * as handleGatewayAWebhook from './receivers/gateway-a-webhook.operation.js';
+import * as handleGatewayAWebhookEnhanced from './receivers/gateway-a-webhook-enhanced.operation.js';
+import * as handleGatewayBWebhook from './receivers/gateway-b-webhook.operation.js';
+import * as messaging from './receivers/messaging-webhook.operation.js';
+import * as deleteWebhook from './webhooks/delete-webhook.operation.js';
+import * as getWebhook from './webhooks/get-webhook.operation.js';
+import * as getWebhookDelivery from './webhooks/get-webhook-delivery.operation.js';
+import * as listEventTypes from './webhooks/list-event-types.operation.js';
+import * as listWebhookDeliveries from './webhooks/list-webhook-deliveries.operation.js';
+import * as listWebhooks from './webhooks/list-webhooks.operation.js';
+import * as publishEvent from './webhooks/publish-event.operation.js';
+import * as recoverWebhook from './webhooks/recover-webhook.operation.js';
+import * as registerWebhook from './webhooks/register-webhook.operation.js';
+import * as retryWebhookDelivery from './webhooks/retry-webhook-delivery.operation.js';
+import * as rotateWebhookSecret from './webhooks/rotate-webhook-secret.operation.js';
+import * as sendWebhookTestEvent from './webhooks/send-webhook-test-event.operation.js';
+import * as updateWebhook from './webhooks/update-webhook.operation.js';
+import * as deliverWebhook from './workers/deliver-webhook.operation.js';
+import * as processInboundEvent from './workers/process-inbound-event.operation.js';
+import * as sendAccountCode from './workers/send-account-code.operation.js';
+import * as sweepDeliveries from './workers/sweep-deliveries.operation.js';
+import * as sweepInboundEvents from './workers/sweep-inbound-events.operation.js';
 
 /**
  * Every operation of the service, listed once. Each is declared in its own definition beside its
@@ -107,8 +104,8 @@ export const { routes, httpRoutes, operations } = routeTable([
   handleGatewayAWebhookEnhanced,
   handleGatewayASubscriptionWebhook,
   handleGatewayBWebhook,
-  messagingWebhookVerification,
-  messagingWebhookNotification,
+  { operation: messaging.verificationOperation, answer: messaging.verificationAnswer },
+  { operation: messaging.notificationOperation, answer: messaging.notificationAnswer },
 
   // Background work
   deliverWebhook,

@@ -1,5 +1,7 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { apiOperation } from '../../shared/http/operation.js';
 import { ChangePasswordRequest } from '../../shared/http/schemas/auth.js';
+import * as r from '../../shared/http/schemas/responses.js';
 
 export const operation = apiOperation({
   name: 'changePassword',
@@ -12,3 +14,9 @@ export const operation = apiOperation({
   needs: { items: ['loginThrottle'], accountCodeQueue: true },
   body: ChangePasswordRequest,
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = {
+  data: r.Message,
+  errors: ['invalid_credentials', 'too_many_attempts', 'conflict'],
+};

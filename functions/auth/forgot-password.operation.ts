@@ -1,5 +1,7 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { apiOperation } from '../../shared/http/operation.js';
 import { ForgotPasswordRequest } from '../../shared/http/schemas/auth.js';
+import * as r from '../../shared/http/schemas/responses.js';
 
 export const operation = apiOperation({
   name: 'forgotPassword',
@@ -12,3 +14,6 @@ export const operation = apiOperation({
   needs: { items: ['user', 'emailGuard'], accountCodeQueue: true },
   body: ForgotPasswordRequest,
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = { data: r.ForgotPasswordAccepted };

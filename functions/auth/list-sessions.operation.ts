@@ -1,4 +1,6 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { apiOperation } from '../../shared/http/operation.js';
+import * as r from '../../shared/http/schemas/responses.js';
 
 export const operation = apiOperation({
   name: 'listSessions',
@@ -10,3 +12,6 @@ export const operation = apiOperation({
   summary: "The caller's live sessions, newest first",
   needs: {},
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = { data: r.Session, paged: true };

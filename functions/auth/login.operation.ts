@@ -1,5 +1,7 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { apiOperation } from '../../shared/http/operation.js';
 import { LoginRequest } from '../../shared/http/schemas/auth.js';
+import * as r from '../../shared/http/schemas/responses.js';
 
 export const operation = apiOperation({
   name: 'login',
@@ -15,3 +17,9 @@ export const operation = apiOperation({
   },
   body: LoginRequest,
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = {
+  data: r.TokenPair,
+  errors: ['invalid_credentials', 'email_not_verified', 'too_many_attempts', 'conflict'],
+};

@@ -1,4 +1,6 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { apiOperation } from '../../shared/http/operation.js';
+import * as r from '../../shared/http/schemas/responses.js';
 
 export const operation = apiOperation({
   name: 'logout',
@@ -10,3 +12,6 @@ export const operation = apiOperation({
   summary: 'Revoke the session of the Bearer token, if any; always succeeds',
   needs: { items: ['user'], secrets: ['JWT_SIGNING_KEYS'] },
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = { data: r.Message, optionalBearer: true };

@@ -1,5 +1,7 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { apiOperation } from '../../shared/http/operation.js';
 import { SessionPath } from '../../shared/http/schemas/auth.js';
+import * as r from '../../shared/http/schemas/responses.js';
 
 export const operation = apiOperation({
   name: 'revokeSession',
@@ -12,3 +14,6 @@ export const operation = apiOperation({
   needs: {},
   params: SessionPath,
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = { data: r.SessionRevoked, errors: ['not_found'] };

@@ -1,5 +1,7 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { apiOperation } from '../../shared/http/operation.js';
 import { SignupRequest } from '../../shared/http/schemas/auth.js';
+import * as r from '../../shared/http/schemas/responses.js';
 
 export const operation = apiOperation({
   name: 'signup',
@@ -13,3 +15,6 @@ export const operation = apiOperation({
   successStatus: 201,
   body: SignupRequest,
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = { data: r.SignupAccepted, errors: ['conflict'] };

@@ -1,4 +1,6 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { apiOperation } from '../../shared/http/operation.js';
+import * as r from '../../shared/http/schemas/responses.js';
 
 export const operation = apiOperation({
   name: 'jwks',
@@ -10,3 +12,6 @@ export const operation = apiOperation({
   summary: 'Public keys that verify access tokens',
   needs: { secrets: ['JWT_SIGNING_KEYS'] },
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = { document: 'json', data: r.Jwks };

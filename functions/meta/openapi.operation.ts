@@ -1,3 +1,4 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { apiOperation } from '../../shared/http/operation.js';
 
 export const operation = apiOperation({
@@ -10,3 +11,6 @@ export const operation = apiOperation({
   summary: 'This API as an OpenAPI 3.1 document',
   needs: {},
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = { document: 'json' };

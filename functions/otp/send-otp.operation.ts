@@ -1,6 +1,8 @@
 import { sendPerTarget } from '../../shared/domain/otp/limits.js';
+import type { Answer } from '../../shared/http/operation.js';
 import { apiOperation } from '../../shared/http/operation.js';
 import { SendOtpInput } from '../../shared/http/schemas/otp.js';
+import * as r from '../../shared/http/schemas/responses.js';
 
 export const operation = apiOperation({
   name: 'sendOtp',
@@ -22,3 +24,6 @@ export const operation = apiOperation({
   bearerWhen: ({ body }) => body.purpose === 'generic',
   limits: [{ ...sendPerTarget, per: 'target', key: ({ body }) => `sms:${body.phone_number}` }],
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = { data: r.SmsCodeSent, errors: ['too_many_attempts'] };

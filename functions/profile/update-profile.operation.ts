@@ -1,5 +1,7 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { apiOperation } from '../../shared/http/operation.js';
 import { ProfileUpdateRequest } from '../../shared/http/schemas/profile.js';
+import * as r from '../../shared/http/schemas/responses.js';
 
 export const operation = apiOperation({
   name: 'profileUpdate',
@@ -16,3 +18,9 @@ export const operation = apiOperation({
   },
   body: ProfileUpdateRequest,
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = {
+  data: r.ProfileUpdated,
+  errors: ['invalid_credentials', 'too_many_attempts', 'conflict'],
+};

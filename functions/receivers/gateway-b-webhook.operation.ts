@@ -1,4 +1,6 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { receiverOperation } from '../../shared/http/operation.js';
+import * as r from '../../shared/http/schemas/responses.js';
 
 export const operation = receiverOperation({
   name: 'handleGatewayBWebhook',
@@ -12,3 +14,6 @@ export const operation = receiverOperation({
     inboundQueue: true,
   },
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = { data: r.InboundReceived, signedWith: 'gatewayBSignature' };

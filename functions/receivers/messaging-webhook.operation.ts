@@ -1,4 +1,6 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { type Needs, receiverOperation } from '../../shared/http/operation.js';
+import * as r from '../../shared/http/schemas/responses.js';
 
 /** One function serves both: the platform's one callback URL (GET handshake, POST events). */
 const needs: Needs = {
@@ -25,3 +27,12 @@ export const notificationOperation = receiverOperation({
   summary: 'Messaging platform notifications',
   needs,
 });
+
+/** What the handshake answers, for the OpenAPI document (the route table reads it). */
+export const verificationAnswer: Answer = { document: 'text', errors: ['forbidden'] };
+
+/** What a notification answers, for the OpenAPI document (the route table reads it). */
+export const notificationAnswer: Answer = {
+  data: r.InboundReceived,
+  signedWith: 'messagingSignature',
+};

@@ -1,4 +1,6 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { apiOperation } from '../../shared/http/operation.js';
+import * as r from '../../shared/http/schemas/responses.js';
 import { PageQuery } from '../../shared/http/schemas/webhooks.js';
 
 export const operation = apiOperation({
@@ -12,3 +14,6 @@ export const operation = apiOperation({
   needs: {},
   query: PageQuery,
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = { data: r.EventType, paged: true };

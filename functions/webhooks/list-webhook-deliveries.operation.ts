@@ -1,4 +1,6 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { apiOperation } from '../../shared/http/operation.js';
+import * as r from '../../shared/http/schemas/responses.js';
 import { ListDeliveriesQuery, WebhookPathParams } from '../../shared/http/schemas/webhooks.js';
 
 export const operation = apiOperation({
@@ -14,3 +16,6 @@ export const operation = apiOperation({
   query: ListDeliveriesQuery,
   params: WebhookPathParams,
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = { data: r.Delivery, paged: true, errors: ['not_found'] };

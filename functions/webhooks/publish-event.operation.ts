@@ -1,4 +1,6 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { apiOperation } from '../../shared/http/operation.js';
+import * as r from '../../shared/http/schemas/responses.js';
 import { PublishEventRequest } from '../../shared/http/schemas/webhooks.js';
 
 export const operation = apiOperation({
@@ -13,3 +15,10 @@ export const operation = apiOperation({
   successStatus: 201,
   body: PublishEventRequest,
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = {
+  data: r.EventPublished,
+  errors: ['conflict'],
+  idempotencyKey: true,
+};

@@ -1,4 +1,6 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { apiOperation } from '../../shared/http/operation.js';
+import * as r from '../../shared/http/schemas/responses.js';
 import { RecoverWebhookRequest, WebhookPathParams } from '../../shared/http/schemas/webhooks.js';
 
 export const operation = apiOperation({
@@ -18,3 +20,6 @@ export const operation = apiOperation({
   body: RecoverWebhookRequest,
   params: WebhookPathParams,
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = { data: r.Recovery, errors: ['not_found', 'conflict'] };

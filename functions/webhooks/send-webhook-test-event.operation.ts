@@ -1,4 +1,6 @@
+import type { Answer } from '../../shared/http/operation.js';
 import { apiOperation } from '../../shared/http/operation.js';
+import * as r from '../../shared/http/schemas/responses.js';
 import { WebhookPathParams } from '../../shared/http/schemas/webhooks.js';
 
 export const operation = apiOperation({
@@ -15,3 +17,6 @@ export const operation = apiOperation({
   },
   params: WebhookPathParams,
 });
+
+/** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
+export const answer: Answer = { data: r.TestEventSent, errors: ['not_found', 'conflict'] };

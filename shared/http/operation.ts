@@ -1,6 +1,7 @@
 import type * as v from 'valibot';
 import type { ItemFamily } from '../adapters/keys.js';
 import type { SecretName } from '../config.js';
+import type { ErrorCode } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
 import type { FixedWindow, PendingHit } from '../domain/rate-limit.js';
 import type { InputFields } from './responses.js';
@@ -131,6 +132,36 @@ interface HttpOperation {
   summary: string;
   tag: Tag;
   needs: Needs;
+  /** Set by the route table from the definition module's `answer`; a definition never sets it. */
+  answer?: Answer;
+}
+
+/**
+ * What an HTTP operation answers: the `data` of its success envelope and the error codes it can
+ * answer besides those every operation of its kind can (`errorsOf` in answers.ts). Each
+ * definition module exports its operation's as `answer`, beside `operation`; only the route
+ * table reads it, for the OpenAPI document (which the contract test holds every end-to-end
+ * answer to). A handler imports `operation` alone, and esbuild drops the unused `answer` and
+ * the response schemas it names (they are marked pure), so no handler bundle carries them.
+ */
+export interface Answer {
+  /**
+   * The success envelope's `data`; for a list, one item (the answer is a page of them); for a
+   * `json` document, the document itself.
+   */
+  data?: v.GenericSchema;
+  /** A page of `data` items, with `meta` (page, per_page, total). */
+  paged?: true;
+  /** Not an envelope: the document itself (`json`) or a plain-text handshake (`text`). */
+  document?: 'json' | 'text';
+  /** Codes beyond those that follow from the route's surface, auth and inputs. */
+  errors?: ErrorCode[];
+  /** A public operation that also reads a Bearer token when one is sent (logout). */
+  optionalBearer?: true;
+  /** Reads an optional Idempotency-Key header: a repeat answers the first request's result. */
+  idempotencyKey?: true;
+  /** A receiver's signature scheme (components.securitySchemes). */
+  signedWith?: 'gatewayASignature' | 'gatewayBSignature' | 'messagingSignature';
 }
 
 /** Behind API Gateway (stage v1), with the usage plans and the per-client rate limit. */

@@ -1,5 +1,6 @@
 import type { SecretName } from '../config.js';
 import {
+  type Answer,
   type ApiOperation,
   type BackgroundOperation,
   type HttpMethod,
@@ -56,8 +57,18 @@ export interface RouteTable {
 }
 
 /** The table of the service's operations, made from their definitions. */
-export function routeTable(definitions: readonly Route[]): RouteTable {
-  const routes = definitions.map(withImpliedNeeds);
+/** A definition module as the table lists it: its operation and, if it has one, its answer. */
+export interface Definition {
+  operation: Route;
+  answer?: Answer;
+}
+
+export function routeTable(definitions: readonly Definition[]): RouteTable {
+  const routes = definitions.map(({ operation, answer }) =>
+    withImpliedNeeds(
+      answer !== undefined && isHttpRoute(operation) ? { ...operation, answer } : operation,
+    ),
+  );
   const httpRoutes = routes.filter(isHttpRoute);
   const operations = httpRoutes.filter((route): route is DocumentedRoute => route.method !== 'ANY');
   return { routes, httpRoutes, operations };

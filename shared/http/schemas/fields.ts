@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { genders } from './vocabulary.js';
 
 /**
  * Field schemas shared by several operations; each says what it accepts in its message.
@@ -43,9 +44,6 @@ export const name = /* @__PURE__ */ v.pipe(
   /* @__PURE__ */ v.maxLength(100, 'must be at most 100 characters'),
   /* @__PURE__ */ v.examples(['Ada Lovelace']),
 );
-
-/** The documented set of gender values (docs/api.md). */
-export const genders = ['female', 'male', 'non_binary', 'other', 'prefer_not_to_say'] as const;
 
 export const gender = /* @__PURE__ */ v.picklist(
   genders,

@@ -1,188 +1,244 @@
 import * as v from 'valibot';
 import { eventTypes } from '../../domain/event-types.js';
 import { keptAttemptRecords, testEventType } from '../../domain/webhooks/model.js';
-import { genders } from './fields.js';
-import { deliveryStatuses } from './webhooks.js';
+import { deliveryStatuses, genders } from './vocabulary.js';
 
 /**
  * The `data` of every success answer, as the OpenAPI document describes it and the contract test
  * checks every answer of the end-to-end suite against. Objects are strict: a field the service
  * sends and the document does not name fails the contract test, so the two cannot drift.
  *
- * Only the route table imports this module (for the document); handlers never do, so no schema
- * here reaches a function's bundle.
+ * Each operation's definition names its answer's schemas here (its `answer` export), which only
+ * the route table reads, for the document. A handler imports its definition's `operation` alone,
+ * so esbuild drops these schemas from its bundle — as long as every top-level expression here is
+ * pure-marked and reads no property and spreads nothing (`merged`, `withItem`, `lengthOf`
+ * below); test/architecture/answers-out-of-bundles.test.ts builds every bundle to hold that.
  */
 
 // Every string and number with its bound (what the service stores or sends at most), as the
 // OWASP API rules ask: a client can size its storage from the document.
-const text = (maxLength: number) => v.pipe(v.string(), v.maxLength(maxLength));
+const text = (maxLength: number) =>
+  /* @__PURE__ */ v.pipe(/* @__PURE__ */ v.string(), /* @__PURE__ */ v.maxLength(maxLength));
 const count = (maxValue: number) =>
-  v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(maxValue));
-const timestamp = v.pipe(v.string(), v.isoTimestamp(), v.maxLength(30));
+  /* @__PURE__ */ v.pipe(
+    /* @__PURE__ */ v.number(),
+    /* @__PURE__ */ v.integer(),
+    /* @__PURE__ */ v.minValue(0),
+    /* @__PURE__ */ v.maxValue(maxValue),
+  );
+const timestamp = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.string(),
+  /* @__PURE__ */ v.isoTimestamp(),
+  /* @__PURE__ */ v.maxLength(30),
+);
 const list = <T extends v.GenericSchema>(item: T, maxLength: number) =>
-  v.pipe(v.array(item), v.maxLength(maxLength));
-const nullable = <T extends v.GenericSchema>(schema: T) => v.nullable(schema);
+  /* @__PURE__ */ v.pipe(/* @__PURE__ */ v.array(item), /* @__PURE__ */ v.maxLength(maxLength));
+const nullable = <T extends v.GenericSchema>(schema: T) => /* @__PURE__ */ v.nullable(schema);
+// Spread and property reads at the top level keep a schema in every bundle that imports this
+// module (esbuild cannot tell they read nothing with side effects); through these pure-marked
+// calls it can drop whatever a bundle does not use (every definition imports this module for
+// its `answer`, which no handler reads).
+const merged = <A extends object, B extends object>(fields: A, more: B): A & B => ({
+  ...fields,
+  ...more,
+});
+const withItem = <T>(items: readonly T[], item: T): T[] => [...items, item];
+const lengthOf = (items: readonly unknown[]): number => items.length;
 
-const id = text(64);
-const sentence = text(500);
-const email = text(254);
-const phone = text(32);
-const seconds = count(86_400);
-const message = v.strictObject({ message: sentence });
+const id = /* @__PURE__ */ text(64);
+const sentence = /* @__PURE__ */ text(500);
+const email = /* @__PURE__ */ text(254);
+const phone = /* @__PURE__ */ text(32);
+const seconds = /* @__PURE__ */ count(86_400);
+const message = /* @__PURE__ */ v.strictObject({ message: sentence });
 
 // Accounts and sessions
 
-export const User = v.strictObject({
+export const User = /* @__PURE__ */ v.strictObject({
   id,
-  name: text(100),
+  name: /* @__PURE__ */ text(100),
   /** The sign-in email: verified, or the one a pending signup awaits its code for. */
   email,
   /** The verified phone (SMS sign-in), or null. */
-  phone: nullable(phone),
+  phone: /* @__PURE__ */ nullable(phone),
   /** A new email waiting for its code; the old one stays the sign-in email until then. */
-  pending_email: nullable(email),
+  pending_email: /* @__PURE__ */ nullable(email),
   /** A new phone waiting for its code; it grants nothing until then. */
-  pending_phone: nullable(phone),
-  gender: nullable(v.picklist(genders)),
-  online_status: v.boolean(),
-  email_verified: v.boolean(),
-  phone_verified: v.boolean(),
+  pending_phone: /* @__PURE__ */ nullable(phone),
+  gender: /* @__PURE__ */ nullable(/* @__PURE__ */ v.picklist(genders)),
+  online_status: /* @__PURE__ */ v.boolean(),
+  email_verified: /* @__PURE__ */ v.boolean(),
+  phone_verified: /* @__PURE__ */ v.boolean(),
   created_at: timestamp,
 });
 
-export const TokenPair = v.strictObject({
-  access_token: text(4096),
-  token_type: v.literal('Bearer'),
+const tokenPairFields = {
+  access_token: /* @__PURE__ */ text(4096),
+  token_type: /* @__PURE__ */ v.literal('Bearer'),
   expires_in: seconds,
-  refresh_token: text(512),
+  refresh_token: /* @__PURE__ */ text(512),
   user: User,
-});
+};
 
-export const Activation = v.strictObject({
-  ...TokenPair.entries,
-  /**
-   * True when other signups met this one on the pending email: no password was kept, and the
-   * signed-in owner sets one (changePassword without current_password).
-   */
-  password_reset_required: v.boolean(),
-});
+export const TokenPair = /* @__PURE__ */ v.strictObject(tokenPairFields);
 
-export const Session = v.strictObject({
+export const Activation = /* @__PURE__ */ v.strictObject(
+  /* @__PURE__ */ merged(tokenPairFields, {
+    /**
+     * True when other signups met this one on the pending email: no password was kept, and the
+     * signed-in owner sets one (changePassword without current_password).
+     */
+    password_reset_required: /* @__PURE__ */ v.boolean(),
+  }),
+);
+
+export const Session = /* @__PURE__ */ v.strictObject({
   id,
   created_at: timestamp,
   /** The last refresh of the session's tokens. */
   last_used_at: timestamp,
-  user_agent: nullable(text(256)),
-  ip_address: nullable(text(45)),
+  user_agent: /* @__PURE__ */ nullable(/* @__PURE__ */ text(256)),
+  ip_address: /* @__PURE__ */ nullable(/* @__PURE__ */ text(45)),
   /** The session of the access token that asked. */
-  current: v.boolean(),
+  current: /* @__PURE__ */ v.boolean(),
 });
 
-export const SessionRevoked = v.strictObject({ id, revoked: v.literal(true) });
+export const SessionRevoked = /* @__PURE__ */ v.strictObject({
+  id,
+  revoked: /* @__PURE__ */ v.literal(true),
+});
 
 /** The public keys that verify access tokens (RFC 7517), as the JWKS document lists them. */
-export const Jwks = v.strictObject({
-  keys: list(
-    v.strictObject({
-      kty: v.literal('OKP'),
-      crv: v.literal('Ed25519'),
-      x: text(64),
-      kid: text(64),
-      alg: v.literal('EdDSA'),
-      use: v.literal('sig'),
+export const Jwks = /* @__PURE__ */ v.strictObject({
+  keys: /* @__PURE__ */ list(
+    /* @__PURE__ */ v.strictObject({
+      kty: /* @__PURE__ */ v.literal('OKP'),
+      crv: /* @__PURE__ */ v.literal('Ed25519'),
+      x: /* @__PURE__ */ text(64),
+      kid: /* @__PURE__ */ text(64),
+      alg: /* @__PURE__ */ v.literal('EdDSA'),
+      use: /* @__PURE__ */ v.literal('sig'),
     }),
     10,
   ),
 });
 
-export const SignupAccepted = v.strictObject({
+export const SignupAccepted = /* @__PURE__ */ v.strictObject({
   email,
-  verification_required: v.literal(true),
+  verification_required: /* @__PURE__ */ v.literal(true),
   message: sentence,
 });
 
 export const Message = message;
 
-export const ForgotPasswordAccepted = v.strictObject({
-  verification_required: v.boolean(),
+export const ForgotPasswordAccepted = /* @__PURE__ */ v.strictObject({
+  verification_required: /* @__PURE__ */ v.boolean(),
   message: sentence,
 });
 
-export const ProfileUpdated = v.strictObject({
+export const ProfileUpdated = /* @__PURE__ */ v.strictObject({
   user: User,
   /** The fields whose new value waits for a code: `email`, `phone_number`. */
-  verification_required: list(v.picklist(['email', 'phone_number']), 2),
+  verification_required: /* @__PURE__ */ list(
+    /* @__PURE__ */ v.picklist(['email', 'phone_number']),
+    2,
+  ),
 });
 
 // OTP
 
-export const CodeSent = v.strictObject({ message: sentence, expires_in: seconds });
+export const CodeSent = /* @__PURE__ */ v.strictObject({ message: sentence, expires_in: seconds });
 
-export const SmsCodeSent = v.strictObject({
+export const SmsCodeSent = /* @__PURE__ */ v.strictObject({
   phone_number: phone,
-  purpose: v.picklist(['login', 'generic']),
+  purpose: /* @__PURE__ */ v.picklist(['login', 'generic']),
   message: sentence,
   expires_in: seconds,
 });
 
-export const OtpVerified = v.union([
+export const OtpVerified = /* @__PURE__ */ v.union([
   TokenPair,
-  v.strictObject({ verified: v.literal(true), phone_number: phone, purpose: v.literal('generic') }),
+  /* @__PURE__ */ v.strictObject({
+    verified: /* @__PURE__ */ v.literal(true),
+    phone_number: phone,
+    purpose: /* @__PURE__ */ v.literal('generic'),
+  }),
 ]);
 
-export const EmailVerified = v.strictObject({ verified: v.literal(true), email });
+export const EmailVerified = /* @__PURE__ */ v.strictObject({
+  verified: /* @__PURE__ */ v.literal(true),
+  email,
+});
 
-export const MobileVerified = v.strictObject({ verified: v.literal(true), mobile_number: phone });
+export const MobileVerified = /* @__PURE__ */ v.strictObject({
+  verified: /* @__PURE__ */ v.literal(true),
+  mobile_number: phone,
+});
 
-export const PhoneRegistration = v.strictObject({ phone, registered: v.boolean() });
+export const PhoneRegistration = /* @__PURE__ */ v.strictObject({
+  phone,
+  registered: /* @__PURE__ */ v.boolean(),
+});
 
 // Webhooks
 
-const eventType = v.picklist(eventTypes);
+const eventType = /* @__PURE__ */ v.picklist(eventTypes);
 
 /** What a delivery or a stored event can carry: a subscribable type, or the test event. */
-const deliveredType = v.picklist([...eventTypes, testEventType]);
+const deliveredType = /* @__PURE__ */ v.picklist(
+  /* @__PURE__ */ withItem(eventTypes, testEventType),
+);
 
 /** `whsec_` and 32 random bytes in base64. */
-const secret = text(64);
+const secret = /* @__PURE__ */ text(64);
 
 const endpointFields = {
   id,
-  url: text(2048),
-  events: list(eventType, eventTypes.length),
-  description: nullable(sentence),
-  status: v.picklist(['enabled', 'disabled']),
-  disabled_reason: nullable(v.picklist(['manual', 'failing'])),
-  disabled_at: nullable(timestamp),
-  failing_since: nullable(timestamp),
+  url: /* @__PURE__ */ text(2048),
+  events: /* @__PURE__ */ list(eventType, /* @__PURE__ */ lengthOf(eventTypes)),
+  description: /* @__PURE__ */ nullable(sentence),
+  status: /* @__PURE__ */ v.picklist(['enabled', 'disabled']),
+  disabled_reason: /* @__PURE__ */ nullable(/* @__PURE__ */ v.picklist(['manual', 'failing'])),
+  disabled_at: /* @__PURE__ */ nullable(timestamp),
+  failing_since: /* @__PURE__ */ nullable(timestamp),
   created_at: timestamp,
   updated_at: timestamp,
 };
 
-export const Endpoint = v.strictObject(endpointFields);
+export const Endpoint = /* @__PURE__ */ v.strictObject(endpointFields);
 
 /** Registration's answer: the signing secret, shown this once. */
-export const EndpointWithSecret = v.strictObject({ ...endpointFields, secret });
+export const EndpointWithSecret = /* @__PURE__ */ v.strictObject(
+  /* @__PURE__ */ merged(endpointFields, { secret }),
+);
 
 /** Rotation's answer: the new secret once, and when the previous one stops signing. */
-export const RotatedEndpoint = v.strictObject({
-  ...endpointFields,
-  secret,
-  previous_secret_expires_at: timestamp,
+export const RotatedEndpoint = /* @__PURE__ */ v.strictObject(
+  /* @__PURE__ */ merged(endpointFields, { secret, previous_secret_expires_at: timestamp }),
+);
+
+export const EndpointDeleted = /* @__PURE__ */ v.strictObject({
+  id,
+  deleted: /* @__PURE__ */ v.literal(true),
 });
 
-export const EndpointDeleted = v.strictObject({ id, deleted: v.literal(true) });
-
-const Attempt = v.strictObject({
-  attempt: count(1000),
+const Attempt = /* @__PURE__ */ v.strictObject({
+  attempt: /* @__PURE__ */ count(1000),
   attempted_at: timestamp,
-  outcome: text(32),
-  response_status: nullable(v.pipe(v.number(), v.integer(), v.minValue(100), v.maxValue(599))),
+  outcome: /* @__PURE__ */ text(32),
+  response_status: /* @__PURE__ */ nullable(
+    /* @__PURE__ */ v.pipe(
+      /* @__PURE__ */ v.number(),
+      /* @__PURE__ */ v.integer(),
+      /* @__PURE__ */ v.minValue(100),
+      /* @__PURE__ */ v.maxValue(599),
+    ),
+  ),
   // Attempts time out after 10 s; a minute bounds the time spent connecting as well.
-  latency_ms: count(60_000),
+  latency_ms: /* @__PURE__ */ count(60_000),
   /** The first KiB of the receiver's answer. */
-  response_body: nullable(text(1024)),
-  error: nullable(sentence),
+  response_body: /* @__PURE__ */ nullable(/* @__PURE__ */ text(1024)),
+  error: /* @__PURE__ */ nullable(sentence),
 });
 
 const deliveryFields = {
@@ -190,49 +246,53 @@ const deliveryFields = {
   event_id: id,
   event_type: deliveredType,
   endpoint_id: id,
-  status: v.picklist(deliveryStatuses),
-  paused: v.boolean(),
-  attempts_made: count(1000),
-  next_attempt_at: nullable(timestamp),
+  status: /* @__PURE__ */ v.picklist(deliveryStatuses),
+  paused: /* @__PURE__ */ v.boolean(),
+  attempts_made: /* @__PURE__ */ count(1000),
+  next_attempt_at: /* @__PURE__ */ nullable(timestamp),
   created_at: timestamp,
-  attempts: list(Attempt, keptAttemptRecords),
+  attempts: /* @__PURE__ */ list(Attempt, keptAttemptRecords),
 };
 
-export const Delivery = v.strictObject(deliveryFields);
+export const Delivery = /* @__PURE__ */ v.strictObject(deliveryFields);
 
 const eventFields = {
   id,
   type: deliveredType,
   created_at: timestamp,
-  data: v.record(text(64), v.unknown()),
+  data: /* @__PURE__ */ v.record(/* @__PURE__ */ text(64), /* @__PURE__ */ v.unknown()),
 };
 
-export const Event = v.strictObject(eventFields);
+export const Event = /* @__PURE__ */ v.strictObject(eventFields);
 
-export const DeliveryWithEvent = v.strictObject({ ...deliveryFields, event: nullable(Event) });
+export const DeliveryWithEvent = /* @__PURE__ */ v.strictObject(
+  /* @__PURE__ */ merged(deliveryFields, { event: /* @__PURE__ */ nullable(Event) }),
+);
 
-export const EventPublished = v.strictObject({
-  ...eventFields,
-  delivery_count: count(1000),
+export const EventPublished = /* @__PURE__ */ v.strictObject(
+  /* @__PURE__ */ merged(eventFields, { delivery_count: /* @__PURE__ */ count(1000) }),
+);
+
+export const TestEventSent = /* @__PURE__ */ v.strictObject({ event: Event, delivery_id: id });
+
+export const Recovery = /* @__PURE__ */ v.strictObject({
+  recovered: /* @__PURE__ */ count(100),
+  has_more: /* @__PURE__ */ v.boolean(),
 });
 
-export const TestEventSent = v.strictObject({ event: Event, delivery_id: id });
-
-export const Recovery = v.strictObject({ recovered: count(100), has_more: v.boolean() });
-
-export const EventType = v.strictObject({
+export const EventType = /* @__PURE__ */ v.strictObject({
   type: eventType,
   description: sentence,
-  schema: v.record(text(64), v.unknown()),
+  schema: /* @__PURE__ */ v.record(/* @__PURE__ */ text(64), /* @__PURE__ */ v.unknown()),
   /** An event of this type as a receiver gets it. */
   example: Event,
 });
 
 // Receivers
 
-export const InboundReceived = v.strictObject({
-  received: v.literal(true),
-  event_id: text(255),
-  duplicate: v.boolean(),
-  route: v.picklist(['subscription', 'general']),
+export const InboundReceived = /* @__PURE__ */ v.strictObject({
+  received: /* @__PURE__ */ v.literal(true),
+  event_id: /* @__PURE__ */ text(255),
+  duplicate: /* @__PURE__ */ v.boolean(),
+  route: /* @__PURE__ */ v.picklist(['subscription', 'general']),
 });

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { eventTypes } from '../../domain/event-types.js';
 import { endpointStatuses, testEventType } from '../../domain/webhooks/model.js';
 import { identifier, page, perPage, pointInTime } from './fields.js';
+import { deliveryStatuses } from './vocabulary.js';
 
 /** Requests of outbound webhook management and event publication (contract.md). */
 
@@ -65,8 +66,6 @@ export const DeliveryPathParams = /* @__PURE__ */ v.object({
   id: identifier,
   delivery_id: identifier,
 });
-
-export const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;
 
 /** page / per_page of a list without filters. */
 export const PageQuery = /* @__PURE__ */ v.strictObject({ page, per_page: perPage });

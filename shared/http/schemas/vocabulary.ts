@@ -1,0 +1,12 @@
+/**
+ * The fixed value sets the API names, shared by the request and response schemas. Plain values,
+ * no schema: the response schemas import this module rather than a request-schema module, so a
+ * bundle that imports them (through its definition's `answer`) does not keep request schemas it
+ * never uses.
+ */
+
+/** The documented set of gender values (docs/api.md). */
+export const genders = ['female', 'male', 'non_binary', 'other', 'prefer_not_to_say'] as const;
+
+/** A delivery's status as clients see it (attempting and paused read as pending). */
+export const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;
