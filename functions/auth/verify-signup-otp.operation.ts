@@ -1,5 +1,4 @@
-import type { Answer } from '../../shared/http/operation.js';
-import { apiOperation } from '../../shared/http/operation.js';
+import { type Answer, apiOperation } from '../../shared/http/operation.js';
 import { VerifySignupOtpRequest } from '../../shared/http/schemas/auth.js';
 import * as r from '../../shared/http/schemas/responses.js';
 
@@ -22,5 +21,6 @@ export const operation = apiOperation({
 /** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
 export const answer: Answer = {
   data: r.Activation,
-  errors: ['invalid_otp', 'otp_expired', 'too_many_attempts', 'conflict'],
+  checksCode: true,
+  errors: ['conflict'],
 };

@@ -1,6 +1,5 @@
 import { sendPerTarget } from '../../shared/domain/otp/limits.js';
-import type { Answer } from '../../shared/http/operation.js';
-import { apiOperation } from '../../shared/http/operation.js';
+import { type Answer, apiOperation } from '../../shared/http/operation.js';
 import { ResendEmailOtpRequest } from '../../shared/http/schemas/otp.js';
 import * as r from '../../shared/http/schemas/responses.js';
 

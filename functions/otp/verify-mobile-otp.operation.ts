@@ -1,6 +1,5 @@
 import { verifyPerTarget } from '../../shared/domain/otp/limits.js';
-import type { Answer } from '../../shared/http/operation.js';
-import { apiOperation } from '../../shared/http/operation.js';
+import { type Answer, apiOperation } from '../../shared/http/operation.js';
 import { VerifyMobileOtpRequest } from '../../shared/http/schemas/otp.js';
 import * as r from '../../shared/http/schemas/responses.js';
 
@@ -31,5 +30,6 @@ export const operation = apiOperation({
 /** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
 export const answer: Answer = {
   data: r.MobileVerified,
-  errors: ['invalid_otp', 'otp_expired', 'too_many_attempts', 'conflict'],
+  checksCode: true,
+  errors: ['conflict'],
 };

@@ -1,6 +1,5 @@
 import { verifyPerTarget } from '../../shared/domain/otp/limits.js';
-import type { Answer } from '../../shared/http/operation.js';
-import { apiOperation } from '../../shared/http/operation.js';
+import { type Answer, apiOperation } from '../../shared/http/operation.js';
 import { VerifyOtpInput } from '../../shared/http/schemas/otp.js';
 import * as r from '../../shared/http/schemas/responses.js';
 
@@ -32,5 +31,5 @@ export const operation = apiOperation({
 /** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
 export const answer: Answer = {
   data: r.OtpVerified,
-  errors: ['invalid_otp', 'otp_expired', 'too_many_attempts'],
+  checksCode: true,
 };

@@ -1,6 +1,5 @@
 import { phoneLookupPerClient } from '../../shared/domain/otp/limits.js';
-import type { Answer } from '../../shared/http/operation.js';
-import { apiOperation } from '../../shared/http/operation.js';
+import { type Answer, apiOperation } from '../../shared/http/operation.js';
 import { VerifyPhoneAccountQuery } from '../../shared/http/schemas/otp.js';
 import * as r from '../../shared/http/schemas/responses.js';
 

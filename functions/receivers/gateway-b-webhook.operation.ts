@@ -1,5 +1,4 @@
-import type { Answer } from '../../shared/http/operation.js';
-import { receiverOperation } from '../../shared/http/operation.js';
+import { type Answer, receiverOperation } from '../../shared/http/operation.js';
 import * as r from '../../shared/http/schemas/responses.js';
 
 export const operation = receiverOperation({

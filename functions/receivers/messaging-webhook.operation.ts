@@ -1,5 +1,4 @@
-import type { Answer } from '../../shared/http/operation.js';
-import { type Needs, receiverOperation } from '../../shared/http/operation.js';
+import { type Answer, type Needs, receiverOperation } from '../../shared/http/operation.js';
 import * as r from '../../shared/http/schemas/responses.js';
 
 /** One function serves both: the platform's one callback URL (GET handshake, POST events). */

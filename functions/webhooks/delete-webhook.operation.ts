@@ -1,5 +1,4 @@
-import type { Answer } from '../../shared/http/operation.js';
-import { apiOperation } from '../../shared/http/operation.js';
+import { type Answer, apiOperation } from '../../shared/http/operation.js';
 import * as r from '../../shared/http/schemas/responses.js';
 import { WebhookPathParams } from '../../shared/http/schemas/webhooks.js';
 

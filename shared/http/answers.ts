@@ -2,6 +2,13 @@ import type { ErrorCode } from '../domain/errors.js';
 import type { Answer } from './operation.js';
 import type { HttpRouteEntry } from './route-table.js';
 
+/** What checking a one-time code can refuse: a wrong code, an expired one, too many tries. */
+export const codeCheckErrors: readonly ErrorCode[] = [
+  'invalid_otp',
+  'otp_expired',
+  'too_many_attempts',
+];
+
 /**
  * The operation's answer (its definition module's `answer`, which the route table attached); a
  * route without one is a mistake the document refuses to hide.
@@ -28,7 +35,9 @@ export function errorsOf(route: HttpRouteEntry): ErrorCode[] {
   if (route.auth === 'user' || route.auth === 'user-if-generic') {
     codes.add('unauthorized').add('invalid_token');
   }
-  for (const code of answerOf(route).errors ?? []) codes.add(code);
+  const answer = answerOf(route);
+  if (answer.checksCode) for (const code of codeCheckErrors) codes.add(code);
+  for (const code of answer.errors ?? []) codes.add(code);
   if (route.surface === 'api') codes.add('rate_limited');
   codes.add('internal_error');
   return [...codes];

@@ -154,6 +154,11 @@ export interface Answer {
   paged?: true;
   /** Not an envelope: the document itself (`json`) or a plain-text handshake (`text`). */
   document?: 'json' | 'text';
+  /**
+   * Checks a one-time code: it can answer what a code check refuses (`codeCheckErrors`), before
+   * its own `errors`.
+   */
+  checksCode?: true;
   /** Codes beyond those that follow from the route's surface, auth and inputs. */
   errors?: ErrorCode[];
   /** A public operation that also reads a Bearer token when one is sent (logout). */
