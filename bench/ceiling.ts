@@ -4,13 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoClient } from '../shared/adapters/dynamodb-client.js';
 import { workQueueSizes } from '../shared/deployment-sizes.js';
-import {
-  claimLeaseMs,
-  earlyArrivalToleranceMs,
-} from '../shared/domain/webhooks/attempt-delivery.js';
-import { deliveryIdFor, newEndpointId, newEventId } from '../shared/domain/webhooks/ids.js';
-import type { Delivery } from '../shared/domain/webhooks/model.js';
+import { claimTerms } from '../shared/domain/webhooks/attempt-delivery.js';
+import { newEndpointId } from '../shared/domain/webhooks/ids.js';
 import type { DeliveryRepository } from '../shared/domain/webhooks/ports.js';
+import { deliveryOf, newEvent } from '../shared/domain/webhooks/publish-event.js';
 import { ensureTable } from '../shared/local/dynamodb-local.js';
 import { BenchClient } from './http-client.js';
 import { type LoopResult, loadLoop } from './load-loop.js';
@@ -165,41 +162,20 @@ const deliveriesPerBatch = workQueueSizes.batchSize;
  * being made twice and its outcome from being lost (docs/performance.md, "Delivery").
  */
 async function deliveryBatchWrites(deliveries: DeliveryRepository): Promise<void> {
-  const eventId = newEventId();
-  const accountId = `usr_bench_${randomUUID()}`;
   const now = Date.now();
-  const batch: Delivery[] = Array.from({ length: deliveriesPerBatch }, () => {
-    const endpointId = newEndpointId();
-    return {
-      id: deliveryIdFor(eventId, endpointId),
-      eventId,
-      eventType: 'order.created',
-      endpointId,
-      accountId,
-      status: 'pending',
-      nextAttempt: 1,
-      nextAttemptAt: now,
-      lastAllowedAttempt: 8,
-      ladderStart: 1,
-      attempts: [],
-      createdAt: new Date(now).toISOString(),
-    };
-  });
+  const event = newEvent(`usr_bench_${randomUUID()}`, 'order.created', {}, now);
+  const batch = Array.from({ length: deliveriesPerBatch }, () =>
+    deliveryOf(event, { id: newEndpointId() }, 8, now),
+  );
   await deliveries.createMany(batch, { mayExist: false });
   await Promise.all(
     batch.map(async (delivery) => {
-      const token = randomUUID();
-      const claimedAt = Date.now();
-      const claimed = await deliveries.claim(delivery.id, 1, {
-        token,
-        now: claimedAt,
-        dueBy: claimedAt + earlyArrivalToleranceMs,
-        leaseUntil: claimedAt + claimLeaseMs,
-      });
+      const terms = claimTerms(Date.now());
+      const claimed = await deliveries.claim(delivery.id, 1, terms);
       if (claimed === undefined) throw new Error(`bench delivery ${delivery.id} was not claimed`);
       const recorded = await deliveries.recordAttempt(
         claimed,
-        token,
+        terms.token,
         {
           attempt: 1,
           attemptedAt: new Date().toISOString(),

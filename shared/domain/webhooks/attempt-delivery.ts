@@ -5,7 +5,7 @@ import { noteEndpointHealth } from './endpoint-health.js';
 import { signingSecrets } from './endpoints.js';
 import type { AttemptMessage, AttemptRecord, Delivery } from './model.js';
 import { deliveryFailedNotice, sendNotice } from './notices.js';
-import type { AttemptResolution, SendOutcome, WebhookDependencies } from './ports.js';
+import type { AttemptResolution, ClaimTerms, SendOutcome, WebhookDependencies } from './ports.js';
 import { scheduleAttempt } from './schedule-attempt.js';
 import { signatureHeaders } from './signing.js';
 
@@ -25,6 +25,19 @@ export const maxClaimsPerAttempt = 3;
 
 /** A queue or schedule delivering a few seconds early must not be refused as "not due". */
 export const earlyArrivalToleranceMs = 5_000;
+
+/**
+ * The terms of a claim made at `now`: a fresh token, a lease of `claimLeaseMs`, and the early
+ * arrival tolerated.
+ */
+export function claimTerms(now: number): ClaimTerms {
+  return {
+    token: randomUUID(),
+    now,
+    dueBy: now + earlyArrivalToleranceMs,
+    leaseUntil: now + claimLeaseMs,
+  };
+}
 
 /** What became of one attempt message. */
 export type AttemptResult =
@@ -95,14 +108,9 @@ async function runAttempt(
   deps: AttemptDependencies,
   message: AttemptMessage,
 ): Promise<AttemptResult> {
-  const claimedAt = deps.clock.now();
-  const token = randomUUID();
-  const delivery = await deps.deliveries.claim(message.deliveryId, message.attempt, {
-    token,
-    now: claimedAt,
-    dueBy: claimedAt + earlyArrivalToleranceMs,
-    leaseUntil: claimedAt + claimLeaseMs,
-  });
+  const terms = claimTerms(deps.clock.now());
+  const { token } = terms;
+  const delivery = await deps.deliveries.claim(message.deliveryId, message.attempt, terms);
   if (delivery === undefined) return 'duplicate';
 
   const { event, endpoint } = await deps.deliveries.loadTarget(delivery);

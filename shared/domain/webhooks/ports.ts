@@ -132,6 +132,15 @@ export type AttemptResolution =
   | { status: 'failed' }
   | { status: 'pending'; nextAttemptAt: number };
 
+/** What a claim on an attempt holds, and when (epoch ms): `claimTerms` in attempt-delivery.ts. */
+export interface ClaimTerms {
+  token: string;
+  now: number;
+  /** A pending attempt due up to this time may be claimed. */
+  dueBy: number;
+  leaseUntil: number;
+}
+
 export interface DeliveryRepository {
   /**
    * Stores new deliveries and returns those it created. With `mayExist` (a repeated fan-out),
@@ -146,17 +155,7 @@ export interface DeliveryRepository {
    * the attempt is already claimed by a live worker, done, or not due — the message is a
    * duplicate and is dropped.
    */
-  claim(
-    deliveryId: string,
-    attempt: number,
-    claim: {
-      token: string;
-      now: number;
-      /** A pending attempt due up to this time (epoch ms) may be claimed. */
-      dueBy: number;
-      leaseUntil: number;
-    },
-  ): Promise<Delivery | undefined>;
+  claim(deliveryId: string, attempt: number, claim: ClaimTerms): Promise<Delivery | undefined>;
   /** The event and the endpoint an attempt needs, in one round trip. */
   loadTarget(delivery: Delivery): Promise<AttemptTarget>;
   /**

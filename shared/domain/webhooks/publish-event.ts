@@ -36,7 +36,8 @@ export interface PublishedEvent {
   deliveryCount: number;
 }
 
-function newEvent(
+/** A new event of `type` for `accountId`, created at `now`, its payload serialised once. */
+export function newEvent(
   accountId: string,
   type: DeliverableEventType,
   data: Record<string, unknown>,
@@ -49,9 +50,10 @@ function newEvent(
   return { id, accountId, type, createdAt, data, payload };
 }
 
-function deliveryOf(
+/** The delivery of `event` to `endpoint`, pending its first attempt at `dueAt`. */
+export function deliveryOf(
   event: StoredEvent,
-  endpoint: WebhookEndpoint,
+  endpoint: Pick<WebhookEndpoint, 'id'>,
   attempts: number,
   dueAt: number,
 ): Delivery {
