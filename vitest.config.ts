@@ -8,6 +8,14 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two cores: keep DynamoDB Local, the runtimes and the test workers from starving each other.
     maxWorkers: 2,
-    env: { LOG_LEVEL: 'silent', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: {
+      LOG_LEVEL: 'silent',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // The SDK clients take region and credentials from the environment, as on Lambda;
+      // placeholders here (nothing in the tests reaches AWS), so no client looks further.
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+    },
   },
 });

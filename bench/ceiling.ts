@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoClient } from '../shared/adapters/dynamodb-client.js';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamoDocumentClient } from '../shared/adapters/dynamodb.js';
 import { workQueueSizes } from '../shared/deployment-sizes.js';
 import { claimTerms } from '../shared/domain/webhooks/attempt-delivery.js';
 import { newEndpointId } from '../shared/domain/webhooks/ids.js';
@@ -84,12 +85,12 @@ async function bareHttp(seconds: number, concurrency: number): Promise<LoopResul
 
 /**
  * Raw single-item Get and Put against DynamoDB Local, in a scratch table of their own, through
- * the service's own DynamoDB client (the lightest there is here: DynamoDB Local, not the client,
- * should be what limits the concurrent loops).
+ * the DocumentClient as the functions build it (dynamoDocumentClient): its node CPU per call is
+ * the SDK path's cost of one DynamoDB call.
  */
 async function dynamoRows(endpoint: string, seconds: number, ceiling: Ceiling): Promise<Row[]> {
   const admin = new DynamoDBClient({ endpoint });
-  const client = new DynamoClient({ endpoint });
+  const client = dynamoDocumentClient({ endpoint });
   const table = `bench-ceiling-${randomUUID()}`;
   const javaPid = dynamoLocalPid(endpoint);
   try {
@@ -99,9 +100,12 @@ async function dynamoRows(endpoint: string, seconds: number, ceiling: Ceiling): 
       sk: 'ITEM',
       payload: 'x'.repeat(200),
     });
-    const put = (index: number) => client.put({ TableName: table, Item: item(index) });
+    const put = (index: number) =>
+      client.send(new PutCommand({ TableName: table, Item: item(index) }));
     const get = (index: number) =>
-      client.get({ TableName: table, Key: { pk: `ITEM#${index % 1000}`, sk: 'ITEM' } });
+      client.send(
+        new GetCommand({ TableName: table, Key: { pk: `ITEM#${index % 1000}`, sk: 'ITEM' } }),
+      );
     const bounds = { seconds, maxOperations: 50_000 };
     const loop = async (
       name: string,

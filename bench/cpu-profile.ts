@@ -81,10 +81,6 @@ function partOf(url: string, functionName: string): string | undefined {
   const own = /\/(shared\/(adapters|domain|http|local)|functions|bench)\//.exec(url);
   if (own !== null) {
     const area = own[1]!;
-    // The signed transport is DynamoDB's alone here: the local runtime's SQS and SNS are stand-ins.
-    if (/shared\/adapters\/(dynamodb-client|aws-signed-request)/.test(url)) {
-      return 'service: DynamoDB client';
-    }
     return area.startsWith('shared/local')
       ? 'local runtime'
       : area === 'bench'

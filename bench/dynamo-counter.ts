@@ -1,12 +1,13 @@
-import type { DynamoClient } from '../shared/adapters/dynamodb-client.js';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { aroundDynamoCalls } from '../shared/adapters/dynamodb.js';
 
 /** Calls the client made, by command name (GetItem, TransactWriteItems, …). */
 export type CallCounts = Record<string, number>;
 
 /**
- * Counts DynamoDB calls at the client, from the outside: a middleware on the shared client sees
- * every call, whatever repository made it. Retries do not count twice: middlewares run around
- * the retry loop.
+ * Counts DynamoDB calls at the client, from the outside: a middleware on the shared client's
+ * stack sees every call, whatever repository made it. Retries do not count twice: the middleware
+ * runs in the stack's first step, around the retries.
  */
 export class DynamoCallCounter {
   private counts: CallCounts = {};
@@ -23,8 +24,8 @@ export class DynamoCallCounter {
    */
   constructor(private readonly ignore: (command: string, input: object) => boolean = () => false) {}
 
-  install(client: DynamoClient): void {
-    client.use(async ({ operation, input }, next) => {
+  install(client: DynamoDBDocumentClient): void {
+    aroundDynamoCalls(async ({ operation, input }, next) => {
       if (this.ignore(operation, input)) {
         this.ignored += 1;
         return next();
@@ -39,7 +40,7 @@ export class DynamoCallCounter {
         this.inFlight -= 1;
         this.lastActivity = performance.now();
       }
-    });
+    }, client);
   }
 
   snapshot(): CallCounts {

@@ -145,7 +145,7 @@ export function profilesSection(profiles: Record<string, ProfileSummary>): Secti
     ),
     notes: [
       'V8 sampling profiles (100 µs) of passes of their own, after the measured ones: 50 requests per operation through the in-process runtime (the bench’s HTTP client included), and the service process over a second delivery phase.',
-      'Parts: our code by layer (service: adapters, domain, http; the DynamoDB client apart), each dependency, node’s HTTP/TLS/stream code, socket syscalls (writev: mostly the kernel’s loopback work), GC.',
+      'Parts: our code by layer (service: adapters, domain, http), each dependency (AWS SDK: its clients, DocumentClient and Smithy core), node’s HTTP/TLS/stream code, socket syscalls (writev: mostly the kernel’s loopback work), GC.',
     ],
   };
 }

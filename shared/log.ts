@@ -66,15 +66,47 @@ function threshold(): number {
   return levels[configured ?? 'info'] ?? levels.info;
 }
 
-/** Errors as their name, message, stack and cause: JSON.stringify would write `{}`. */
+/**
+ * What an AWS SDK error says of the call that failed (its `$metadata`): the request id AWS
+ * support asks for, the HTTP status, and how many attempts the SDK made.
+ */
+interface AwsCallMetadata {
+  requestId?: string;
+  httpStatusCode?: number;
+  attempts?: number;
+}
+
+function awsCallOf(error: Error): Record<string, unknown> {
+  const metadata = (error as { $metadata?: AwsCallMetadata }).$metadata;
+  if (metadata === undefined) return {};
+  return {
+    aws_request_id: metadata.requestId,
+    aws_http_status: metadata.httpStatusCode,
+    aws_attempts: metadata.attempts,
+  };
+}
+
+/**
+ * Errors as their name, message, stack and cause, and for a failed AWS call its request id,
+ * status and attempts: JSON.stringify would write `{}`.
+ */
 const serialised = (_key: string, value: unknown): unknown =>
   value instanceof Error
-    ? { name: value.name, message: value.message, stack: value.stack, cause: value.cause }
+    ? {
+        name: value.name,
+        message: value.message,
+        ...awsCallOf(value),
+        stack: value.stack,
+        cause: value.cause,
+      }
     : value;
+
+/** The JSON line of a record, as CloudWatch Logs receives it. */
+export const jsonLineOf = (record: LogRecord): string => JSON.stringify(record, serialised);
 
 /** The JSON line of a record; warnings and errors on stderr, as Lambda's own lines are. */
 const jsonLogWriter: LogWriter = (record, level) => {
-  const line = `${JSON.stringify(record, serialised)}\n`;
+  const line = `${jsonLineOf(record)}\n`;
   (level === 'error' || level === 'warn' ? process.stderr : process.stdout).write(line);
 };
 

@@ -1,3 +1,4 @@
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
 import { Refusal } from '../domain/errors.js';
@@ -61,41 +62,47 @@ function decodeCursor(cursor: string): Record<string, unknown> {
 export const dynamoInboundAttemptLog: InboundAttemptLog = {
   async record(attempt) {
     const receivedAt = new Date(attempt.receivedAt).toISOString();
-    await dynamo().put({
-      TableName: tableName(),
-      Item: {
-        ...keys.inboundAttempt(attempt.source, attempt.id),
-        ...keys.inboundAttemptsBySource(attempt.source),
-        // Time first, so the index lists a source's attempts in order; the id keeps it unique.
-        gsi1sk: `${receivedAt}#${attempt.id}`,
-        kind: 'inbound_attempt',
-        attempt_id: attempt.id,
-        source: attempt.source,
-        endpoint: attempt.endpoint,
-        received_at: receivedAt,
-        outcome: attempt.outcome,
-        status_code: attempt.statusCode,
-        event_id: attempt.eventId,
-        sender_event_id: attempt.senderEventId,
-        event_type: attempt.eventType,
-        error_code: attempt.errorCode,
-        request_id: attempt.requestId,
-        source_ip: attempt.sourceIp,
-        [ttlAttribute]: epochSeconds(attempt.receivedAt) + inboundAttemptRetentionSeconds,
-      } satisfies AttemptItem & Record<string, unknown>,
-    });
+    await dynamo().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: {
+          ...keys.inboundAttempt(attempt.source, attempt.id),
+          ...keys.inboundAttemptsBySource(attempt.source),
+          // Time first, so the index lists a source's attempts in order; the id keeps it unique.
+          gsi1sk: `${receivedAt}#${attempt.id}`,
+          kind: 'inbound_attempt',
+          attempt_id: attempt.id,
+          source: attempt.source,
+          endpoint: attempt.endpoint,
+          received_at: receivedAt,
+          outcome: attempt.outcome,
+          status_code: attempt.statusCode,
+          event_id: attempt.eventId,
+          sender_event_id: attempt.senderEventId,
+          event_type: attempt.eventType,
+          error_code: attempt.errorCode,
+          request_id: attempt.requestId,
+          source_ip: attempt.sourceIp,
+          [ttlAttribute]: epochSeconds(attempt.receivedAt) + inboundAttemptRetentionSeconds,
+        } satisfies AttemptItem & Record<string, unknown>,
+      }),
+    );
   },
 
   async listBySource(source, options = {}) {
-    const { Items = [], LastEvaluatedKey } = await dynamo().query({
-      TableName: tableName(),
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.inboundAttemptsBySource(source).gsi1pk },
-      ScanIndexForward: false,
-      Limit: Math.min(Math.max(options.limit ?? 50, 1), 100),
-      ...(options.before === undefined ? {} : { ExclusiveStartKey: decodeCursor(options.before) }),
-    });
+    const { Items = [], LastEvaluatedKey } = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.inboundAttemptsBySource(source).gsi1pk },
+        ScanIndexForward: false,
+        Limit: Math.min(Math.max(options.limit ?? 50, 1), 100),
+        ...(options.before === undefined
+          ? {}
+          : { ExclusiveStartKey: decodeCursor(options.before) }),
+      }),
+    );
     return {
       attempts: Items.map((item) => attemptOf(item as unknown as AttemptItem)),
       ...(LastEvaluatedKey === undefined ? {} : { next: encodeCursor(LastEvaluatedKey) }),

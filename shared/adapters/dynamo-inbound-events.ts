@@ -1,12 +1,13 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
 import { Refusal } from '../domain/errors.js';
 import type { InboundEventStatus, InboundRoute, InboundSource } from '../domain/inbound/model.js';
 import type { InboundEventStore, StalledEvent } from '../domain/inbound/ports.js';
 import { inboundSweepGraceMs } from '../domain/inbound/sweep-events.js';
+import type { Item } from './dynamodb.js';
 import { dynamo, getItem, iso, putIf, updateIf } from './dynamodb.js';
-import type { Item } from './dynamodb-client.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
@@ -149,19 +150,21 @@ export const dynamoInboundEventStore: InboundEventStore = {
   },
 
   async listStalled(now, limit) {
-    const { Items = [] } = await dynamo().query({
-      TableName: tableName(),
-      IndexName: 'gsi2',
-      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :now',
-      // The index holds whole items; the sweeper needs none of the (gzipped) bodies.
-      ProjectionExpression: '#source, event_id, #status, gsi2sk, sweep_count',
-      ExpressionAttributeNames: { '#source': 'source', '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':pk': keys.stalledInboundEvents().gsi2pk,
-        ':now': iso(now),
-      },
-      Limit: limit,
-    });
+    const { Items = [] } = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :now',
+        // The index holds whole items; the sweeper needs none of the (gzipped) bodies.
+        ProjectionExpression: '#source, event_id, #status, gsi2sk, sweep_count',
+        ExpressionAttributeNames: { '#source': 'source', '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pk': keys.stalledInboundEvents().gsi2pk,
+          ':now': iso(now),
+        },
+        Limit: limit,
+      }),
+    );
     return Items.map(
       (item): StalledEvent => ({
         source: item.source as InboundSource,

@@ -1,3 +1,4 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import type { AttemptReservation, OtpKey, OtpStore, StoredOtp } from '../domain/otp/engine.js';
 import { countHitWithinLimit } from './dynamo-window-counter.js';
@@ -222,7 +223,7 @@ export const dynamoOtpStore: OtpStore = {
   },
 
   async clearAttempts(key) {
-    await dynamo().delete({ TableName: tableName(), Key: attemptsKey(key) });
+    await dynamo().send(new DeleteCommand({ TableName: tableName(), Key: attemptsKey(key) }));
   },
 
   async lastSubject(key) {

@@ -1,4 +1,8 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  TransactGetCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import type {
   NewSession,
@@ -107,14 +111,18 @@ export const dynamoSessionRepository: SessionRepository = {
   },
 
   async loadForRefresh(userId, sessionId, tokenHash, hit): Promise<RefreshState> {
-    const result = await dynamo().transactGet({
-      TransactItems: [
-        { Get: { TableName: tableName(), Key: keys.refreshToken(tokenHash) } },
-        { Get: { TableName: tableName(), Key: keys.session(userId, sessionId) } },
-        { Get: { TableName: tableName(), Key: keys.user(userId) } },
-        ...(hit === undefined ? [] : [{ Get: { TableName: tableName(), Key: counterKeyOf(hit) } }]),
-      ],
-    });
+    const result = await dynamo().send(
+      new TransactGetCommand({
+        TransactItems: [
+          { Get: { TableName: tableName(), Key: keys.refreshToken(tokenHash) } },
+          { Get: { TableName: tableName(), Key: keys.session(userId, sessionId) } },
+          { Get: { TableName: tableName(), Key: keys.user(userId) } },
+          ...(hit === undefined
+            ? []
+            : [{ Get: { TableName: tableName(), Key: counterKeyOf(hit) } }]),
+        ],
+      }),
+    );
     const [token, session, user, counter] = (result.Responses ?? []).map(
       (response) => response.Item,
     );
@@ -222,11 +230,13 @@ export const dynamoSessionRepository: SessionRepository = {
   },
 
   async revoke(userId, sessionId) {
-    const result = await dynamo().delete({
-      TableName: tableName(),
-      Key: keys.session(userId, sessionId),
-      ReturnValues: 'ALL_OLD',
-    });
+    const result = await dynamo().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.session(userId, sessionId),
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
     return result.Attributes !== undefined;
   },
 

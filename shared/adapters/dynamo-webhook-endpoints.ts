@@ -1,4 +1,4 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { Refusal } from '../domain/errors.js';
 import type { EventType } from '../domain/event-types.js';
@@ -8,6 +8,7 @@ import {
   dynamo,
   getItem,
   iso,
+  isTransactionConflict,
   queryAll,
   queryWork,
   type TransactionOutcome,
@@ -15,7 +16,6 @@ import {
   updateIf,
   workBefore,
 } from './dynamodb.js';
-import { TransactionCanceled } from './dynamodb-client.js';
 import { keys } from './keys.js';
 
 interface EndpointItem {
@@ -69,10 +69,7 @@ async function writeWithCount(input: TransactWriteCommandInput): Promise<Transac
   try {
     return await transactWrite(input);
   } catch (error) {
-    const reasons = error instanceof TransactionCanceled ? error.reasons : [];
-    if (reasons.some((reason) => reason.code === 'TransactionConflict')) {
-      throw new Refusal('endpointsBusy', { cause: error });
-    }
+    if (isTransactionConflict(error)) throw new Refusal('endpointsBusy', { cause: error });
     throw error;
   }
 }
@@ -165,11 +162,13 @@ export const dynamoEndpointRepository: EndpointRepository = {
     if (outcome.failedIndex === 0) return false;
     // The endpoint exists but the count is 0 or absent: it was registered before endpoints were
     // counted, so there is no slot to give back — delete it alone rather than refuse.
-    const { Attributes } = await dynamo().delete({
-      TableName: tableName(),
-      Key: keys.webhookEndpoint(accountId, endpointId),
-      ReturnValues: 'ALL_OLD',
-    });
+    const { Attributes } = await dynamo().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.webhookEndpoint(accountId, endpointId),
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
     return Attributes !== undefined;
   },
 

@@ -1,3 +1,4 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
 import type { DeliverableEventType, StoredEvent } from '../domain/webhooks/model.js';
@@ -54,11 +55,13 @@ async function getEvent(eventId: string): Promise<StoredEvent | undefined> {
 export const dynamoEventRepository: EventRepository = {
   async create(event, idempotency) {
     if (idempotency === undefined) {
-      await dynamo().put({
-        TableName: tableName(),
-        Item: eventItem(event),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      });
+      await dynamo().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: eventItem(event),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
       return { created: true };
     }
     const idempotencyKey = keys.eventIdempotency(event.accountId, idempotency.key);
@@ -102,12 +105,14 @@ export const dynamoEventRepository: EventRepository = {
   },
 
   async markFannedOut(eventId) {
-    await dynamo().update({
-      TableName: tableName(),
-      Key: keys.event(eventId),
-      UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
-      ConditionExpression: 'attribute_exists(pk)',
-    });
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.event(eventId),
+        UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
+        ConditionExpression: 'attribute_exists(pk)',
+      }),
+    );
   },
 
   async listStalledFanOuts(before, limit) {

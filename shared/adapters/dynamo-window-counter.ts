@@ -1,4 +1,4 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import type { PendingHit, WindowCounter } from '../domain/rate-limit.js';
 import { dynamo } from './dynamodb.js';
@@ -15,12 +15,14 @@ const increment = (expiresAt: number) => ({
 
 export const dynamoWindowCounter: WindowCounter = {
   async hit(scope, client, windowStart, expiresAt) {
-    const result = await dynamo().update({
-      TableName: tableName(),
-      Key: keys.rateCounter(scope, client, windowStart),
-      ...increment(expiresAt),
-      ReturnValues: 'UPDATED_NEW',
-    });
+    const result = await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.rateCounter(scope, client, windowStart),
+        ...increment(expiresAt),
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
     return Number(result.Attributes?.hits ?? 1);
   },
 };

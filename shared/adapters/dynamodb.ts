@@ -1,43 +1,112 @@
-import type {
-  BatchWriteCommandInput,
-  DeleteCommandInput,
-  PutCommandInput,
-  QueryCommandInput,
-  TransactWriteCommandInput,
-  UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
-import { tableName } from '../config.js';
 import {
-  ConditionalCheckFailed,
-  DynamoClient,
-  type Item,
-  TransactionCanceled,
-  type WriteOutput,
-} from './dynamodb-client.js';
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  type BatchWriteCommandInput,
+  DeleteCommand,
+  type DeleteCommandInput,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  type PutCommandInput,
+  QueryCommand,
+  type QueryCommandInput,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { tableName } from '../config.js';
+import { type ClientSettings, clientSettings } from './aws-client-settings.js';
 import type { ItemKey } from './keys.js';
 
 /**
- * The DynamoDB kit every repository is written with: the client, and the few ways the table is
- * read and written — one strongly consistent GetItem, conditional writes whose failed condition is
- * an answer rather than an error, chunked batch reads and writes that resend what DynamoDB left
- * unprocessed with one backoff, transactions that report which condition failed, and the work
- * queues kept on gsi2. Repositories add their items' shapes and conditions, nothing else.
+ * The DynamoDB kit every repository is written with: the client (the design card's
+ * DocumentClient), and the few ways the table is read and written — one strongly consistent
+ * GetItem, conditional writes whose failed condition is an answer rather than an error, chunked
+ * batch reads and writes that resend what DynamoDB left unprocessed with one backoff, transactions
+ * that report which condition failed, and the work queues kept on gsi2. Repositories add their
+ * items' shapes and conditions, nothing else. DynamoDB's exceptions stop here: a failed condition
+ * or a cancelled transaction is an answer of the kit (`Conditional`, `TransactionOutcome`), and
+ * anything else reaches the caller as the SDK threw it, its request id in `$metadata`.
  */
 
-let client: DynamoClient | undefined;
+/** An item, in native values (the DocumentClient's). */
+export type Item = Record<string, unknown>;
 
 /**
- * The DynamoDB client every repository uses, built once per cold start. DYNAMODB_ENDPOINT points
- * it at DynamoDB Local (the local runtime and tests); on AWS it is unset.
+ * A DocumentClient as the service builds it: the lean client settings (aws-client-settings.ts),
+ * native values both ways, attributes whose value is undefined left out. `endpoint` points it
+ * elsewhere (DynamoDB Local, a test's stand-in).
  */
-export function dynamo(): DynamoClient {
-  client ??= new DynamoClient();
+export function dynamoDocumentClient(settings: ClientSettings = {}): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(new DynamoDBClient(clientSettings(settings)), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+}
+
+let client: DynamoDBDocumentClient | undefined;
+
+/**
+ * The DynamoDB client every repository uses, built once per cold start, on first use.
+ * DYNAMODB_ENDPOINT points it at DynamoDB Local (the local runtime and tests); on AWS it is unset.
+ */
+export function dynamo(): DynamoDBDocumentClient {
+  client ??= dynamoDocumentClient({ endpoint: process.env.DYNAMODB_ENDPOINT || undefined });
   return client;
 }
 
 /** Replaces the client (tests pointing at their own table or DynamoDB Local). */
-export function useDynamo(replacement: DynamoClient): void {
+export function useDynamo(replacement: DynamoDBDocumentClient): void {
   client = replacement;
+}
+
+/** One call as a middleware sees it: the operation (`GetItem`) and its input, native values. */
+export interface DynamoCall {
+  operation: string;
+  input: Item;
+}
+
+/**
+ * Runs around a call, once (its retries inside): may look at it or change its input, refuse it
+ * by throwing, time it, or answer for it. `next` sends the call and resolves to its output, in
+ * native values; what the middleware resolves to is the call's output. The bench's call counter
+ * and the tests that record calls are middlewares.
+ */
+export type DynamoMiddleware = (call: DynamoCall, next: () => Promise<Item>) => Promise<unknown>;
+
+/**
+ * Adds `middleware` around every later call of `target` (the kit's client unless told), through
+ * the SDK's middleware stack: its first step, before marshalling and retries. The first added
+ * runs outermost.
+ */
+export function aroundDynamoCalls(
+  middleware: DynamoMiddleware,
+  target: DynamoDBDocumentClient = dynamo(),
+): void {
+  target.middlewareStack.add(
+    (next, context) => async (args) => {
+      let response: unknown;
+      const output = await middleware(
+        {
+          operation: String(context.commandName).replace(/Command$/, ''),
+          input: args.input as Item,
+        },
+        async () => {
+          const result = await next(args);
+          response = result.response;
+          return result.output as Item;
+        },
+      );
+      return { response, output } as Awaited<ReturnType<typeof next>>;
+    },
+    { step: 'initialize' },
+  );
 }
 
 /** Epoch milliseconds as the ISO text sort keys hold (they sort as time does). */
@@ -59,12 +128,14 @@ export async function getItem(
   key: ItemKey,
   options: { projection?: string; consistent?: boolean } = {},
 ): Promise<Item | undefined> {
-  const { Item } = await dynamo().get({
-    TableName: tableName(),
-    Key: key,
-    ConsistentRead: options.consistent ?? true,
-    ...(options.projection === undefined ? {} : { ProjectionExpression: options.projection }),
-  });
+  const { Item } = await dynamo().send(
+    new GetCommand({
+      TableName: tableName(),
+      Key: key,
+      ConsistentRead: options.consistent ?? true,
+      ...(options.projection === undefined ? {} : { ProjectionExpression: options.projection }),
+    }),
+  );
   return Item;
 }
 
@@ -74,27 +145,36 @@ export async function getItem(
  */
 export type Conditional = { ok: true; attributes?: Item } | { ok: false; item?: Item };
 
-async function unlessRefused(write: Promise<WriteOutput>): Promise<Conditional> {
+async function unlessRefused(write: Promise<{ Attributes?: Item }>): Promise<Conditional> {
   try {
     const { Attributes } = await write;
     return { ok: true, attributes: Attributes };
   } catch (error) {
-    if (error instanceof ConditionalCheckFailed) return { ok: false, item: error.item };
+    if (error instanceof ConditionalCheckFailedException) {
+      return { ok: false, item: nativeItem(error.Item) };
+    }
     throw error;
   }
 }
 
+/**
+ * An item an exception carries, in native values: the DocumentClient unmarshalls outputs, not
+ * the items of DynamoDB's exceptions.
+ */
+const nativeItem = (item: Parameters<typeof unmarshall>[0] | undefined): Item | undefined =>
+  item === undefined ? undefined : unmarshall(item);
+
 /** An UpdateItem on the table under its ConditionExpression; a failed condition is `ok: false`. */
 export const updateIf = (input: Omit<UpdateCommandInput, 'TableName'>): Promise<Conditional> =>
-  unlessRefused(dynamo().update({ TableName: tableName(), ...input }));
+  unlessRefused(dynamo().send(new UpdateCommand({ TableName: tableName(), ...input })));
 
 /** A PutItem on the table under its ConditionExpression; a failed condition is `ok: false`. */
 export const putIf = (input: Omit<PutCommandInput, 'TableName'>): Promise<Conditional> =>
-  unlessRefused(dynamo().put({ TableName: tableName(), ...input }));
+  unlessRefused(dynamo().send(new PutCommand({ TableName: tableName(), ...input })));
 
 /** A DeleteItem on the table under its ConditionExpression; a failed condition is `ok: false`. */
 export const deleteIf = (input: Omit<DeleteCommandInput, 'TableName'>): Promise<Conditional> =>
-  unlessRefused(dynamo().delete({ TableName: tableName(), ...input }));
+  unlessRefused(dynamo().send(new DeleteCommand({ TableName: tableName(), ...input })));
 
 /** Puts the item unless one with its key exists; false when it did. */
 export async function putIfAbsent(item: Item): Promise<boolean> {
@@ -107,7 +187,7 @@ export async function queryAll(input: QueryCommandInput): Promise<Item[]> {
   const items: Item[] = [];
   let cursor: Item | undefined;
   do {
-    const page = await dynamo().query({ ...input, ExclusiveStartKey: cursor });
+    const page = await dynamo().send(new QueryCommand({ ...input, ExclusiveStartKey: cursor }));
     items.push(...(page.Items ?? []));
     cursor = page.LastEvaluatedKey;
   } while (cursor !== undefined);
@@ -146,15 +226,19 @@ export async function batchGetAll(
 ): Promise<Item[]> {
   const found: Item[] = [];
   const read = async (pending: ItemKey[]) => {
-    const result = await dynamo().batchGet({
-      RequestItems: {
-        [tableName()]: {
-          Keys: pending,
-          ...(options.consistent ? { ConsistentRead: true } : {}),
-          ...(options.projection === undefined ? {} : { ProjectionExpression: options.projection }),
+    const result = await dynamo().send(
+      new BatchGetCommand({
+        RequestItems: {
+          [tableName()]: {
+            Keys: pending,
+            ...(options.consistent ? { ConsistentRead: true } : {}),
+            ...(options.projection === undefined
+              ? {}
+              : { ProjectionExpression: options.projection }),
+          },
         },
-      },
-    });
+      }),
+    );
     found.push(...(result.Responses?.[tableName()] ?? []));
     return (result.UnprocessedKeys?.[tableName()]?.Keys ?? []) as ItemKey[];
   };
@@ -171,9 +255,9 @@ type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][
  */
 export async function batchWriteAll(requests: WriteRequest[]): Promise<void> {
   const write = async (pending: WriteRequest[]) => {
-    const { UnprocessedItems } = await dynamo().batchWrite({
-      RequestItems: { [tableName()]: pending },
-    });
+    const { UnprocessedItems } = await dynamo().send(
+      new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }),
+    );
     return UnprocessedItems?.[tableName()] ?? [];
   };
   await Promise.all(
@@ -205,26 +289,31 @@ const transactionTries = 5;
  * Runs a TransactWriteItems and reports which condition failed instead of throwing. Two
  * transactions touching one item at the same moment are both cancelled with TransactionConflict
  * (neither condition was evaluated), so those are retried with backoff until one wins and the
- * other sees its condition fail.
+ * other sees its condition fail; when they keep conflicting, DynamoDB's exception is thrown
+ * (`isTransactionConflict` tells it).
  */
 export async function transactWrite(input: TransactWriteCommandInput): Promise<TransactionOutcome> {
   for (let retry = 0; ; retry++) {
     try {
-      await dynamo().transactWrite(input);
+      await dynamo().send(new TransactWriteCommand(input));
       return { ok: true };
     } catch (error) {
-      if (!(error instanceof TransactionCanceled)) throw error;
-      const failedIndex = error.reasons.findIndex(
-        (reason) => reason.code === 'ConditionalCheckFailed',
-      );
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const reasons = error.CancellationReasons ?? [];
+      const failedIndex = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
       if (failedIndex >= 0) {
-        return { ok: false, failedIndex, failedItem: error.reasons[failedIndex]!.item };
+        return { ok: false, failedIndex, failedItem: nativeItem(reasons[failedIndex]!.Item) };
       }
       if (retry + 1 >= transactionTries) throw error;
       await backoff(retry);
     }
   }
 }
+
+/** Whether `error` is a transaction that other transactions kept cancelling (`transactWrite`). */
+export const isTransactionConflict = (error: unknown): boolean =>
+  error instanceof TransactionCanceledException &&
+  (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict');
 
 /**
  * Strongly consistent reads of single items, gathered into BatchGetItem calls: the reads asked
@@ -322,13 +411,15 @@ export async function queryWork(
   limit: number,
   range?: WorkRange,
 ): Promise<Item[]> {
-  const { Items } = await dynamo().query({
-    TableName: tableName(),
-    IndexName: 'gsi2',
-    KeyConditionExpression: `gsi2pk = :pk${range?.condition ?? ''}`,
-    ExpressionAttributeValues: { ':pk': partition, ...range?.values },
-    Limit: limit,
-  });
+  const { Items } = await dynamo().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: 'gsi2',
+      KeyConditionExpression: `gsi2pk = :pk${range?.condition ?? ''}`,
+      ExpressionAttributeValues: { ':pk': partition, ...range?.values },
+      Limit: limit,
+    }),
+  );
   return Items ?? [];
 }
 

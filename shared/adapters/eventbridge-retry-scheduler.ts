@@ -1,8 +1,9 @@
+import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { required } from '../config.js';
 import type { AttemptMessage } from '../domain/webhooks/model.js';
 import type { RetryScheduler } from '../domain/webhooks/ports.js';
 import { attemptMessageCodec } from './attempt-message.js';
-import { ConflictException, SchedulerClient } from './scheduler-client.js';
+import { type ClientSettings, clientSettings } from './aws-client-settings.js';
 
 export interface SchedulerSettings {
   groupName: string;
@@ -11,6 +12,14 @@ export interface SchedulerSettings {
   /** The role EventBridge Scheduler assumes to call sqs:SendMessage on the queue. */
   roleArn: string;
 }
+
+/**
+ * An EventBridge Scheduler client as the service builds it (aws-client-settings.ts). Its retries
+ * are safe: a schedule's name follows from its attempt, so a repeated CreateSchedule that had
+ * acted meets ConflictException, which is "already scheduled".
+ */
+export const schedulerClient = (settings?: ClientSettings): SchedulerClient =>
+  new SchedulerClient(clientSettings(settings));
 
 /** `at()` takes a UTC date-time without zone or fraction: yyyy-mm-ddThh:mm:ss. */
 const atExpression = (at: Date) => `at(${at.toISOString().slice(0, 19)})`;
@@ -28,23 +37,25 @@ export class EventBridgeRetryScheduler implements RetryScheduler {
 
   async scheduleAt(message: AttemptMessage, at: Date): Promise<void> {
     try {
-      await this.client.createSchedule({
-        Name: `${message.deliveryId}-attempt-${message.attempt}`,
-        GroupName: this.settings.groupName,
-        ScheduleExpression: atExpression(at),
-        ScheduleExpressionTimezone: 'UTC',
-        FlexibleTimeWindow: { Mode: 'OFF' },
-        ActionAfterCompletion: 'DELETE',
-        Target: {
-          Arn: this.settings.queueArn,
-          RoleArn: this.settings.roleArn,
-          Input: attemptMessageCodec.encode(message),
-          // The scheduler's own retries if SQS is briefly unavailable; the sweeper backs it up.
-          RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
-        },
-      });
+      await this.client.send(
+        new CreateScheduleCommand({
+          Name: `${message.deliveryId}-attempt-${message.attempt}`,
+          GroupName: this.settings.groupName,
+          ScheduleExpression: atExpression(at),
+          ScheduleExpressionTimezone: 'UTC',
+          FlexibleTimeWindow: { Mode: 'OFF' },
+          ActionAfterCompletion: 'DELETE',
+          Target: {
+            Arn: this.settings.queueArn,
+            RoleArn: this.settings.roleArn,
+            Input: attemptMessageCodec.encode(message),
+            // The scheduler's own retries if SQS is briefly unavailable; the sweeper backs it up.
+            RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
+          },
+        }),
+      );
     } catch (error) {
-      if (error instanceof ConflictException) return;
+      if (error instanceof Error && error.name === 'ConflictException') return;
       throw error;
     }
   }
@@ -57,7 +68,7 @@ let schedulerInstance: RetryScheduler | undefined;
  * DELIVERY_QUEUE_ARN, SCHEDULER_ROLE_ARN) unless a stand-in was installed.
  */
 export function retryScheduler(): RetryScheduler {
-  schedulerInstance ??= new EventBridgeRetryScheduler(new SchedulerClient(), {
+  schedulerInstance ??= new EventBridgeRetryScheduler(schedulerClient(), {
     groupName: required('SCHEDULER_GROUP_NAME'),
     queueArn: required('DELIVERY_QUEUE_ARN'),
     roleArn: required('SCHEDULER_ROLE_ARN'),

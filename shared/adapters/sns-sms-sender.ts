@@ -1,38 +1,46 @@
+import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { optionalSetting } from '../config.js';
 import { Refusal } from '../domain/errors.js';
 import type { SmsMessage, SmsSender } from '../domain/messages.js';
-import {
-  InvalidParameterException,
-  InvalidParameterValueException,
-  SnsClient,
-} from './sns-client.js';
+import { type ClientSettings, clientSettings } from './aws-client-settings.js';
+
+/**
+ * An SNS client as the service builds it (aws-client-settings.ts). A Publish that timed out after
+ * it was sent is not repeated (`once-sent`): it may have texted already.
+ */
+export const snsClient = (settings?: ClientSettings): SNSClient =>
+  new SNSClient(clientSettings({ retries: 'once-sent', ...settings }));
+
+/**
+ * What SNS answers for a number it will not text (opted out, unsupported destination, malformed):
+ * the SDK's names for its `InvalidParameter` and `InvalidParameterValue` codes.
+ */
+const undeliverable = new Set(['InvalidParameterException', 'InvalidParameterValueException']);
 
 /** SMS through SNS, published straight to the phone number as a transactional message. */
 export class SnsSmsSender implements SmsSender {
   constructor(
-    private readonly client: SnsClient,
+    private readonly client: SNSClient,
     private readonly senderId: string | undefined,
   ) {}
 
   async send(message: SmsMessage): Promise<void> {
     try {
-      await this.client.publish({
-        PhoneNumber: message.to,
-        Message: message.text,
-        MessageAttributes: {
-          'AWS.SNS.SMS.SMSType': { DataType: 'String', StringValue: 'Transactional' },
-          ...(this.senderId
-            ? { 'AWS.SNS.SMS.SenderID': { DataType: 'String', StringValue: this.senderId } }
-            : {}),
-        },
-      });
+      await this.client.send(
+        new PublishCommand({
+          PhoneNumber: message.to,
+          Message: message.text,
+          MessageAttributes: {
+            'AWS.SNS.SMS.SMSType': { DataType: 'String', StringValue: 'Transactional' },
+            ...(this.senderId
+              ? { 'AWS.SNS.SMS.SenderID': { DataType: 'String', StringValue: this.senderId } }
+              : {}),
+          },
+        }),
+      );
     } catch (error) {
-      // SNS refuses a number it cannot text (opted out, unsupported destination) as a bad
-      // parameter: that is about the caller's number, a refusal, not a failure.
-      if (
-        error instanceof InvalidParameterException ||
-        error instanceof InvalidParameterValueException
-      ) {
+      // A number SNS cannot text is about the caller's number: a refusal, not a failure.
+      if (error instanceof Error && undeliverable.has(error.name)) {
         throw new Refusal('smsUndeliverable', { cause: error });
       }
       throw error;
@@ -44,7 +52,7 @@ let smsInstance: SmsSender | undefined;
 
 /** The SMS sender of this process: SNS unless a stand-in was installed (local runtime, tests). */
 export function smsSender(): SmsSender {
-  smsInstance ??= new SnsSmsSender(new SnsClient(), optionalSetting('SMS_SENDER_ID'));
+  smsInstance ??= new SnsSmsSender(snsClient(), optionalSetting('SMS_SENDER_ID'));
   return smsInstance;
 }
 

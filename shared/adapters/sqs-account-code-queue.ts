@@ -1,20 +1,23 @@
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { required } from '../config.js';
 import type { AccountCodeQueue, AccountCodeRequest } from '../domain/accounts/ports.js';
 import { accountCodeMessageCodec } from './account-code-message.js';
-import { SqsClient } from './sqs-client.js';
+import { sqs } from './sqs.js';
 
 /** The account-code queue on SQS: one SendMessage per request (ACCOUNT_CODE_QUEUE_URL). */
 export class SqsAccountCodeQueue implements AccountCodeQueue {
   constructor(
-    private readonly client: SqsClient,
+    private readonly client: SQSClient,
     private readonly queueUrl: string,
   ) {}
 
   async request(work: AccountCodeRequest): Promise<void> {
-    await this.client.sendMessage({
-      QueueUrl: this.queueUrl,
-      MessageBody: accountCodeMessageCodec.encode(work),
-    });
+    await this.client.send(
+      new SendMessageCommand({
+        QueueUrl: this.queueUrl,
+        MessageBody: accountCodeMessageCodec.encode(work),
+      }),
+    );
   }
 }
 
@@ -22,7 +25,7 @@ let queueInstance: AccountCodeQueue | undefined;
 
 /** The account-code queue of this process: SQS unless a stand-in was installed. */
 export function accountCodeQueue(): AccountCodeQueue {
-  queueInstance ??= new SqsAccountCodeQueue(new SqsClient(), required('ACCOUNT_CODE_QUEUE_URL'));
+  queueInstance ??= new SqsAccountCodeQueue(sqs(), required('ACCOUNT_CODE_QUEUE_URL'));
   return queueInstance;
 }
 

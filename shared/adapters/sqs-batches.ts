@@ -1,4 +1,8 @@
-import type { SendMessageBatchRequestEntry, SqsClient } from './sqs-client.js';
+import {
+  SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
 
 /** SQS's limit of entries per SendMessageBatch. */
 const batchSize = 10;
@@ -10,7 +14,7 @@ const batchSize = 10;
  * send it again.
  */
 export async function sendMessageBatches(
-  client: SqsClient,
+  client: SQSClient,
   queueUrl: string,
   entries: Omit<SendMessageBatchRequestEntry, 'Id'>[],
   what: string,
@@ -27,13 +31,15 @@ export async function sendMessageBatches(
 
 /** One SendMessageBatch, its failed entries sent once more; answers how many still failed. */
 async function sendBatch(
-  client: SqsClient,
+  client: SQSClient,
   queueUrl: string,
   entries: SendMessageBatchRequestEntry[],
 ): Promise<number> {
   let pending = entries;
   for (let round = 0; round < 2 && pending.length > 0; round++) {
-    const { Failed } = await client.sendMessageBatch({ QueueUrl: queueUrl, Entries: pending });
+    const { Failed } = await client.send(
+      new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: pending }),
+    );
     const failedIds = new Set((Failed ?? []).map((failure) => failure.Id));
     pending = pending.filter((entry) => failedIds.has(entry.Id));
   }

@@ -1,8 +1,9 @@
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { required } from '../config.js';
 import type { DeliveryQueue, EnqueuedAttempt } from '../domain/webhooks/ports.js';
 import { attemptMessageCodec } from './attempt-message.js';
+import { sqs } from './sqs.js';
 import { sendMessageBatches } from './sqs-batches.js';
-import { SqsClient } from './sqs-client.js';
 
 /** SQS's longest message delay. */
 const maxDelaySeconds = 900;
@@ -14,7 +15,7 @@ const maxDelaySeconds = 900;
  */
 export class SqsDeliveryQueue implements DeliveryQueue {
   constructor(
-    private readonly client: SqsClient,
+    private readonly client: SQSClient,
     private readonly queueUrl: string,
   ) {}
 
@@ -35,7 +36,7 @@ let queueInstance: DeliveryQueue | undefined;
 
 /** The delivery queue of this process: SQS (DELIVERY_QUEUE_URL) unless a stand-in was installed. */
 export function deliveryQueue(): DeliveryQueue {
-  queueInstance ??= new SqsDeliveryQueue(new SqsClient(), required('DELIVERY_QUEUE_URL'));
+  queueInstance ??= new SqsDeliveryQueue(sqs(), required('DELIVERY_QUEUE_URL'));
   return queueInstance;
 }
 

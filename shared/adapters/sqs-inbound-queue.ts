@@ -1,8 +1,9 @@
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { required } from '../config.js';
 import type { InboundQueue } from '../domain/inbound/ports.js';
 import { inboundMessageCodec } from './inbound-message.js';
+import { sqs } from './sqs.js';
 import { sendMessageBatches } from './sqs-batches.js';
-import { SqsClient } from './sqs-client.js';
 
 /**
  * The inbound queue on SQS (INBOUND_QUEUE_URL): one SendMessage per accepted event; the sweeper's
@@ -11,15 +12,17 @@ import { SqsClient } from './sqs-client.js';
  */
 export class SqsInboundQueue implements InboundQueue {
   constructor(
-    private readonly client: SqsClient,
+    private readonly client: SQSClient,
     private readonly queueUrl: string,
   ) {}
 
   async enqueue(request: Parameters<InboundQueue['enqueue']>[0]): Promise<void> {
-    await this.client.sendMessage({
-      QueueUrl: this.queueUrl,
-      MessageBody: inboundMessageCodec.encode(request),
-    });
+    await this.client.send(
+      new SendMessageCommand({
+        QueueUrl: this.queueUrl,
+        MessageBody: inboundMessageCodec.encode(request),
+      }),
+    );
   }
 
   /**
@@ -40,7 +43,7 @@ let queueInstance: InboundQueue | undefined;
 
 /** The inbound queue of this process: SQS unless a stand-in was installed. */
 export function inboundQueue(): InboundQueue {
-  queueInstance ??= new SqsInboundQueue(new SqsClient(), required('INBOUND_QUEUE_URL'));
+  queueInstance ??= new SqsInboundQueue(sqs(), required('INBOUND_QUEUE_URL'));
   return queueInstance;
 }
 

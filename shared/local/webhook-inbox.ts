@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import selfsigned from 'selfsigned';
 import { endpointFromItem } from '../adapters/dynamo-webhook-endpoints.js';
 import { dynamo } from '../adapters/dynamodb.js';
@@ -101,13 +102,15 @@ async function endpointsAt(url: string): Promise<WebhookEndpoint[]> {
   const items: Record<string, unknown>[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
-    const page = await dynamo().scan({
-      TableName: tableName(),
-      FilterExpression: 'begins_with(sk, :endpoint) AND #url = :url',
-      ExpressionAttributeNames: { '#url': 'url' },
-      ExpressionAttributeValues: { ':endpoint': 'ENDPOINT#', ':url': url },
-      ExclusiveStartKey: startKey,
-    });
+    const page = await dynamo().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'begins_with(sk, :endpoint) AND #url = :url',
+        ExpressionAttributeNames: { '#url': 'url' },
+        ExpressionAttributeValues: { ':endpoint': 'ENDPOINT#', ':url': url },
+        ExclusiveStartKey: startKey,
+      }),
+    );
     items.push(...(page.Items ?? []));
     startKey = page.LastEvaluatedKey;
   } while (startKey !== undefined);

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { handler as getProfileHandler } from '../../functions/profile/get-profile.js';
 import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { authenticate } from '../../shared/adapters/authenticate.js';
-import { dynamo } from '../../shared/adapters/dynamodb.js';
+import { aroundDynamoCalls } from '../../shared/adapters/dynamodb.js';
 import { logout } from '../../shared/domain/accounts/sessions.js';
 import { signup } from '../../shared/domain/accounts/signup.js';
 import { verifySignup } from '../../shared/domain/accounts/signup-activation.js';
@@ -22,7 +22,7 @@ beforeAll(async () => {
   process.env.JWT_SIGNING_KEYS = 'authenticate-test-seed';
   process.env.JWT_ISSUER = 'https://issuer.test';
   process.env.JWT_AUDIENCE = 'test-audience';
-  dynamo().use(async ({ operation }, next) => {
+  aroundDynamoCalls(async ({ operation }, next) => {
     commands.push(operation);
     return next();
   });

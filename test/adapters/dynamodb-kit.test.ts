@@ -1,14 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import {
+  aroundDynamoCalls,
   batchGetAll,
+  type DynamoMiddleware,
   dynamo,
+  dynamoDocumentClient,
   putIfAbsent,
   putItems,
   updateIf,
   useDynamo,
 } from '../../shared/adapters/dynamodb.js';
-import { DynamoClient, type DynamoMiddleware } from '../../shared/adapters/dynamodb-client.js';
 import { useFreshTable } from '../support/table.js';
 
 let table = '';
@@ -22,11 +25,11 @@ beforeAll(async () => {
  * first request (or key) of each and hands the rest back unprocessed, as DynamoDB does.
  */
 function throttlingBatches(operation: 'BatchWriteItem' | 'BatchGetItem', throttled: number) {
-  const client = new DynamoClient({ endpoint: inject('dynamoEndpoint') });
+  const client = dynamoDocumentClient({ endpoint: inject('dynamoEndpoint') });
   const calls: number[] = [];
   const middleware: DynamoMiddleware = async (call, next) => {
     if (call.operation !== operation) return next();
-    const requests = call.wire.RequestItems as Record<string, unknown>;
+    const requests = call.input.RequestItems as Record<string, unknown>;
     const sent = operation === 'BatchWriteItem' ? (requests[table] as unknown[]) : undefined;
     const keys =
       operation === 'BatchGetItem' ? (requests[table] as { Keys: unknown[] }) : undefined;
@@ -40,7 +43,7 @@ function throttlingBatches(operation: 'BatchWriteItem' | 'BatchGetItem', throttl
     const output = (await next()) as object;
     return { ...output, UnprocessedKeys: { [table]: { ...keys, Keys: rest } } };
   };
-  client.use(middleware);
+  aroundDynamoCalls(middleware, client);
   return { client, calls };
 }
 
@@ -51,7 +54,7 @@ const itemsOf = (count: number) =>
     value: index,
   }));
 
-async function withClient<T>(client: DynamoClient, work: () => Promise<T>): Promise<T> {
+async function withClient<T>(client: DynamoDBDocumentClient, work: () => Promise<T>): Promise<T> {
   const local = dynamo();
   useDynamo(client);
   try {

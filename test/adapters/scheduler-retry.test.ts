@@ -1,12 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { EventBridgeRetryScheduler } from '../../shared/adapters/eventbridge-retry-scheduler.js';
-import { SchedulerClient } from '../../shared/adapters/scheduler-client.js';
 import {
-  exampleCredentials as credentials,
-  restJsonRefusal,
-  scheduleCreated,
-  useRecordingEndpoint,
-} from '../support/aws-endpoint.js';
+  EventBridgeRetryScheduler,
+  schedulerClient,
+} from '../../shared/adapters/eventbridge-retry-scheduler.js';
+import { restJsonRefusal, scheduleCreated, useRecordingEndpoint } from '../support/aws-endpoint.js';
 
 const endpoint = useRecordingEndpoint(() => scheduleCreated('arn'));
 const settings = {
@@ -15,10 +12,7 @@ const settings = {
   roleArn: 'arn:aws:iam::123456789012:role/scheduler-to-sqs',
 };
 const retries = () =>
-  new EventBridgeRetryScheduler(
-    new SchedulerClient({ endpoint: endpoint.url, region: 'us-east-1', credentials }),
-    settings,
-  );
+  new EventBridgeRetryScheduler(schedulerClient({ endpoint: endpoint.url }), settings);
 const deliveryId = 'dlv_abcdefghijklmnopqrst';
 
 describe('the EventBridge retry scheduler', () => {

@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MessageRejected, SesClient } from '../../shared/adapters/ses-client.js';
-import { SesMailer } from '../../shared/adapters/ses-mailer.js';
+import { SesMailer, sesClient } from '../../shared/adapters/ses-mailer.js';
 import { codeEmail } from '../../shared/domain/otp/templates.js';
-import {
-  exampleCredentials as credentials,
-  queryRefusal,
-  sesSent,
-  useRecordingEndpoint,
-} from '../support/aws-endpoint.js';
+import { queryRefusal, sesSent, useRecordingEndpoint } from '../support/aws-endpoint.js';
 
 const endpoint = useRecordingEndpoint(() => sesSent());
 const mailerOn = (from: string, configurationSet?: string) =>
-  new SesMailer(
-    new SesClient({ endpoint: endpoint.url, region: 'us-east-1', credentials }),
-    from,
-    configurationSet,
-  );
+  new SesMailer(sesClient({ endpoint: endpoint.url }), from, configurationSet);
 
 /** The SendEmail requests SES received, as the form fields they carry. */
 const sent = () =>
@@ -71,6 +61,6 @@ describe('the SES mailer', () => {
         text: 't',
         html: '<p>t</p>',
       }),
-    ).rejects.toThrow(MessageRejected);
+    ).rejects.toMatchObject({ name: 'MessageRejected', message: 'Email address is not verified' });
   });
 });

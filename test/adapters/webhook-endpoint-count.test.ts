@@ -1,11 +1,12 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
-import { useDynamo } from '../../shared/adapters/dynamodb.js';
 import {
+  aroundDynamoCalls,
   type DynamoCall,
-  DynamoClient,
-  TransactionCanceled,
-} from '../../shared/adapters/dynamodb-client.js';
+  dynamoDocumentClient,
+  useDynamo,
+} from '../../shared/adapters/dynamodb.js';
 import type { WebhookEndpoint } from '../../shared/domain/webhooks/model.js';
 import { responseForError } from '../../shared/http/responses.js';
 
@@ -32,22 +33,20 @@ const endpoint: WebhookEndpoint = {
 const cancelled =
   (...codes: string[]) =>
   async () => {
-    throw new TransactionCanceled(
-      'Transaction cancelled',
-      codes.map((code) => ({ code })),
-    );
+    throw new TransactionCanceledException({
+      message: 'Transaction cancelled',
+      $metadata: { httpStatusCode: 400 },
+      CancellationReasons: codes.map((code) => ({ Code: code })),
+    });
   };
 
 beforeAll(() => {
   process.env.TABLE_NAME = 'service-table';
-  const client = new DynamoClient({
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
-  client.use(async (call) => {
+  const client = dynamoDocumentClient();
+  aroundDynamoCalls(async (call) => {
     calls.push(call);
     return answer();
-  });
+  }, client);
   useDynamo(client);
 });
 
@@ -100,7 +99,7 @@ describe('the endpoint repository’s count of endpoints', () => {
     answer = cancelled('ValidationError', 'None');
 
     await expect(dynamoEndpointRepository.delete('usr_count', 'whk_count1')).rejects.toBeInstanceOf(
-      TransactionCanceled,
+      TransactionCanceledException,
     );
   });
 });

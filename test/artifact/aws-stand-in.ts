@@ -46,6 +46,14 @@ export interface CreatedSchedule {
   sender: string;
 }
 
+/** One request a function made, as the stand-in received it. */
+export interface ReceivedCall {
+  /** The service it was signed for (its credential scope's): `dynamodb`, `sqs`, … */
+  service: string;
+  sender: string;
+  userAgent: string;
+}
+
 interface Answer {
   status: number;
   headers: Record<string, string>;
@@ -89,6 +97,8 @@ export class AwsStandIn {
   readonly emails: SentEmail[] = [];
   readonly texts: SentText[] = [];
   readonly schedules: CreatedSchedule[] = [];
+  /** Every request a function made, refused or not. */
+  readonly calls: ReceivedCall[] = [];
   /** Every refusal, and every call this stand-in does not model: a test expects none. */
   readonly refusals: string[] = [];
   private server: Server | undefined;
@@ -173,6 +183,11 @@ export class AwsStandIn {
     if (incoming.headers['x-amz-security-token'] !== caller.credentials.sessionToken) {
       return this.unexpected(`${caller.logicalId} signed without its session token`);
     }
+    this.calls.push({
+      service,
+      sender: caller.logicalId,
+      userAgent: String(incoming.headers['user-agent'] ?? ''),
+    });
     try {
       switch (service) {
         case 'dynamodb':

@@ -652,6 +652,20 @@ describe('the synthesized bundles, run with their template environment', () => {
     }
     expectNoRefusals();
   });
+
+  it('made every AWS call above through the SDK client of its service, by the user agent it sent', () => {
+    const services = ['dynamodb', 'sqs', 'ses', 'sns', 'scheduler'];
+    expect(new Set(aws.calls.map((made) => made.service))).toEqual(new Set(services));
+    const unlike = aws.calls.filter(
+      ({ service, userAgent }) =>
+        !new RegExp(
+          `^aws-sdk-js/\\d+\\.\\d+\\.\\d+ .*\\bapi/${service}#\\d+\\.\\d+\\.\\d+\\b`,
+        ).test(userAgent),
+    );
+    expect(
+      unlike.map(({ service, sender, userAgent }) => `${sender} → ${service}: "${userAgent}"`),
+    ).toEqual([]);
+  });
 });
 
 describe('the developer dashboard the stack serves through CloudFront', () => {

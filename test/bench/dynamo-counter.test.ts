@@ -1,23 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { DynamoCallCounter, difference, total } from '../../bench/dynamo-counter.js';
-import { DynamoClient } from '../../shared/adapters/dynamodb-client.js';
+import { dynamoDocumentClient } from '../../shared/adapters/dynamodb.js';
 import { ensureTable } from '../../shared/local/dynamodb-local.js';
 
-let client: DynamoClient;
+let client: DynamoDBDocumentClient;
 const table = `bench-counter-${randomUUID()}`;
 
 beforeAll(async () => {
-  const local = {
-    endpoint: inject('dynamoEndpoint'),
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  };
-  const admin = new DynamoDBClient(local);
+  const endpoint = inject('dynamoEndpoint');
+  const admin = new DynamoDBClient({ endpoint });
   await ensureTable(admin, table);
   admin.destroy();
-  client = new DynamoClient(local);
+  client = dynamoDocumentClient({ endpoint });
 });
 
 describe('the bench DynamoDB call counter', () => {
@@ -26,9 +23,9 @@ describe('the bench DynamoDB call counter', () => {
     counter.install(client);
     const before = counter.snapshot();
 
-    await client.put({ TableName: table, Item: { pk: 'A', sk: 'A' } });
-    await client.get({ TableName: table, Key: { pk: 'A', sk: 'A' } });
-    await client.get({ TableName: table, Key: { pk: 'B', sk: 'B' } });
+    await client.send(new PutCommand({ TableName: table, Item: { pk: 'A', sk: 'A' } }));
+    await client.send(new GetCommand({ TableName: table, Key: { pk: 'A', sk: 'A' } }));
+    await client.send(new GetCommand({ TableName: table, Key: { pk: 'B', sk: 'B' } }));
 
     const calls = difference(counter.snapshot(), before);
     expect(calls).toEqual({ PutItem: 1, GetItem: 2 });
@@ -40,7 +37,7 @@ describe('the bench DynamoDB call counter', () => {
     counter.install(client);
 
     await expect(
-      client.get({ TableName: `${table}-missing`, Key: { pk: 'A', sk: 'A' } }),
+      client.send(new GetCommand({ TableName: `${table}-missing`, Key: { pk: 'A', sk: 'A' } })),
     ).rejects.toThrow();
 
     expect(counter.snapshot()).toEqual({ GetItem: 1 });
@@ -50,8 +47,8 @@ describe('the bench DynamoDB call counter', () => {
     const counter = new DynamoCallCounter((command) => command === 'GetItem');
     counter.install(client);
 
-    await client.put({ TableName: table, Item: { pk: 'C', sk: 'C' } });
-    await client.get({ TableName: table, Key: { pk: 'C', sk: 'C' } });
+    await client.send(new PutCommand({ TableName: table, Item: { pk: 'C', sk: 'C' } }));
+    await client.send(new GetCommand({ TableName: table, Key: { pk: 'C', sk: 'C' } }));
 
     expect(counter.snapshot()).toEqual({ PutItem: 1 });
     expect(counter.ignored).toBe(1);

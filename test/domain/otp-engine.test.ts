@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamoOtpStore } from '../../shared/adapters/dynamo-otp-store.js';
 import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
@@ -121,10 +122,12 @@ describe('the OTP engine', () => {
     const { code } = await engine.issue(key);
 
     expect(code).toMatch(/^\d{6}$/);
-    const stored = await dynamo().get({
-      TableName: tableName(),
-      Key: keys.otp(key.channel, key.target, key.purpose),
-    });
+    const stored = await dynamo().send(
+      new GetCommand({
+        TableName: tableName(),
+        Key: keys.otp(key.channel, key.target, key.purpose),
+      }),
+    );
     expect(JSON.stringify(stored.Item)).not.toContain(code);
     expect(await outcome(engine.verify(key, code))).toBe('ok');
     expect(await outcome(engine.verify(key, code))).toBe('invalid_otp');

@@ -1,3 +1,4 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoAccountContacts } from '../../shared/adapters/dynamo-account-contacts.js';
 import { dynamoDeliveryRepository } from '../../shared/adapters/dynamo-deliveries.js';
 import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
@@ -89,10 +90,12 @@ export function harness(): Harness {
 
 /** A user item with an email, as the accounts area stores it. */
 export async function createAccount(accountId: string, email: string): Promise<void> {
-  await dynamo().put({
-    TableName: process.env.TABLE_NAME,
-    Item: { ...keys.user(accountId), id: accountId, email },
-  });
+  await dynamo().send(
+    new PutCommand({
+      TableName: process.env.TABLE_NAME,
+      Item: { ...keys.user(accountId), id: accountId, email },
+    }),
+  );
 }
 
 /**

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/workers/deliver-webhook.js';
 import { dynamoDeliveryRepository } from '../../shared/adapters/dynamo-deliveries.js';
 import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
-import { dynamo } from '../../shared/adapters/dynamodb.js';
+import { aroundDynamoCalls } from '../../shared/adapters/dynamodb.js';
 import { publishEvent } from '../../shared/adapters/event-publisher.js';
 import { useRetryScheduler } from '../../shared/adapters/eventbridge-retry-scheduler.js';
 import { useMailer } from '../../shared/adapters/ses-mailer.js';
@@ -32,7 +32,7 @@ let counting: string[] | undefined;
 
 beforeAll(async () => {
   await useFreshTable();
-  dynamo().use(async ({ operation }, next) => {
+  aroundDynamoCalls(async ({ operation }, next) => {
     counting?.push(operation);
     return next();
   });

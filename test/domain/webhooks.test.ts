@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dynamo } from '../../shared/adapters/dynamodb.js';
@@ -230,18 +231,20 @@ describe('the endpoint limit per account', () => {
       secret: 'whsec_old',
       createdAt: '2026-01-01T00:00:00.000Z',
     };
-    await dynamo().put({
-      TableName: process.env.TABLE_NAME,
-      Item: {
-        ...keys.webhookEndpoint(account, endpoint.id),
-        id: endpoint.id,
-        account_id: account,
-        url: endpoint.url,
-        events: endpoint.events,
-        secret: endpoint.secret,
-        created_at: endpoint.createdAt,
-      },
-    });
+    await dynamo().send(
+      new PutCommand({
+        TableName: process.env.TABLE_NAME,
+        Item: {
+          ...keys.webhookEndpoint(account, endpoint.id),
+          id: endpoint.id,
+          account_id: account,
+          url: endpoint.url,
+          events: endpoint.events,
+          secret: endpoint.secret,
+          created_at: endpoint.createdAt,
+        },
+      }),
+    );
 
     await deleteEndpoint(deps, account, endpoint.id);
 
@@ -484,7 +487,9 @@ async function lostDelivery(): Promise<string> {
 
 /** The gsi2 partition a delivery is listed on. */
 async function dueIndexPartitionOf(deliveryId: string): Promise<unknown> {
-  const { Item } = await dynamo().get({ TableName: table, Key: keys.delivery(deliveryId) });
+  const { Item } = await dynamo().send(
+    new GetCommand({ TableName: table, Key: keys.delivery(deliveryId) }),
+  );
   return Item?.gsi2pk;
 }
 
@@ -580,12 +585,14 @@ describe('retrying and sweeping', () => {
 
   it('sweeps a delivery listed before the due index was sharded, and moves it to its shard', async () => {
     const lost = await lostDelivery();
-    await dynamo().update({
-      TableName: table,
-      Key: keys.delivery(lost),
-      UpdateExpression: 'SET gsi2pk = :unsharded',
-      ExpressionAttributeValues: { ':unsharded': 'DELIVERIES_DUE' },
-    });
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: table,
+        Key: keys.delivery(lost),
+        UpdateExpression: 'SET gsi2pk = :unsharded',
+        ExpressionAttributeValues: { ':unsharded': 'DELIVERIES_DUE' },
+      }),
+    );
 
     deps.clock.advance(sweepGraceMs + 1000);
     await sweepDeliveries(deps);

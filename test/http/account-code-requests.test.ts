@@ -8,20 +8,20 @@ import { handler as resendMobileOtp } from '../../functions/otp/resend-mobile-ot
 import { handler as sendOtp } from '../../functions/otp/send-otp.js';
 import { handler as sendAccountCode } from '../../functions/workers/send-account-code.js';
 import { dynamoUserRepository } from '../../shared/adapters/dynamo-users.js';
-import { dynamo } from '../../shared/adapters/dynamodb.js';
+import { aroundDynamoCalls } from '../../shared/adapters/dynamodb.js';
 import { useMailer } from '../../shared/adapters/ses-mailer.js';
 import { useSmsSender } from '../../shared/adapters/sns-sms-sender.js';
+import { sqsClient } from '../../shared/adapters/sqs.js';
 import {
   SqsAccountCodeQueue,
   useAccountCodeQueue,
 } from '../../shared/adapters/sqs-account-code-queue.js';
-import { SqsClient } from '../../shared/adapters/sqs-client.js';
 import { signupNoticeWindowMs } from '../../shared/domain/accounts/signup-follow-up.js';
 import { newId, type User } from '../../shared/domain/accounts/user.js';
 import { advanceSystemClock } from '../../shared/domain/clock.js';
 import { BatchFailedError } from '../../shared/lambda/queue-worker.js';
 import { LocalOutbox } from '../../shared/local/local-outbox.js';
-import { exampleCredentials, sqsAnswer, useRecordingEndpoint } from '../support/aws-endpoint.js';
+import { sqsAnswer, useRecordingEndpoint } from '../support/aws-endpoint.js';
 import { invoke, lambdaContext, restEvent, sqsRecord } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 
@@ -87,13 +87,13 @@ beforeAll(async () => {
   process.env.RATE_LIMIT_PER_MINUTE = '100000';
   process.env.OTP_PEPPER = 'test-pepper';
   process.env.EMAIL_FROM = 'no-reply@example.com';
-  dynamo().use(async ({ operation, input }, next) => {
+  aroundDynamoCalls(async ({ operation, input }, next) => {
     calls.dynamo.push(describeCall(operation, input as Record<string, unknown>));
     return next();
   });
   useAccountCodeQueue(
     new SqsAccountCodeQueue(
-      new SqsClient({ region: 'us-east-1', credentials: exampleCredentials }),
+      sqsClient({ endpoint: sqs.url }),
       `${sqs.url}/123456789012/account-code`,
     ),
   );

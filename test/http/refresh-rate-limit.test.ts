@@ -2,7 +2,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as refreshToken } from '../../functions/auth/refresh-token.js';
 import { accountDependencies } from '../../shared/adapters/accounts-wiring.js';
 import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
-import { dynamo } from '../../shared/adapters/dynamodb.js';
+import { aroundDynamoCalls } from '../../shared/adapters/dynamodb.js';
 import type { SignedIn } from '../../shared/domain/accounts/sessions.js';
 import { signup } from '../../shared/domain/accounts/signup.js';
 import { verifySignup } from '../../shared/domain/accounts/signup-activation.js';
@@ -35,7 +35,7 @@ beforeAll(async () => {
   process.env.JWT_SIGNING_KEYS = 'refresh-rate-limit-seed';
   process.env.JWT_ISSUER = 'https://issuer.test';
   process.env.JWT_AUDIENCE = 'test-audience';
-  dynamo().use(async ({ operation }, next) => {
+  aroundDynamoCalls(async ({ operation }, next) => {
     calls.push(operation);
     const result = await next();
     if (operation === 'TransactGetItems' && afterNextRead !== undefined) {

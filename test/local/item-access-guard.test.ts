@@ -1,3 +1,4 @@
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamo } from '../../shared/adapters/dynamodb.js';
 import { keys } from '../../shared/adapters/keys.js';
@@ -11,14 +12,16 @@ beforeAll(async () => {
   guardItemAccess(dynamo());
 });
 
-const readUser = () => dynamo().get({ TableName: table, Key: keys.user('u1') });
+const readUser = () => dynamo().send(new GetCommand({ TableName: table, Key: keys.user('u1') }));
 const queryDue = () =>
-  dynamo().query({
-    TableName: table,
-    IndexName: 'gsi2',
-    KeyConditionExpression: 'gsi2pk = :pk',
-    ExpressionAttributeValues: { ':pk': keys.dueDeliveries('dlv_1').gsi2pk },
-  });
+  dynamo().send(
+    new QueryCommand({
+      TableName: table,
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.dueDeliveries('dlv_1').gsi2pk },
+    }),
+  );
 
 describe('the local runtime’s item access guard', () => {
   it('lets a handler reach the families its routes declare', async () => {

@@ -7,7 +7,7 @@ import { handler as resetPassword } from '../../functions/auth/reset-password-ot
 import { handler as signup } from '../../functions/auth/signup.js';
 import { handler as verifySignup } from '../../functions/auth/verify-signup-otp.js';
 import { handler as sendAccountCode } from '../../functions/workers/send-account-code.js';
-import { dynamo } from '../../shared/adapters/dynamodb.js';
+import { aroundDynamoCalls } from '../../shared/adapters/dynamodb.js';
 import { useMailer } from '../../shared/adapters/ses-mailer.js';
 import { useAccountCodeQueue } from '../../shared/adapters/sqs-account-code-queue.js';
 import { LocalOutbox } from '../../shared/local/local-outbox.js';
@@ -49,7 +49,7 @@ beforeAll(async () => {
   process.env.JWT_SIGNING_KEYS = 'throttle-test-seed';
   process.env.JWT_ISSUER = 'https://issuer.test';
   process.env.JWT_AUDIENCE = 'throttle-test';
-  dynamo().use(async ({ operation, input }, next) => {
+  aroundDynamoCalls(async ({ operation, input }, next) => {
     dynamoCalls.push(describeCall(operation, input as Record<string, unknown>));
     return next();
   });

@@ -1,16 +1,17 @@
-import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { SqsClient } from '../../shared/adapters/sqs-client.js';
+import type { ClientSettings } from '../../shared/adapters/aws-client-settings.js';
+import { sqsClient } from '../../shared/adapters/sqs.js';
 
-/** The credentials of AWS's SigV4 examples, with a session token as Lambda's have. */
-export const exampleCredentials = {
-  accessKeyId: 'AKIDEXAMPLE',
-  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
-  sessionToken: 'session-token-example',
-};
+/**
+ * A stand-in for one AWS API, for the tests of the adapters that call it through the SDK's
+ * clients: it records what the SDK sends and answers what AWS would answer — or, told so, what
+ * AWS answers when things go wrong (throttling, a 5xx, no answer at all, an answer that does not
+ * parse).
+ */
 
 /** One request as an AWS endpoint received it. */
 export interface ReceivedRequest {
@@ -28,6 +29,9 @@ export interface EndpointAnswer {
   /** Other headers: a REST API's `x-amzn-errortype`. */
   headers?: Record<string, string>;
 }
+
+/** No answer at all: the connection stays open and silent (a hung service). */
+export const silence = 'silence';
 
 export const jsonAnswer = (status: number, body: unknown): EndpointAnswer => ({
   status,
@@ -106,16 +110,21 @@ export function sqsInputs(requests: ReceivedRequest[]): Record<string, unknown>[
   return requests.map(({ body }) => JSON.parse(body) as Record<string, unknown>);
 }
 
+/** The request id every answer of a recording endpoint carries, as AWS's do. */
+export const requestIdOf = (sequence: number) => `stand-in-request-${sequence}`;
+
 /**
  * A stand-in for an AWS API's endpoint (the clients' `endpoint`): records each request and
- * answers what `answers` holds next, else what `otherwise` makes of the request.
+ * answers what `answers` holds next, else what `otherwise` makes of the request. Every answer
+ * carries a request id (`x-amzn-RequestId`: `requestIdOf(n)` for the n-th request, from 1).
  */
 export class RecordingAwsEndpoint {
   readonly requests: ReceivedRequest[] = [];
-  answers: EndpointAnswer[] = [];
+  answers: (EndpointAnswer | typeof silence)[] = [];
   /** `http://127.0.0.1:<port>`, once started. */
   url = '';
   private server: Server | undefined;
+  private received = 0;
 
   constructor(
     private readonly otherwise: (request: ReceivedRequest) => EndpointAnswer = () =>
@@ -134,15 +143,28 @@ export class RecordingAwsEndpoint {
           body: Buffer.concat(chunks).toString(),
         };
         this.requests.push(request);
-        const { status, contentType, body, headers } =
-          this.answers.shift() ?? this.otherwise(request);
-        outgoing.writeHead(status, { 'content-type': contentType, ...headers });
+        this.received += 1;
+        const answer = this.answers.shift() ?? this.otherwise(request);
+        if (answer === silence) return;
+        const { status, contentType, body, headers } = answer;
+        outgoing.writeHead(status, {
+          'content-type': contentType,
+          'x-amzn-requestid': requestIdOf(this.received),
+          ...headers,
+        });
         outgoing.end(body);
       });
     });
     await new Promise<void>((listening) => this.server!.listen(0, '127.0.0.1', listening));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this.url;
+  }
+
+  /** Forgets what was received and what was to be answered. */
+  reset(): void {
+    this.requests.length = 0;
+    this.answers = [];
+    this.received = 0;
   }
 
   close(): Promise<void> {
@@ -161,156 +183,34 @@ export function useRecordingEndpoint(
   const endpoint = new RecordingAwsEndpoint(otherwise);
   beforeAll(() => endpoint.start());
   afterAll(() => endpoint.close());
-  beforeEach(() => {
-    endpoint.requests.length = 0;
-    endpoint.answers = [];
-  });
+  beforeEach(() => endpoint.reset());
   return endpoint;
 }
 
 /**
+ * Attempt bounds short enough for a test that waits for a timeout: the SDK's client and handler
+ * as the service builds them, only quicker to give up.
+ */
+export const quickTimeouts: ClientSettings = { connectionTimeoutMs: 500, silenceTimeoutMs: 500 };
+
+/**
  * An SQS adapter of a test file on a recording SQS (answering as SQS would): `adapterOf` makes
- * it, before the tests, for a queue whose URL names the stand-in (SQS calls go to the queue
- * URL's host).
+ * it, before the tests, for a queue whose URL names the stand-in, with the SQS client the service
+ * builds pointed at it.
  */
 export function useRecordingQueue<Adapter>(
   queueName: string,
-  adapterOf: (client: SqsClient, queueUrl: string) => Adapter,
+  adapterOf: (client: SQSClient, queueUrl: string) => Adapter,
+  settings: ClientSettings = {},
 ): { endpoint: RecordingAwsEndpoint; queueUrl: string; queue: Adapter } {
   const endpoint = useRecordingEndpoint(sqsAnswer);
   const recording = { endpoint, queueUrl: '', queue: undefined as Adapter };
   beforeAll(() => {
     recording.queueUrl = `${endpoint.url}/123456789012/${queueName}`;
     recording.queue = adapterOf(
-      new SqsClient({ region: 'us-east-1', credentials: exampleCredentials }),
+      sqsClient({ endpoint: endpoint.url, ...settings }),
       recording.queueUrl,
     );
   });
   return recording;
-}
-
-/** The credentials Lambda gives a function in its environment (a role's: with a session token). */
-export const lambdaCredentials = {
-  accessKeyId: 'ASIALAMBDA',
-  secretAccessKey: 'lambda-secret',
-  sessionToken: 'lambda-session',
-};
-
-/**
- * Runs `run` with the environment Lambda gives a function in `region`, plus `more`, and puts the
- * process's environment back afterwards.
- */
-export async function inLambdaEnvironment(
-  region: string,
-  more: Record<string, string>,
-  run: () => Promise<unknown>,
-): Promise<void> {
-  const saved = { ...process.env };
-  Object.assign(process.env, {
-    AWS_REGION: region,
-    AWS_ACCESS_KEY_ID: lambdaCredentials.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: lambdaCredentials.secretAccessKey,
-    AWS_SESSION_TOKEN: lambdaCredentials.sessionToken,
-    ...more,
-  });
-  try {
-    await run();
-  } finally {
-    process.env = saved;
-  }
-}
-
-/**
- * Makes `call` twice in the environment Lambda gives a function (ap-southeast-2): with `variable`
- * (e.g. AWS_ENDPOINT_URL_SES) naming `endpoint` and AWS_ENDPOINT_URL a closed port, then with
- * AWS_ENDPOINT_URL alone naming it. Hands back the requests `endpoint` received — both, when the
- * client honours both variables — and the signature the SDK's signer makes for the first with
- * Lambda's credentials, under `service`'s signing name.
- */
-export async function callsThroughEndpointVariables(
-  endpoint: RecordingAwsEndpoint,
-  variable: string,
-  service: string,
-  call: () => Promise<unknown>,
-): Promise<{ requests: ReceivedRequest[]; lambdaSignature: string | undefined }> {
-  const region = 'ap-southeast-2';
-  await inLambdaEnvironment(
-    region,
-    { AWS_ENDPOINT_URL: 'http://127.0.0.1:9', [variable]: endpoint.url },
-    call,
-  );
-  await inLambdaEnvironment(region, { AWS_ENDPOINT_URL: endpoint.url }, call);
-  const requests = endpoint.requests.splice(0);
-  const lambdaSignature =
-    requests[0] &&
-    (await sdkAuthorization(requests[0], { service, region, credentials: lambdaCredentials }));
-  return { requests, lambdaSignature };
-}
-
-/** A request as its protocol has it: the body and the headers that are not per call or per client. */
-export const protocolOf = ({ method, url, headers, body }: ReceivedRequest) => ({
-  method,
-  url,
-  body,
-  contentType: headers['content-type'],
-  target: headers['x-amz-target'],
-  queryMode: headers['x-amzn-query-mode'],
-  token: headers['x-amz-security-token'],
-  scope: /Credential=[^/]+\/\d{8}\/([^,]+),/.exec(String(headers.authorization))?.[1],
-});
-
-/** node:crypto as the SDK signer's hash (what @smithy/hash-node does). */
-type Data = string | ArrayBuffer | ArrayBufferView;
-const bytes = (data: Data) =>
-  typeof data === 'string'
-    ? data
-    : ArrayBuffer.isView(data)
-      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-      : new Uint8Array(data);
-class NodeSha256 {
-  private readonly hash;
-  constructor(secret?: Data) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
-  }
-  update(data: Data): void {
-    this.hash.update(bytes(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return new Uint8Array(this.hash.digest());
-  }
-}
-
-/**
- * The Authorization header the AWS SDK's own SigV4 signer makes for `received`, signing the headers its Authorization header says it signed, at the time its X-Amz-Date says.
- */
-export async function sdkAuthorization(
-  received: ReceivedRequest,
-  signer: {
-    service: string;
-    region: string;
-    credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
-  },
-): Promise<string | undefined> {
-  const { method, url, headers, body } = received;
-  const signedNames = /SignedHeaders=([^,]+)/.exec(String(headers.authorization))?.[1] ?? '';
-  const amzDate = String(headers['x-amz-date']);
-  const signed = await new SignatureV4({ ...signer, sha256: NodeSha256 }).sign(
-    {
-      method,
-      protocol: 'http:',
-      hostname: '127.0.0.1',
-      path: url,
-      query: {},
-      headers: Object.fromEntries(
-        signedNames.split(';').map((name) => [name, String(headers[name])]),
-      ),
-      body,
-    },
-    {
-      signingDate: new Date(
-        `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13)}`,
-      ),
-    },
-  );
-  return signed.headers.authorization;
 }

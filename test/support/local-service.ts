@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { useDynamo } from '../../shared/adapters/dynamodb.js';
-import { DynamoClient } from '../../shared/adapters/dynamodb-client.js';
+import { dynamoDocumentClient, useDynamo } from '../../shared/adapters/dynamodb.js';
 
 export interface LocalService {
   /** Base URL ending in /v1. */
@@ -99,11 +98,5 @@ export function useServiceTable(service: LocalService): void {
   const endpoint = /DynamoDB Local at (http:\/\/\S+?)\)/.exec(service.output())?.[1];
   if (endpoint === undefined) throw new Error(`no DynamoDB endpoint in:\n${service.output()}`);
   process.env.TABLE_NAME = 'service-local';
-  useDynamo(
-    new DynamoClient({
-      endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
-  );
+  useDynamo(dynamoDocumentClient({ endpoint }));
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
-import { useDynamo } from '../../shared/adapters/dynamodb.js';
-import { DynamoClient } from '../../shared/adapters/dynamodb-client.js';
+import { dynamoDocumentClient, useDynamo } from '../../shared/adapters/dynamodb.js';
 import { ensureTable } from '../../shared/local/dynamodb-local.js';
 
 /**
@@ -20,6 +19,6 @@ export async function useFreshTable(): Promise<string> {
   const admin = new DynamoDBClient({ endpoint });
   await ensureTable(admin, name);
   admin.destroy();
-  useDynamo(new DynamoClient({ endpoint }));
+  useDynamo(dynamoDocumentClient({ endpoint }));
   return name;
 }

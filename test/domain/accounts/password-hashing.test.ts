@@ -1,3 +1,4 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamo } from '../../../shared/adapters/dynamodb.js';
 import { keys } from '../../../shared/adapters/keys.js';
@@ -73,16 +74,20 @@ describe('password hashing', () => {
       parallelism: 1,
     });
     expect(needsRehash(weak)).toBe(true);
-    await dynamo().update({
-      TableName: tableName(),
-      Key: keys.user(user.id),
-      UpdateExpression: 'SET password_hash = :weak',
-      ExpressionAttributeValues: { ':weak': weak },
-    });
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.user(user.id),
+        UpdateExpression: 'SET password_hash = :weak',
+        ExpressionAttributeValues: { ':weak': weak },
+      }),
+    );
 
     await login(accounts.deps, { email, password: 'old and weak' }, testClient);
 
-    const { Item } = await dynamo().get({ TableName: tableName(), Key: keys.user(user.id) });
+    const { Item } = await dynamo().send(
+      new GetCommand({ TableName: tableName(), Key: keys.user(user.id) }),
+    );
     expect(Item?.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(await verifyPassword('old and weak', String(Item?.password_hash))).toBe(true);
   });

@@ -1,3 +1,4 @@
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamo } from '../../../shared/adapters/dynamodb.js';
 import { tableName } from '../../../shared/config.js';
@@ -41,12 +42,14 @@ describe('signup uniqueness', () => {
         ),
       ),
     );
-    const { Items } = await dynamo().scan({
-      TableName: tableName(),
-      FilterExpression: 'email = :email AND begins_with(pk, :user)',
-      ExpressionAttributeValues: { ':email': email, ':user': 'USER#' },
-      ConsistentRead: true,
-    });
+    const { Items } = await dynamo().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'email = :email AND begins_with(pk, :user)',
+        ExpressionAttributeValues: { ':email': email, ':user': 'USER#' },
+        ConsistentRead: true,
+      }),
+    );
     expect(Items).toHaveLength(1);
   }, 60_000);
 });
@@ -148,12 +151,14 @@ describe('logout and password change', () => {
       reason: 'accountChanged',
     });
 
-    const { Items } = await dynamo().query({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :session)',
-      ExpressionAttributeValues: { ':pk': `USER#${claims.userId}`, ':session': 'SESSION#' },
-      ConsistentRead: true,
-    });
+    const { Items } = await dynamo().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :session)',
+        ExpressionAttributeValues: { ':pk': `USER#${claims.userId}`, ':session': 'SESSION#' },
+        ConsistentRead: true,
+      }),
+    );
     expect(Items?.map((item) => item.sk)).toEqual([`SESSION#${claims.sessionId}`]);
   });
 });
