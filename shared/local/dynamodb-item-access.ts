@@ -24,8 +24,14 @@ export interface TablePartitionKeys {
   indexPartitionKeys: Record<string, string>;
 }
 
-type AttributeValue = { S?: string; N?: string; B?: string };
+/** A key attribute's value: in the wire format (`{S: …}`), or native, as the DocumentClient takes it. */
+type AttributeValue = { S?: string; N?: string; B?: string } | string | number;
 type Key = Record<string, AttributeValue>;
+
+const textOf = (value: AttributeValue | undefined): string | undefined =>
+  typeof value === 'string' || typeof value === 'number'
+    ? String(value)
+    : (value?.S ?? value?.N ?? value?.B);
 
 const transactionActions: Record<string, string> = {
   Put: 'PutItem',
@@ -36,8 +42,7 @@ const transactionActions: Record<string, string> = {
 };
 
 function partitionOf(key: Key, attribute: string): string {
-  const value = key[attribute];
-  const text = value?.S ?? value?.N ?? value?.B;
+  const text = textOf(key[attribute]);
   if (text === undefined) throw new Error(`A key without its partition key ${attribute}`);
   return text;
 }
@@ -50,15 +55,16 @@ function queriedPartition(input: Record<string, unknown>, attribute: string): st
     const equality = /^\s*\(?\s*([#\w.]+)\s*=\s*(:\w+)\s*\)?\s*$/.exec(clause);
     if (equality === null) continue;
     const name = names[equality[1]!] ?? equality[1];
-    const value = values[equality[2]!]?.S;
+    const value = textOf(values[equality[2]!]);
     if (name === attribute && value !== undefined) return value;
   }
   throw new Error(`No equality on ${attribute} in ${String(input.KeyConditionExpression)}`);
 }
 
 /**
- * The accesses of one request, from its operation name (`PutItem`) and its wire-format input
- * (attribute values as `{S: …}`).
+ * The accesses of one request, from its operation name (`PutItem`) and its input: in the wire
+ * format (attribute values as `{S: …}`, what the artifact test's stand-in receives) or as the
+ * DocumentClient takes it (native values, what the local runtime's guard sees).
  */
 export function itemAccessesOf(
   operation: string,

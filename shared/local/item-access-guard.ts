@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { HttpRequest } from '@smithy/core/protocols';
+import { aroundDynamoCalls } from '../adapters/dynamodb.js';
 import { type ItemFamily, itemFamilyOf } from '../adapters/keys.js';
 import { type IndexName, tableIndexes, tableKeys } from '../adapters/table-definition.js';
 import { itemAccessesOf, type TablePartitionKeys } from './dynamodb-item-access.js';
@@ -32,38 +32,23 @@ export function guardedHandler<TArgs extends unknown[], TResult>(
 /**
  * Refuses what IAM would refuse on AWS: a call of a guarded handler to an item (or an index
  * partition) outside the families its routes declare. On AWS each function's role allows only
- * those (`dynamodb:LeadingKeys`); here every handler shares one client, so this middleware asks
- * the same question of every request, and names the declaration to fix. It reads the request as
- * the SDK built it (operation from `X-Amz-Target`, keys in the wire format of its body), once per
- * call: the build step comes before the retries.
+ * those (`dynamodb:LeadingKeys`); here every handler shares one client, so this middleware on its
+ * stack asks the same question of every call, and names the declaration to fix.
  */
 export function guardItemAccess(client: DynamoDBDocumentClient): void {
-  client.middlewareStack.add(
-    (next) => (args) => {
-      const scope = scopes.getStore();
-      if (scope !== undefined && HttpRequest.isInstance(args.request)) {
-        const operation = String(args.request.headers['x-amz-target']).split('.')[1] ?? '';
-        const wire = JSON.parse(textOf(args.request.body)) as Record<string, unknown>;
-        refuseOutsideScope(scope, operation, wire);
-      }
-      return next(args);
-    },
-    { step: 'build', name: 'itemAccessGuard' },
-  );
+  aroundDynamoCalls(async ({ operation, input }, next) => {
+    const scope = scopes.getStore();
+    if (scope !== undefined) refuseOutsideScope(scope, operation, input);
+    return next();
+  }, client);
 }
-
-/** A request body as the SDK built it (bytes, for the JSON protocol), as text. */
-const textOf = (body: unknown): string =>
-  body instanceof Uint8Array
-    ? Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8')
-    : String(body);
 
 function refuseOutsideScope(
   scope: GuardedScope,
   operation: string,
-  wire: Record<string, unknown>,
+  input: Record<string, unknown>,
 ): void {
-  for (const access of itemAccessesOf(operation, wire, () => partitionKeys)) {
+  for (const access of itemAccessesOf(operation, input, () => partitionKeys)) {
     if (access.leadingKeys === undefined) {
       throw new Error(`${scope.entry} called ${operation}, which no function is granted`);
     }
