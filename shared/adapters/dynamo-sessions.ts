@@ -49,7 +49,8 @@ function signInUpdate(userId: string, changes: SignInChanges, now: number) {
     update.values[':upgraded'] = changes.upgradedPasswordHash;
   }
   if (changes.phone !== undefined) {
-    update.conditions.push('phone = :phone');
+    // Still the account's phone, and not held back by a password reset meanwhile.
+    update.conditions.push('phone = :phone', 'attribute_not_exists(phone_confirmation_required)');
     update.values[':phone'] = changes.phone;
   }
   if (changes.checkedPasswordHash !== undefined) {

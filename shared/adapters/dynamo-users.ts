@@ -1,10 +1,11 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
-import type {
-  Activation,
-  PendingConfirmation,
-  ProfileChanges,
-  UserRepository,
+import {
+  type Activation,
+  dropsSignup,
+  type PendingConfirmation,
+  type ProfileChanges,
+  type UserRepository,
 } from '../domain/accounts/ports.js';
 import { newId, type User } from '../domain/accounts/user.js';
 import { systemClock } from '../domain/clock.js';
@@ -38,6 +39,8 @@ export function userFromItem(item: Record<string, unknown>): User {
     passwordHash: String(item.password_hash ?? ''),
     passwordResetRequired: item.password_reset_required === true,
     signupContested: item.signup_contested === true,
+    signupRecovery: item.signup_recovery === true,
+    phoneConfirmationRequired: item.phone_confirmation_required === true,
     signupNames: item.signup_names instanceof Set ? [...item.signup_names].map(String) : [],
     createdAt: String(item.created_at),
   };
@@ -58,6 +61,8 @@ function itemFromUser(user: User): Record<string, unknown> {
     password_hash: user.passwordHash,
     password_reset_required: user.passwordResetRequired || undefined,
     signup_contested: user.signupContested || undefined,
+    signup_recovery: user.signupRecovery || undefined,
+    phone_confirmation_required: user.phoneConfirmationRequired || undefined,
     signup_names: user.signupNames.length > 0 ? new Set(user.signupNames) : undefined,
     created_at: user.createdAt,
   };
@@ -101,10 +106,15 @@ export function accountUpdateInput(userId: string, update: AccountUpdate) {
   };
 }
 
+/** A flag's condition: as the activation read it, set or absent. */
+const flagAsRead = (attribute: string, set: boolean) =>
+  set ? `${attribute} = :true` : `attribute_not_exists(${attribute})`;
+
 /**
- * The write of an activation: the email verified; a contested signup's password, pending phone
- * and strangers' names dropped. Conditioned on the contest state the activation was computed
- * from, so a signup contesting the account meanwhile fails it (the caller reads again).
+ * The write of an activation: the email verified; when the signer may not have made it
+ * (contested, or a recovery), the signup's password, pending phone and strangers' names dropped.
+ * Conditioned on the contest and recovery state the activation was computed from, so a signup
+ * contesting the account, or a forgot-password, meanwhile fails it (the caller reads again).
  */
 export function activationClauses(activation: Activation): AccountUpdate {
   const update: AccountUpdate = {
@@ -113,7 +123,8 @@ export function activationClauses(activation: Activation): AccountUpdate {
     conditions: [
       'email = :email',
       'email_verified = :false',
-      activation.contested ? 'signup_contested = :true' : 'attribute_not_exists(signup_contested)',
+      flagAsRead('signup_contested', activation.contested),
+      flagAsRead('signup_recovery', activation.recovery),
     ],
     names: { '#name': 'name' },
     values: {
@@ -123,10 +134,10 @@ export function activationClauses(activation: Activation): AccountUpdate {
       ':name': activation.name,
     },
   };
-  if (activation.contested) {
+  if (dropsSignup(activation)) {
     update.set.push('password_hash = :none', 'password_reset_required = :true');
     update.values[':none'] = '';
-    update.remove.push('pending_phone', 'signup_contested');
+    update.remove.push('pending_phone', 'signup_contested', 'signup_recovery');
   }
   return update;
 }
@@ -171,7 +182,8 @@ async function confirmPending(
       Update: {
         TableName: tableName(),
         Key: keys.user(user.id),
-        UpdateExpression: `SET ${field} = :value${verified}, updated_at = :now REMOVE pending_${field}`,
+        // A phone confirmed now was asked for after any reset: it signs in by SMS.
+        UpdateExpression: `SET ${field} = :value${verified}, updated_at = :now REMOVE pending_${field}${field === 'phone' ? ', phone_confirmation_required' : ''}`,
         ConditionExpression:
           current === null
             ? `pending_${field} = :value AND attribute_not_exists(${field})`
@@ -276,6 +288,54 @@ export const dynamoUserRepository: UserRepository = {
     return result.ok;
   },
 
+  async signupHolder(email) {
+    const guard = await getItem(keys.emailGuard(email), { projection: 'user_id' });
+    // As findByEmail: the same two reads for an unknown email.
+    const userId = guard === undefined ? newId('usr') : String(guard.user_id);
+    const account = await getItem(keys.user(userId), {
+      projection: 'password_hash, email_verified',
+    });
+    if (guard === undefined || account === undefined) return undefined;
+    const pending = account.email_verified === false && typeof account.password_hash === 'string';
+    return pending ? { userId, pendingHash: String(account.password_hash) } : { userId };
+  },
+
+  async recoverWithPassword(userId, expectedHash, newHash) {
+    const result = await updateIf({
+      Key: keys.user(userId),
+      // Set whether or not there is a phone: a phone confirmed by a code asked for before the
+      // reset, landing between the reset's read and this write, is held back too.
+      UpdateExpression:
+        'SET password_hash = :new, phone_confirmation_required = :true, updated_at = :now REMOVE password_reset_required, pending_email, pending_phone',
+      ConditionExpression: 'password_hash = :expected',
+      ExpressionAttributeValues: {
+        ':new': newHash,
+        ':expected': expectedHash,
+        ':true': true,
+        ':now': new Date(systemClock.now()).toISOString(),
+      },
+    });
+    return result.ok;
+  },
+
+  async markSignupRecovery(userId, email) {
+    await updateIf({
+      Key: keys.user(userId),
+      UpdateExpression: 'SET signup_recovery = :true',
+      ConditionExpression: 'email_verified = :false AND email = :email',
+      ExpressionAttributeValues: { ':true': true, ':false': false, ':email': email },
+    });
+  },
+
+  async confirmPhoneAgain(userId, phone) {
+    await updateIf({
+      Key: keys.user(userId),
+      UpdateExpression: 'REMOVE phone_confirmation_required',
+      ConditionExpression: 'phone = :phone AND phone_confirmation_required = :true',
+      ExpressionAttributeValues: { ':phone': phone, ':true': true },
+    });
+  },
+
   async contestPendingSignup(holderId, email, name, signerId) {
     // Only a pending signup, and never the signup's own fresh account. No credential is written:
     // the flag alone makes the activation drop the password (activationUpdate).
@@ -301,7 +361,7 @@ export const dynamoUserRepository: UserRepository = {
             TableName: tableName(),
             Key: keys.user(userId),
             ConditionExpression:
-              'email_verified = :false AND attribute_not_exists(signup_contested)',
+              'email_verified = :false AND attribute_not_exists(signup_contested) AND attribute_not_exists(signup_recovery)',
             ExpressionAttributeValues: { ':false': false },
           },
         },

@@ -110,6 +110,40 @@ describe('signup with a taken email', () => {
     });
   });
 
+  it('activates as a recovery a signup for which forgot-password was asked after its read', async () => {
+    const email = uniqueEmail();
+    await signup(
+      { ...accounts.deps, codeQueue: accounts.queue },
+      { name: 'Mallory', email, password: 'stranger password' },
+    );
+    // The inbox owner's forgot-password marks the signup between the activation's read and write.
+    const racing = {
+      ...accounts.deps,
+      users: {
+        ...accounts.deps.users,
+        findByEmail: async (address: string) => {
+          const before = await accounts.deps.users.findByEmail(address);
+          if (before?.signupRecovery === false) {
+            await accounts.deps.users.markSignupRecovery(before.id, address);
+          }
+          return before;
+        },
+      },
+    };
+
+    const pair = await verifySignup(
+      { ...racing, codes: accounts.codes, codeQueue: accounts.queue },
+      { email, otp: accounts.codes.lastCode(email, 'signup') },
+      testClient,
+    );
+
+    expect(pair.passwordResetRequired).toBe(true);
+    expect(pair.user.name).toBe(email.slice(0, email.indexOf('@')));
+    await expect(loginWith(email, 'stranger password')).rejects.toMatchObject({
+      code: 'invalid_credentials',
+    });
+  });
+
   it('never touches an account whose owner changes its email to the signup email', async () => {
     const owner = await signedUpUser(accounts, uniqueEmail(), 'owner password');
     const newEmail = uniqueEmail();
