@@ -18,7 +18,7 @@ import {
 } from '../domain/rate-limit.js';
 import { instrumented } from '../lambda/invocation.js';
 import { log } from '../log.js';
-import { callerAddress } from './caller-address.js';
+import { callerAddress, countingSource } from './caller-address.js';
 import { corsHeaders } from './cors.js';
 import { answerBeforeDeadline } from './deadline.js';
 import {
@@ -92,6 +92,7 @@ interface State {
   headers: Record<string, string>;
   requestId: string;
   sourceIp: string;
+  source: string;
   client: string;
   rateLimit?: RateLimitDecision;
   /** The per-client hit, when the use-case counts it (`countsOwnHit`). */
@@ -161,14 +162,15 @@ function answerHeaders(requestId: string, origin: string | undefined): Record<st
  * Who the rate limiter counts (contract.md, "Who the rate limiter counts"): only what API Gateway
  * validated — the id of the API key it accepted (`identity.apiKeyId`, set only on a method that
  * requires a key, for a key of a usage plan) together with the connection's address
- * (`identity.sourceIp`); the address alone when no key was accepted. Never the `x-api-key`
+ * (`identity.sourceIp`, an IPv6 one by its /64: `countingSource`); the address alone when no key
+ * was accepted. Never the `x-api-key`
  * header: a client that sent a fresh value with every request got a fresh window every time,
  * which made phone-number enumeration through GET /v1/verify/phone unlimited. Key and address
  * together, because a client app's key ships inside the app: counted by key alone, one abuser
  * would spend the window of every user of that app.
  */
-const clientOf = (apiKeyId: string | null, sourceIp: string): string =>
-  apiKeyId === null || apiKeyId === '' ? `ip:${sourceIp}` : `key:${apiKeyId}|ip:${sourceIp}`;
+const clientOf = (apiKeyId: string | null, source: string): string =>
+  apiKeyId === null || apiKeyId === '' ? `ip:${source}` : `key:${apiKeyId}|ip:${source}`;
 
 /**
  * Normalises headers, remembers the request id, puts the headers of every answer on the response
@@ -204,11 +206,13 @@ function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
       event.headers = headers;
       const identity = event.requestContext?.identity;
       const sourceIp = callerAddress(identity, headers);
+      const source = countingSource(sourceIp);
       states.set(event, {
         headers,
         requestId: event.requestContext?.requestId ?? 'local',
         sourceIp,
-        client: clientOf(identity?.apiKeyId ?? null, sourceIp),
+        source,
+        client: clientOf(identity?.apiKeyId ?? null, source),
         startedAt: Date.now(),
       });
     },
@@ -410,6 +414,7 @@ export function apiHandler<
       headers: state.headers,
       requestId: state.requestId,
       sourceIp: state.sourceIp,
+      source: state.source,
       client: state.client,
       principal: state.principal as Principal,
       hit: state.hit,

@@ -80,8 +80,17 @@ export interface ApiRequest<TBody, TQuery, TParams> {
   /** Header names are lower-cased. */
   headers: Record<string, string>;
   requestId: string;
-  /** The caller's address: the connection's, or the dashboard viewer's (`callerAddress`). */
+  /**
+   * The caller's address in full: the connection's, or the dashboard viewer's (`callerAddress`).
+   * Shown and recorded (a session's `ip_address`), never counted: per-address limits count
+   * `source`.
+   */
   sourceIp: string;
+  /**
+   * Who the per-address limits count (the login throttle, per-source counts): `sourceIp`, an
+   * IPv6 one by its /64 (`countingSource` in caller-address.ts).
+   */
+  source: string;
   /**
    * Who the per-client rate limit counts: the API key API Gateway accepted (its id) with the
    * caller's address, or the address alone (`clientOf` in api-handler.ts).

@@ -165,10 +165,12 @@ export interface LoginThrottle {
   clear(email: string): Promise<void>;
 }
 
-/** Where a sign-in came from, as the session list shows it. */
+/** Where a sign-in came from, as the session list shows it and the login throttle counts it. */
 export interface SignInClient {
-  /** The source IP that API Gateway saw. */
+  /** The source IP that API Gateway saw, in full: what the session list shows. */
   ipAddress: string;
+  /** Who the login throttle counts: the address, an IPv6 one by its /64. */
+  source: string;
   /** The User-Agent header, as sent (truncated). */
   userAgent: string | null;
 }
