@@ -9,6 +9,13 @@ import { dashboardApiKeyId } from '../config.js';
 export const viewerAddressHeader = 'true-client-ip';
 
 /**
+ * The header in which the same function writes the viewer's network: the address for IPv4, the
+ * first address of its /64 for IPv6 (`2001:db8:1:2::`). The web ACL counts dashboard viewers by
+ * it, as `countingSource` counts them in the API: one subscriber's /64 is one viewer.
+ */
+export const viewerNetworkHeader = 'x-viewer-network';
+
+/**
  * Whose address a request comes from. Behind the dashboard's distribution, `identity.sourceIp`
  * is a CloudFront edge that every viewer of that edge shares, so the viewer's address is taken
  * from `viewerAddressHeader` — but only when API Gateway accepted the dashboard's own key, which
