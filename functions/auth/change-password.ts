@@ -9,10 +9,10 @@ import { operation } from './change-password.operation.js';
 export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate },
-  async ({ principal, body, source }) => {
+  async ({ principal, body, sourceIp }) => {
     await changePassword(
       accountCodeDependencies(),
-      { ...principal, source },
+      { ...principal, source: sourceIp },
       { currentPassword: body.current_password, newPassword: body.new_password },
     );
     return { message: 'Password changed; every other session has been signed out' };

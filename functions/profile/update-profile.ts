@@ -15,14 +15,14 @@ import { operation } from './update-profile.operation.js';
 export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate },
-  async ({ principal, body, source }) => {
+  async ({ principal, body, sourceIp }) => {
     // A phone we could never text cannot be verified: refuse it before changing anything.
     if (body.phone_number !== undefined) {
       refuseUnlistedSmsCountry(body.phone_number, smsAllowedCountries(), 'phone_number');
     }
     const result = await updateProfile(
       accountCodeDependencies(),
-      { userId: principal.userId, source },
+      { userId: principal.userId, source: sourceIp },
       {
         name: body.name,
         email: body.email,

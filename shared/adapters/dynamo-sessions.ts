@@ -72,7 +72,7 @@ export const dynamoSessionRepository: SessionRepository = {
             ...keys.session(userId, sessionId),
             created_at: now,
             last_used_at: now,
-            ip_address: client.ipAddress,
+            ip_address: client.address,
             user_agent: client.userAgent?.slice(0, maxUserAgentLength),
             [ttlAttribute]: expiresAt,
           },

@@ -92,7 +92,7 @@ interface State {
   headers: Record<string, string>;
   requestId: string;
   sourceIp: string;
-  source: string;
+  address: string;
   client: string;
   rateLimit?: RateLimitDecision;
   /** The per-client hit, when the use-case counts it (`countsOwnHit`). */
@@ -169,8 +169,8 @@ function answerHeaders(requestId: string, origin: string | undefined): Record<st
  * together, because a client app's key ships inside the app: counted by key alone, one abuser
  * would spend the window of every user of that app.
  */
-const clientOf = (apiKeyId: string | null, source: string): string =>
-  apiKeyId === null || apiKeyId === '' ? `ip:${source}` : `key:${apiKeyId}|ip:${source}`;
+const clientOf = (apiKeyId: string | null, sourceIp: string): string =>
+  apiKeyId === null || apiKeyId === '' ? `ip:${sourceIp}` : `key:${apiKeyId}|ip:${sourceIp}`;
 
 /**
  * Normalises headers, remembers the request id, puts the headers of every answer on the response
@@ -205,14 +205,14 @@ function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
       }
       event.headers = headers;
       const identity = event.requestContext?.identity;
-      const sourceIp = callerAddress(identity, headers);
-      const source = countingSource(sourceIp);
+      const address = callerAddress(identity, headers);
+      const sourceIp = countingSource(address);
       states.set(event, {
         headers,
         requestId: event.requestContext?.requestId ?? 'local',
         sourceIp,
-        source,
-        client: clientOf(identity?.apiKeyId ?? null, source),
+        address,
+        client: clientOf(identity?.apiKeyId ?? null, sourceIp),
         startedAt: Date.now(),
       });
     },
@@ -414,7 +414,7 @@ export function apiHandler<
       headers: state.headers,
       requestId: state.requestId,
       sourceIp: state.sourceIp,
-      source: state.source,
+      address: state.address,
       client: state.client,
       principal: state.principal as Principal,
       hit: state.hit,

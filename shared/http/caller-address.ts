@@ -43,10 +43,10 @@ const subscriberPrefixBits = 64;
  * IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, how a dual-stack socket shows an IPv4 peer) as
  * the IPv4 address it carries. Anything else (no address known) as it is.
  *
- * The one place the counting key is derived: the per-client limiter (`clientOf`), the route
- * limits keyed on the client, the login throttle and every other per-source count take
- * `ApiRequest.source`, made by this; the address shown to users (a session's `ip_address`)
- * stays `ApiRequest.sourceIp`, in full.
+ * The one place the counting key is derived: the HTTP layer hands it to every operation as
+ * `ApiRequest.sourceIp`, so the per-client limiter (`clientOf`), the route limits keyed on the
+ * client, the login throttle and every other per-source count take it; the address shown to
+ * users (a session's `ip_address`) is `ApiRequest.address`, in full.
  */
 export function countingSource(address: string): string {
   const literal = address.replace(/%.*$/, '');

@@ -7,10 +7,10 @@ import type { SignInClient } from '../domain/accounts/ports.js';
  */
 export const signInClient = (request: {
   sourceIp: string;
-  source: string;
+  address: string;
   headers: Record<string, string>;
 }): SignInClient => ({
-  ipAddress: request.sourceIp,
-  source: request.source,
+  address: request.address,
+  source: request.sourceIp,
   userAgent: request.headers['user-agent'] ?? null,
 });

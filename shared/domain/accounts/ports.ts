@@ -167,8 +167,8 @@ export interface LoginThrottle {
 
 /** Where a sign-in came from, as the session list shows it and the login throttle counts it. */
 export interface SignInClient {
-  /** The source IP that API Gateway saw, in full: what the session list shows. */
-  ipAddress: string;
+  /** The address that API Gateway saw, in full: what the session list shows. */
+  address: string;
   /** Who the login throttle counts: the address, an IPv6 one by its /64. */
   source: string;
   /** The User-Agent header, as sent (truncated). */

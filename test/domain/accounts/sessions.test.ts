@@ -103,7 +103,7 @@ describe('logout and password change', () => {
 
     await changePassword(
       { ...accounts.deps, codeQueue: accounts.queue },
-      { ...claims, source: testClient.ipAddress },
+      { ...claims, source: testClient.source },
       {
         currentPassword: 'first password',
         newPassword: 'second password',
@@ -130,7 +130,7 @@ describe('logout and password change', () => {
           const before = await accounts.deps.users.findByEmail(address);
           await changePassword(
             { ...accounts.deps, codeQueue: accounts.queue },
-            { ...claims, source: testClient.ipAddress },
+            { ...claims, source: testClient.source },
             {
               currentPassword: 'first password',
               newPassword: 'second password',

@@ -149,7 +149,7 @@ describe('signup with a taken email', () => {
     const newEmail = uniqueEmail();
     await updateProfile(
       { ...accounts.deps, codeQueue: accounts.queue },
-      { userId: owner.user.id, source: testClient.ipAddress },
+      { userId: owner.user.id, source: testClient.source },
       { email: newEmail, currentPassword: 'owner password' },
     );
 

@@ -146,7 +146,7 @@ export const uniqueEmail = () => `user${Date.now()}${counter++}@example.com`;
 
 /** Where the tests' sign-ins come from. */
 export const testClient: SignInClient = {
-  ipAddress: '192.0.2.10',
+  address: '192.0.2.10',
   source: '192.0.2.10',
   userAgent: 'vitest',
 };
