@@ -204,6 +204,36 @@ async function confirmPending(
   return outcome.failedIndex === 1 ? 'taken' : 'stale';
 }
 
+/**
+ * Writes a new password hash only if it is still `expectedHash` (no lost update between two
+ * concurrent changes), lifting `password_reset_required`. A reset (`asRecovery`) also drops the
+ * pending email and phone and holds the phone's SMS sign-in back — whether or not there is a
+ * phone, so one confirmed by an older code in the instant before this write is held back too.
+ * False when the hash changed meanwhile.
+ */
+async function writePassword(
+  userId: string,
+  expectedHash: string,
+  newHash: string,
+  asRecovery: boolean,
+): Promise<boolean> {
+  const [set, remove] = asRecovery
+    ? [', phone_confirmation_required = :true', ', pending_email, pending_phone']
+    : ['', ''];
+  const result = await updateIf({
+    Key: keys.user(userId),
+    UpdateExpression: `SET password_hash = :new, updated_at = :now${set} REMOVE password_reset_required${remove}`,
+    ConditionExpression: 'password_hash = :expected',
+    ExpressionAttributeValues: {
+      ':new': newHash,
+      ':expected': expectedHash,
+      ':now': new Date(systemClock.now()).toISOString(),
+      ...(asRecovery ? { ':true': true } : {}),
+    },
+  });
+  return result.ok;
+}
+
 export const dynamoUserRepository: UserRepository = {
   async create(user) {
     const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
@@ -273,20 +303,8 @@ export const dynamoUserRepository: UserRepository = {
     return guard === undefined ? undefined : String(guard.user_id);
   },
 
-  async replacePasswordHash(userId, expectedHash, newHash) {
-    const result = await updateIf({
-      Key: keys.user(userId),
-      UpdateExpression:
-        'SET password_hash = :new, updated_at = :now REMOVE password_reset_required',
-      ConditionExpression: 'password_hash = :expected',
-      ExpressionAttributeValues: {
-        ':new': newHash,
-        ':expected': expectedHash,
-        ':now': new Date(systemClock.now()).toISOString(),
-      },
-    });
-    return result.ok;
-  },
+  replacePasswordHash: (userId, expectedHash, newHash) =>
+    writePassword(userId, expectedHash, newHash, false),
 
   async signupHolder(email) {
     const guard = await getItem(keys.emailGuard(email), { projection: 'user_id' });
@@ -300,23 +318,8 @@ export const dynamoUserRepository: UserRepository = {
     return pending ? { userId, pendingHash: String(account.password_hash) } : { userId };
   },
 
-  async recoverWithPassword(userId, expectedHash, newHash) {
-    const result = await updateIf({
-      Key: keys.user(userId),
-      // Set whether or not there is a phone: a phone confirmed by a code asked for before the
-      // reset, landing between the reset's read and this write, is held back too.
-      UpdateExpression:
-        'SET password_hash = :new, phone_confirmation_required = :true, updated_at = :now REMOVE password_reset_required, pending_email, pending_phone',
-      ConditionExpression: 'password_hash = :expected',
-      ExpressionAttributeValues: {
-        ':new': newHash,
-        ':expected': expectedHash,
-        ':true': true,
-        ':now': new Date(systemClock.now()).toISOString(),
-      },
-    });
-    return result.ok;
-  },
+  recoverWithPassword: (userId, expectedHash, newHash) =>
+    writePassword(userId, expectedHash, newHash, true),
 
   async markSignupRecovery(userId, email) {
     await updateIf({

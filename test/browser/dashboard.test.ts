@@ -9,10 +9,9 @@ import {
   type Response,
 } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardCalls } from '../../infra/dashboard-calls.js';
-import { viewerRequestFunctionCode } from '../../infra/dashboard-site.js';
 import { AccountClient, uniquePhone } from '../e2e/accounts-support.js';
 import { checkContract } from '../support/contract.js';
+import { relays } from '../support/dashboard-relay.js';
 import { type LocalService, startLocalService } from '../support/local-service.js';
 
 /**
@@ -35,14 +34,6 @@ let page: Page;
 const answersChecked: Promise<void>[] = [];
 const contractFailures: string[] = [];
 
-/** The stage's relay function (infra/dashboard-site.ts), as CloudFront Functions runs it. */
-const relay = new Function(
-  `${viewerRequestFunctionCode(dashboardCalls())}; return handler;`,
-)() as (event: {
-  viewer: { ip: string };
-  request: { method: string; uri: string; headers: Record<string, { value: string }> };
-}) => Promise<object>;
-
 /**
  * Holds every API answer the page received to the document, and every call it made to the
  * relay's list: on AWS the distribution relays only the calls read from the dashboard's sources.
@@ -53,11 +44,7 @@ function holdToContract(response: Response): void {
   const method = response.request().method();
   answersChecked.push(
     (async () => {
-      const answer = await relay({
-        viewer: { ip: '203.0.113.9' },
-        request: { method, uri: url.pathname, headers: {} },
-      });
-      if ('statusCode' in answer) {
+      if (!(await relays(method, url.pathname))) {
         contractFailures.push(`${method} ${url.pathname} is not relayed on AWS`);
       }
     })(),

@@ -24,13 +24,7 @@ afterAll(async () => {
 
 const strangerPassword = 'stranger password 1';
 
-/** Whether a password signs in to the email: what the stranger is after. */
-const signsIn = async (email: string, password: string) =>
-  (await api.post('/auth/login', { email, password })).status === 200;
-
-/** Every message the outbox holds for a target, as subject + text. */
-const messagesTo = async (target: string) =>
-  (await api.outbox(target)).map((message) => `${message.subject ?? ''} ${message.text}`);
+const signsIn = (email: string, password: string) => api.signsIn(email, password);
 
 /** The code the phone's newest text carries, once one has arrived. */
 const textedCode = (phone: string) =>
@@ -43,6 +37,19 @@ async function strangerSignsUpAs(email: string): Promise<string> {
   expect((await api.post('/auth/signup', signup)).status).toBe(201);
   await api.codeFor(email);
   return phone;
+}
+
+/** The victim's reset with the code in their inbox; answers the victim's new session. */
+async function victimResets(email: string) {
+  await api.advanceClock(61);
+  await api.post('/auth/forgot-password', { email });
+  const reset = await api.post('/auth/reset-password-otp', {
+    email,
+    otp: await api.codeFor(email),
+    new_password: 'victim reset password',
+  });
+  expect(reset.status).toBe(200);
+  return api.login(email, 'victim reset password');
 }
 
 describe('forgot-password on a pending signup the victim never made', { timeout: 60_000 }, () => {
@@ -93,15 +100,7 @@ describe('forgot-password on a pending signup the victim never made', { timeout:
 
     expect(verified.status).toBe(200);
     expect(await signsIn(email, strangerPassword)).toBe(false);
-    await api.advanceClock(61);
-    await api.post('/auth/forgot-password', { email });
-    const reset = await api.post('/auth/reset-password-otp', {
-      email,
-      otp: await api.codeFor(email),
-      new_password: 'victim reset password',
-    });
-    expect(reset.status).toBe(200);
-    const tokens = await api.login(email, 'victim reset password');
+    const tokens = await victimResets(email);
     expect(tokens.user).toMatchObject({ phone: null, pending_phone: null });
     expect(tokens.user.name).not.toBe('Mallory');
   });
@@ -129,19 +128,6 @@ describe('a password reset is a recovery', { timeout: 60_000 }, () => {
     return { ...account, phone, stranger };
   }
 
-  /** The victim's reset with the code in their inbox; answers the victim's new session. */
-  async function victimResets(email: string) {
-    await api.advanceClock(61);
-    await api.post('/auth/forgot-password', { email });
-    const reset = await api.post('/auth/reset-password-otp', {
-      email,
-      otp: await api.codeFor(email),
-      new_password: 'victim reset password',
-    });
-    expect(reset.status).toBe(200);
-    return api.login(email, 'victim reset password');
-  }
-
   /** Whether the phone signs in by SMS: a login code is sent, and it signs in. */
   async function signsInBySms(phone: string): Promise<boolean> {
     const before = (await api.outbox(phone)).length;
@@ -164,7 +150,7 @@ describe('a password reset is a recovery', { timeout: 60_000 }, () => {
     expect(await signsInBySms(account.phone)).toBe(false);
     expect(victim.user).toMatchObject({ phone: account.phone, phone_verified: false });
     const notice = await eventually(async () =>
-      (await messagesTo(account.email)).find((text) => /password was reset/i.test(text)),
+      (await api.messagesTo(account.email)).find((text) => /password was reset/i.test(text)),
     );
     expect(notice).toMatch(/sign(ing)? in by SMS/i);
     // The stranger cannot confirm the phone again: it takes a signed-in session.

@@ -8,6 +8,7 @@ import { siteFileGroups, viewerRequestFunctionCode } from '../../infra/dashboard
 import { addServiceStack } from '../../infra/service-app.js';
 import { buildDashboard, pageHeaders } from '../../shared/dashboard/build.js';
 import { viewerAddressHeader, viewerNetworkHeader } from '../../shared/http/caller-address.js';
+import { relay, relays } from '../support/dashboard-relay.js';
 
 /**
  * The developer dashboard and the API reference on AWS (infra/dashboard-site.ts): a CloudFront
@@ -385,22 +386,6 @@ describe('the dashboard’s files in the bucket', () => {
   });
 });
 
-/** The relay function as CloudFront Functions runs it (JavaScript 2.0), for a viewer's request. */
-type RelayAnswer =
-  | { headers: Record<string, { value: string }> }
-  | { statusCode: number; headers: Record<string, { value: string }>; body: { data: string } };
-const relay = new Function(
-  `${viewerRequestFunctionCode(dashboardCalls())}; return handler;`,
-)() as (event: {
-  viewer: { ip: string };
-  request: { method: string; uri: string; headers: Record<string, { value: string }> };
-}) => Promise<RelayAnswer>;
-const relayedBy = async (method: string, uri: string) =>
-  !(
-    'statusCode' in
-    (await relay({ viewer: { ip: '203.0.113.9' }, request: { method, uri, headers: {} } }))
-  );
-
 /** A request URI of a route's path, its ids filled in as the API issues them. */
 const uriOf = (path: string) =>
   `/v1${path.replace(/\{id\}/g, 'whk_abcdefghij234567abcd').replace(/\{\w+\}/g, 'dlv_abcdefghij234567abcd')}`;
@@ -443,7 +428,7 @@ describe('the relay function (CloudFront Functions, JavaScript 2.0)', () => {
     const relayed = new Set<string>();
     for (const route of apiRoutes) {
       for (const method of ['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE']) {
-        if (await relayedBy(method, uriOf(route.path))) relayed.add(`${method} ${route.path}`);
+        if (await relays(method, uriOf(route.path))) relayed.add(`${method} ${route.path}`);
       }
     }
 
@@ -458,7 +443,7 @@ describe('the relay function (CloudFront Functions, JavaScript 2.0)', () => {
       ['GET', '/v1/webhooks/%2e%2e'],
       ['POST', '/v1/auth/login/'],
     ] as const) {
-      expect(await relayedBy(method, uri), `${method} ${uri}`).toBe(false);
+      expect(await relays(method, uri), `${method} ${uri}`).toBe(false);
     }
   });
 
