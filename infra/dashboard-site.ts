@@ -27,8 +27,9 @@ import {
   contentTypes,
   pageHeaders,
 } from '../shared/dashboard/build.js';
-import { viewerAddressHeader } from '../shared/http/caller-address.js';
+import { viewerAddressHeader, viewerNetworkHeader } from '../shared/http/caller-address.js';
 import { acknowledgeFinding } from './acknowledge-finding.js';
+import { type DashboardCall, dashboardCalls } from './dashboard-calls.js';
 import type { DomainSettings, HostedZoneSettings } from './settings.js';
 
 /**
@@ -68,18 +69,84 @@ export class DashboardApiKey extends Construct {
   }
 }
 
+/** A route's path as a pattern of the request URIs it serves: `{id}` is one id-shaped segment. */
+const uriPattern = (path: string): string =>
+  `/v1${path
+    .split('/')
+    .map((segment) =>
+      /^\{\w+\}$/.test(segment) ? '[A-Za-z0-9_-]+' : segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&'),
+    )
+    .join('/')}`;
+
+/** The answer CloudFront gives a request the dashboard never makes: the API's 404, in its envelope. */
+const notRelayedBody = JSON.stringify({
+  success: false,
+  error: {
+    code: 'not_found',
+    message:
+      'The dashboard does not call this route, so its address does not relay it: call the API with your own key',
+    details: [],
+  },
+});
+
 /**
- * The viewer-request function of `/v1/*`: it writes the address of the connection CloudFront
- * accepted into `viewerAddressHeader`, over anything the viewer sent under that name, and drops a
- * viewer's own `x-api-key` (the origin header replaces it anyway). The API trusts the header only
- * under the dashboard's key, and the web ACL counts it (docs/dashboard.md, "On AWS").
+ * The viewer-request function of `/v1/*`:
+ * - relays only the calls the dashboard makes (`dashboardCalls`: method and route, ids as
+ *   id-shaped segments), answering anything else with a 404 in the API's envelope, so the
+ *   dashboard's key opens nothing but the dashboard's own calls;
+ * - writes the address of the connection CloudFront accepted into `viewerAddressHeader`, and its
+ *   network — the address for IPv4, the first address of its /64 for IPv6 — into
+ *   `viewerNetworkHeader`, over anything the viewer sent under those names. The API trusts the
+ *   address only under the dashboard's key; the web ACL counts the network;
+ * - drops a viewer's own `x-api-key` (the origin header replaces it anyway).
+ * Written in the JavaScript of CloudFront Functions (runtime 2.0): no library, plain loops.
  */
-export const viewerAddressFunctionCode = `async function handler(event) {
+export function viewerRequestFunctionCode(calls: readonly DashboardCall[]): string {
+  const relayed = new Map<string, string[]>();
+  for (const call of calls) {
+    relayed.set(call.method, [...(relayed.get(call.method) ?? []), uriPattern(call.path)]);
+  }
+  const patterns = [...relayed]
+    .map(
+      ([method, paths]) =>
+        `  ${method}: new RegExp(${JSON.stringify(`^(?:${paths.join('|')})$`)}),`,
+    )
+    .join('\n');
+  return `var relayed = {
+${patterns}
+};
+function networkOf(ip) {
+  if (ip.indexOf(':') < 0) return ip;
+  var halves = ip.split('::');
+  var groups = halves[0] === '' ? [] : halves[0].split(':');
+  if (halves.length > 1) {
+    var tail = halves[1] === '' ? [] : halves[1].split(':');
+    var missing = 8 - groups.length - tail.length;
+    for (var i = 0; i < missing; i++) groups.push('0');
+    groups = groups.concat(tail);
+  }
+  return groups.slice(0, 4).join(':') + '::';
+}
+async function handler(event) {
   var request = event.request;
+  var pattern = relayed[request.method];
+  if (pattern === undefined || !pattern.test(request.uri)) {
+    return {
+      statusCode: 404,
+      statusDescription: 'Not Found',
+      headers: {
+        'content-type': { value: 'application/json; charset=utf-8' },
+        'cache-control': { value: 'no-store' }
+      },
+      body: { encoding: 'text', data: ${JSON.stringify(notRelayedBody)} }
+    };
+  }
   request.headers['${viewerAddressHeader}'] = { value: event.viewer.ip };
+  request.headers['${viewerNetworkHeader}'] = { value: networkOf(event.viewer.ip) };
   delete request.headers['x-api-key'];
   return request;
 }`;
+}
 
 /**
  * A response headers policy carrying exactly `headers` (build.ts `pageHeaders`): the security
@@ -249,9 +316,9 @@ export class DashboardSite extends Construct {
       },
     );
     const viewerAddress = new cloudfront.Function(this, 'ViewerAddress', {
-      comment: `Writes the viewer's address into ${viewerAddressHeader} (${stack.stackName})`,
+      comment: `Relays the dashboard's own calls only, with the viewer's address (${stack.stackName})`,
       runtime: cloudfront.FunctionRuntime.JS_2_0,
-      code: cloudfront.FunctionCode.fromInline(viewerAddressFunctionCode),
+      code: cloudfront.FunctionCode.fromInline(viewerRequestFunctionCode(dashboardCalls())),
     });
 
     const { domain } = props;
@@ -270,6 +337,8 @@ export class DashboardSite extends Construct {
           // An API call sent over plain HTTP has already exposed its body (a password, a code):
           // refused, not redirected.
           viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+          // CloudFront's method sets are coarse: the viewer-request function refuses every
+          // method and route the dashboard does not call.
           allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
           // Never cached; every viewer header but Host (Authorization, Content-Type, the query)
           // goes to the API, which answers with its own security and caching headers.

@@ -9,7 +9,7 @@ import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { type RateLimitMode, rateLimitPerMode } from '../shared/config.js';
 import type { ErrorCode } from '../shared/domain/errors.js';
-import { viewerAddressHeader } from '../shared/http/caller-address.js';
+import { viewerNetworkHeader } from '../shared/http/caller-address.js';
 import { corsAllowedHeaders, preflightMaxAgeSeconds } from '../shared/http/cors.js';
 import type { ApiRoute } from '../shared/http/route-table.js';
 import { acknowledgeFinding } from './acknowledge-finding.js';
@@ -228,9 +228,11 @@ export class ServiceApi extends Construct {
    * Requests relayed by the dashboard's distribution all come from CloudFront's addresses, so
    * counted by address, every viewer behind one edge would share a limit. Those carry the
    * dashboard's key (`dashboardKeyValue`, a dynamic reference resolved at deploy) and are counted
-   * by the viewer's address that the distribution writes; every other request by its own address.
-   * The key decides, not the header: a caller that writes the header itself stays counted by its
-   * connection.
+   * by the viewer's network that the distribution writes (its address, or the /64 of an IPv6
+   * viewer: one subscriber); every other request by its own address — IPv4 only, since the
+   * stage's regional endpoint has no IPv6 (WAF cannot count an IPv6 address by its prefix; the
+   * API's own limits do). The key decides, not the header: a caller that writes the header
+   * itself stays counted by its connection.
    */
   private protect(requestsPerIpPer5Minutes: number, dashboardKeyValue: string): wafv2.CfnWebACL {
     const stack = Stack.of(this);
@@ -311,7 +313,7 @@ export class ServiceApi extends Construct {
         rateRule(1, 'RequestsPerDashboardViewer', {
           aggregateKeyType: 'FORWARDED_IP',
           // Always present on a relayed request; were it not a valid address, the request counts.
-          forwardedIpConfig: { headerName: viewerAddressHeader, fallbackBehavior: 'MATCH' },
+          forwardedIpConfig: { headerName: viewerNetworkHeader, fallbackBehavior: 'MATCH' },
           scopeDownStatement: fromDashboard,
         }),
         managed(2, 'AWSManagedRulesAmazonIpReputationList'),

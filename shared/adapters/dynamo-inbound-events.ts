@@ -3,19 +3,18 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
 import { Refusal } from '../domain/errors.js';
-import type { InboundEventStatus, InboundRoute, InboundSource } from '../domain/inbound/model.js';
+import {
+  dedupeWindowSeconds,
+  type InboundEventStatus,
+  type InboundRoute,
+  type InboundSource,
+} from '../domain/inbound/model.js';
 import type { InboundEventStore, StalledEvent } from '../domain/inbound/ports.js';
 import { inboundSweepGraceMs } from '../domain/inbound/sweep-events.js';
 import type { Item } from './dynamodb.js';
 import { dynamo, getItem, iso, putIf, updateIf } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
-
-/**
- * Dedupe records live 35 days: gateways retry for up to 3 days (gateway B) or 24 hours
- * (gateway A), and the brief asks for at least 30; the margin covers a late manual resend.
- */
-const inboundEventRetentionSeconds = 35 * 24 * 60 * 60;
 
 /**
  * DynamoDB items stop at 400 KB; bodies up to 1 MiB are accepted, so the body is stored gzipped
@@ -44,29 +43,59 @@ async function stateAfterRefusal(item: Item | undefined, source: InboundSource, 
   return stateOf(item ?? (await getItem(key(source, eventId))));
 }
 
+/**
+ * What one DynamoDB item holds ("Service, account, and table quotas in Amazon DynamoDB"): a
+ * partition key of at most 2,048 bytes, a sort key of at most 1,024, an item of at most 400 KB.
+ */
+const maxPartitionKeyBytes = 2048;
+const maxItemBytes = 400 * 1024;
+
+/**
+ * An item's size as DynamoDB counts it, from above: each attribute's name and value — strings in
+ * UTF-8, binaries by length, numbers and booleans at their largest (21 bytes).
+ */
+function itemBytes(item: Record<string, unknown>): number {
+  let bytes = 0;
+  for (const [name, value] of Object.entries(item)) {
+    bytes += Buffer.byteLength(name, 'utf8');
+    if (typeof value === 'string') bytes += Buffer.byteLength(value, 'utf8');
+    else if (value instanceof Uint8Array) bytes += value.length;
+    else bytes += 21;
+  }
+  return bytes;
+}
+
 export const dynamoInboundEventStore: InboundEventStore = {
   async record(event, now) {
     const compressed = gzipSync(event.rawBody);
-    if (compressed.length > maxStoredBodyBytes) {
+    const eventKey = key(event.source, event.eventId);
+    const item = {
+      ...eventKey,
+      kind: 'inbound_event',
+      source: event.source,
+      event_id: event.eventId,
+      type: event.type,
+      route: event.route,
+      status: 'received' satisfies InboundEventStatus,
+      received_at: new Date(event.receivedAt).toISOString(),
+      body_gzip: compressed,
+      // Listed for the sweeper from the start, in the same write: if the hand-off to the
+      // queue fails and the sender never retries, the event is still found.
+      ...keys.stalledInboundEvents(),
+      gsi2sk: iso(now + inboundSweepGraceMs),
+      [ttlAttribute]: epochSeconds(now) + dedupeWindowSeconds,
+    };
+    // A body, an id or a type storage cannot keep is refused (413), never sent to fail (500): a
+    // 260 KB id of four-byte characters is no key, a 300 KB type no item.
+    if (
+      compressed.length > maxStoredBodyBytes ||
+      Buffer.byteLength(eventKey.pk, 'utf8') > maxPartitionKeyBytes ||
+      itemBytes(item) > maxItemBytes
+    ) {
       throw new Refusal('eventTooLarge', { limit: maxStoredBodyBytes });
     }
     const written = await putIf({
-      Item: {
-        ...key(event.source, event.eventId),
-        kind: 'inbound_event',
-        source: event.source,
-        event_id: event.eventId,
-        type: event.type,
-        route: event.route,
-        status: 'received' satisfies InboundEventStatus,
-        received_at: new Date(event.receivedAt).toISOString(),
-        body_gzip: compressed,
-        // Listed for the sweeper from the start, in the same write: if the hand-off to the
-        // queue fails and the sender never retries, the event is still found.
-        ...keys.stalledInboundEvents(),
-        gsi2sk: iso(now + inboundSweepGraceMs),
-        [ttlAttribute]: epochSeconds(now) + inboundEventRetentionSeconds,
-      },
+      Item: item,
       // New, or an expired record DynamoDB has not deleted yet (TTL deletes lazily).
       ConditionExpression: 'attribute_not_exists(pk) OR #ttl <= :now',
       ExpressionAttributeNames: { '#ttl': ttlAttribute },

@@ -53,7 +53,8 @@ function signInUpdate(userId: string, changes: SignInChanges, now: number) {
     update.values[':upgraded'] = changes.upgradedPasswordHash;
   }
   if (changes.phone !== undefined) {
-    update.conditions.push('phone = :phone');
+    // Still the account's phone, and not held back by a password reset meanwhile.
+    update.conditions.push('phone = :phone', 'attribute_not_exists(phone_confirmation_required)');
     update.values[':phone'] = changes.phone;
   }
   if (changes.checkedPasswordHash !== undefined) {
@@ -75,7 +76,7 @@ export const dynamoSessionRepository: SessionRepository = {
             ...keys.session(userId, sessionId),
             created_at: now,
             last_used_at: now,
-            ip_address: client.ipAddress,
+            ip_address: client.address,
             user_agent: client.userAgent?.slice(0, maxUserAgentLength),
             [ttlAttribute]: expiresAt,
           },

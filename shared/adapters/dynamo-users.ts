@@ -1,10 +1,11 @@
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
-import type {
-  Activation,
-  PendingConfirmation,
-  ProfileChanges,
-  UserRepository,
+import {
+  type Activation,
+  dropsSignup,
+  type PendingConfirmation,
+  type ProfileChanges,
+  type UserRepository,
 } from '../domain/accounts/ports.js';
 import { newId, type User } from '../domain/accounts/user.js';
 import { systemClock } from '../domain/clock.js';
@@ -38,6 +39,8 @@ export function userFromItem(item: Record<string, unknown>): User {
     passwordHash: String(item.password_hash ?? ''),
     passwordResetRequired: item.password_reset_required === true,
     signupContested: item.signup_contested === true,
+    signupRecovery: item.signup_recovery === true,
+    phoneConfirmationRequired: item.phone_confirmation_required === true,
     signupNames: item.signup_names instanceof Set ? [...item.signup_names].map(String) : [],
     createdAt: String(item.created_at),
   };
@@ -58,6 +61,8 @@ function itemFromUser(user: User): Record<string, unknown> {
     password_hash: user.passwordHash,
     password_reset_required: user.passwordResetRequired || undefined,
     signup_contested: user.signupContested || undefined,
+    signup_recovery: user.signupRecovery || undefined,
+    phone_confirmation_required: user.phoneConfirmationRequired || undefined,
     signup_names: user.signupNames.length > 0 ? new Set(user.signupNames) : undefined,
     created_at: user.createdAt,
   };
@@ -101,10 +106,15 @@ export function accountUpdateInput(userId: string, update: AccountUpdate) {
   };
 }
 
+/** A flag's condition: as the activation read it, set or absent. */
+const flagAsRead = (attribute: string, set: boolean) =>
+  set ? `${attribute} = :true` : `attribute_not_exists(${attribute})`;
+
 /**
- * The write of an activation: the email verified; a contested signup's password, pending phone
- * and strangers' names dropped. Conditioned on the contest state the activation was computed
- * from, so a signup contesting the account meanwhile fails it (the caller reads again).
+ * The write of an activation: the email verified; when the signer may not have made it
+ * (contested, or a recovery), the signup's password, pending phone and strangers' names dropped.
+ * Conditioned on the contest and recovery state the activation was computed from, so a signup
+ * contesting the account, or a forgot-password, meanwhile fails it (the caller reads again).
  */
 export function activationClauses(activation: Activation): AccountUpdate {
   const update: AccountUpdate = {
@@ -113,7 +123,8 @@ export function activationClauses(activation: Activation): AccountUpdate {
     conditions: [
       'email = :email',
       'email_verified = :false',
-      activation.contested ? 'signup_contested = :true' : 'attribute_not_exists(signup_contested)',
+      flagAsRead('signup_contested', activation.contested),
+      flagAsRead('signup_recovery', activation.recovery),
     ],
     names: { '#name': 'name' },
     values: {
@@ -123,10 +134,10 @@ export function activationClauses(activation: Activation): AccountUpdate {
       ':name': activation.name,
     },
   };
-  if (activation.contested) {
+  if (dropsSignup(activation)) {
     update.set.push('password_hash = :none', 'password_reset_required = :true');
     update.values[':none'] = '';
-    update.remove.push('pending_phone', 'signup_contested');
+    update.remove.push('pending_phone', 'signup_contested', 'signup_recovery');
   }
   return update;
 }
@@ -171,7 +182,8 @@ async function confirmPending(
       Update: {
         TableName: tableName(),
         Key: keys.user(user.id),
-        UpdateExpression: `SET ${field} = :value${verified}, updated_at = :now REMOVE pending_${field}`,
+        // A phone confirmed now was asked for after any reset: it signs in by SMS.
+        UpdateExpression: `SET ${field} = :value${verified}, updated_at = :now REMOVE pending_${field}${field === 'phone' ? ', phone_confirmation_required' : ''}`,
         ConditionExpression:
           current === null
             ? `pending_${field} = :value AND attribute_not_exists(${field})`
@@ -190,6 +202,36 @@ async function confirmPending(
   const outcome = await transactWrite({ TransactItems: items });
   if (outcome.ok) return 'confirmed';
   return outcome.failedIndex === 1 ? 'taken' : 'stale';
+}
+
+/**
+ * Writes a new password hash only if it is still `expectedHash` (no lost update between two
+ * concurrent changes), lifting `password_reset_required`. A reset (`asRecovery`) also drops the
+ * pending email and phone and holds the phone's SMS sign-in back — whether or not there is a
+ * phone, so one confirmed by an older code in the instant before this write is held back too.
+ * False when the hash changed meanwhile.
+ */
+async function writePassword(
+  userId: string,
+  expectedHash: string,
+  newHash: string,
+  asRecovery: boolean,
+): Promise<boolean> {
+  const [set, remove] = asRecovery
+    ? [', phone_confirmation_required = :true', ', pending_email, pending_phone']
+    : ['', ''];
+  const result = await updateIf({
+    Key: keys.user(userId),
+    UpdateExpression: `SET password_hash = :new, updated_at = :now${set} REMOVE password_reset_required${remove}`,
+    ConditionExpression: 'password_hash = :expected',
+    ExpressionAttributeValues: {
+      ':new': newHash,
+      ':expected': expectedHash,
+      ':now': new Date(systemClock.now()).toISOString(),
+      ...(asRecovery ? { ':true': true } : {}),
+    },
+  });
+  return result.ok;
 }
 
 export const dynamoUserRepository: UserRepository = {
@@ -261,19 +303,40 @@ export const dynamoUserRepository: UserRepository = {
     return guard === undefined ? undefined : String(guard.user_id);
   },
 
-  async replacePasswordHash(userId, expectedHash, newHash) {
-    const result = await updateIf({
-      Key: keys.user(userId),
-      UpdateExpression:
-        'SET password_hash = :new, updated_at = :now REMOVE password_reset_required',
-      ConditionExpression: 'password_hash = :expected',
-      ExpressionAttributeValues: {
-        ':new': newHash,
-        ':expected': expectedHash,
-        ':now': new Date(systemClock.now()).toISOString(),
-      },
+  replacePasswordHash: (userId, expectedHash, newHash) =>
+    writePassword(userId, expectedHash, newHash, false),
+
+  async signupHolder(email) {
+    const guard = await getItem(keys.emailGuard(email), { projection: 'user_id' });
+    // As findByEmail: the same two reads for an unknown email.
+    const userId = guard === undefined ? newId('usr') : String(guard.user_id);
+    const account = await getItem(keys.user(userId), {
+      projection: 'password_hash, email_verified',
     });
-    return result.ok;
+    if (guard === undefined || account === undefined) return undefined;
+    const pending = account.email_verified === false && typeof account.password_hash === 'string';
+    return pending ? { userId, pendingHash: String(account.password_hash) } : { userId };
+  },
+
+  recoverWithPassword: (userId, expectedHash, newHash) =>
+    writePassword(userId, expectedHash, newHash, true),
+
+  async markSignupRecovery(userId, email) {
+    await updateIf({
+      Key: keys.user(userId),
+      UpdateExpression: 'SET signup_recovery = :true',
+      ConditionExpression: 'email_verified = :false AND email = :email',
+      ExpressionAttributeValues: { ':true': true, ':false': false, ':email': email },
+    });
+  },
+
+  async confirmPhoneAgain(userId, phone) {
+    await updateIf({
+      Key: keys.user(userId),
+      UpdateExpression: 'REMOVE phone_confirmation_required',
+      ConditionExpression: 'phone = :phone AND phone_confirmation_required = :true',
+      ExpressionAttributeValues: { ':phone': phone, ':true': true },
+    });
   },
 
   async contestPendingSignup(holderId, email, name, signerId) {
@@ -301,7 +364,7 @@ export const dynamoUserRepository: UserRepository = {
             TableName: tableName(),
             Key: keys.user(userId),
             ConditionExpression:
-              'email_verified = :false AND attribute_not_exists(signup_contested)',
+              'email_verified = :false AND attribute_not_exists(signup_contested) AND attribute_not_exists(signup_recovery)',
             ExpressionAttributeValues: { ':false': false },
           },
         },

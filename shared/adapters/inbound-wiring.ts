@@ -5,6 +5,7 @@ import type {
   ReceiveDependencies,
   SweepDependencies,
 } from '../domain/inbound/ports.js';
+import { UnprovenSample, unprovenSamplesPerMinute } from '../domain/inbound/unproven-sample.js';
 import { dynamoInboundAttemptLog } from './dynamo-inbound-attempts.js';
 import { dynamoInboundEventStore } from './dynamo-inbound-events.js';
 import { dynamoMessagingRecords } from './dynamo-messaging-records.js';
@@ -30,6 +31,7 @@ export const receiveDependencies = /* @__PURE__ */ lazily(
     },
     clock: systemClock,
     newId: randomUUID,
+    unprovenSample: new UnprovenSample(unprovenSamplesPerMinute),
   }),
 );
 

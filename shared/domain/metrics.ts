@@ -66,7 +66,7 @@ export const metricDefinitions = {
     unit: 'Count',
     dimensions: ['Source', 'Outcome'],
     description:
-      'inbound webhook calls: accepted, duplicate, invalid_signature, malformed, too_large, wrong_method, forbidden, verified, failed',
+      'inbound webhook calls, each counted, stored or not: accepted, duplicate, invalid_signature, malformed, too_old, too_large, wrong_method, forbidden, verified, failed',
   },
   DeliveryAttempts: {
     unit: 'Count',

@@ -18,7 +18,7 @@ import {
 } from '../domain/rate-limit.js';
 import { instrumented } from '../lambda/invocation.js';
 import { log } from '../log.js';
-import { callerAddress } from './caller-address.js';
+import { callerAddress, countingSource } from './caller-address.js';
 import { corsHeaders } from './cors.js';
 import { answerBeforeDeadline } from './deadline.js';
 import {
@@ -92,6 +92,7 @@ interface State {
   headers: Record<string, string>;
   requestId: string;
   sourceIp: string;
+  address: string;
   client: string;
   rateLimit?: RateLimitDecision;
   /** The per-client hit, when the use-case counts it (`countsOwnHit`). */
@@ -161,7 +162,8 @@ function answerHeaders(requestId: string, origin: string | undefined): Record<st
  * Who the rate limiter counts (contract.md, "Who the rate limiter counts"): only what API Gateway
  * validated — the id of the API key it accepted (`identity.apiKeyId`, set only on a method that
  * requires a key, for a key of a usage plan) together with the connection's address
- * (`identity.sourceIp`); the address alone when no key was accepted. Never the `x-api-key`
+ * (`identity.sourceIp`, an IPv6 one by its /64: `countingSource`); the address alone when no key
+ * was accepted. Never the `x-api-key`
  * header: a client that sent a fresh value with every request got a fresh window every time,
  * which made phone-number enumeration through GET /v1/verify/phone unlimited. Key and address
  * together, because a client app's key ships inside the app: counted by key alone, one abuser
@@ -203,11 +205,13 @@ function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
       }
       event.headers = headers;
       const identity = event.requestContext?.identity;
-      const sourceIp = callerAddress(identity, headers);
+      const address = callerAddress(identity, headers);
+      const sourceIp = countingSource(address);
       states.set(event, {
         headers,
         requestId: event.requestContext?.requestId ?? 'local',
         sourceIp,
+        address,
         client: clientOf(identity?.apiKeyId ?? null, sourceIp),
         startedAt: Date.now(),
       });
@@ -410,6 +414,7 @@ export function apiHandler<
       headers: state.headers,
       requestId: state.requestId,
       sourceIp: state.sourceIp,
+      address: state.address,
       client: state.client,
       principal: state.principal as Principal,
       hit: state.hit,

@@ -4,14 +4,12 @@ import type { ServiceError } from '../domain/errors.js';
 import type { InboundCall, InboundSource } from '../domain/inbound/model.js';
 import {
   receiveEvent,
-  recordRefusal,
+  recordUnproven,
   verifySubscription,
 } from '../domain/inbound/receive-event.js';
 import { sourceRules } from '../domain/inbound/sources.js';
-import { log } from '../log.js';
 import type { ReceiverOperation } from './operation.js';
 import { type InboundRequest, PlainText, receiverHandler } from './receiver-handler.js';
-import { statusOfCode } from './responses.js';
 import { acknowledgementView } from './views/inbound.js';
 
 const callOf = (endpoint: string, request: InboundRequest): InboundCall => ({
@@ -19,22 +17,19 @@ const callOf = (endpoint: string, request: InboundRequest): InboundCall => ({
   endpoint,
 });
 
-/** Every refused call is audited; a failing audit write is logged but never turns a 4xx into a 5xx. */
-const auditRefusal =
+/**
+ * A call refused before the use-case (a method not served, a body over the size limit) proves
+ * nothing about its sender: counted, and stored within the sample of such calls.
+ */
+const recordEdgeRefusal =
   (source: InboundSource, endpointOf: (request: InboundRequest) => string) =>
-  async (request: InboundRequest, error: ServiceError): Promise<void> => {
-    try {
-      await recordRefusal(
-        receiveDependencies(),
-        source,
-        callOf(endpointOf(request), request),
-        error,
-        statusOfCode[error.code],
-      );
-    } catch (cause) {
-      log.error('could not record a refused inbound webhook', { error: cause });
-    }
-  };
+  (request: InboundRequest, error: ServiceError): Promise<void> =>
+    recordUnproven(
+      receiveDependencies(),
+      source,
+      callOf(endpointOf(request), request),
+      error.code === 'payload_too_large' ? 'too_large' : 'wrong_method',
+    );
 
 /**
  * A gateway receiver: POST only, signature-verified, acknowledged once stored and queued. Its
@@ -46,7 +41,7 @@ export function webhookReceiver(
   source: Exclude<InboundSource, 'messaging'>,
 ) {
   return receiverHandler(
-    { methods: ['POST'], onRefused: auditRefusal(source, () => operation.name) },
+    { methods: ['POST'], onRefused: recordEdgeRefusal(source, () => operation.name) },
     async (request) =>
       acknowledgementView(
         await receiveEvent(
@@ -73,7 +68,7 @@ export function messagingReceiver(
   return receiverHandler(
     {
       methods: ['GET', 'POST'],
-      onRefused: auditRefusal('messaging', (request) => operationOf(request).name),
+      onRefused: recordEdgeRefusal('messaging', (request) => operationOf(request).name),
     },
     async (request) => {
       const operation = operationOf(request);

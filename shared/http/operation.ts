@@ -80,8 +80,17 @@ export interface ApiRequest<TBody, TQuery, TParams> {
   /** Header names are lower-cased. */
   headers: Record<string, string>;
   requestId: string;
-  /** The caller's address: the connection's, or the dashboard viewer's (`callerAddress`). */
+  /**
+   * The caller's source, as every per-address limit counts it (the per-client window, the login
+   * throttle, per-source counts): the caller's address — the connection's, or the dashboard
+   * viewer's (`callerAddress`) — an IPv6 one by its /64 (`countingSource` in caller-address.ts).
+   */
   sourceIp: string;
+  /**
+   * The caller's address in full, for what is shown and recorded (a session's `ip_address`);
+   * never a counting key: an IPv6 caller can take a fresh one from its /64 for every request.
+   */
+  address: string;
   /**
    * Who the per-client rate limit counts: the API key API Gateway accepted (its id) with the
    * caller's address, or the address alone (`clientOf` in api-handler.ts).

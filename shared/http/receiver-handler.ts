@@ -39,10 +39,26 @@ export class PlainText {
 interface ReceiverOptions {
   methods: HttpMethod[];
   /**
-   * Called with every refused call (bad signature, malformed or oversized body, wrong method)
-   * before the 4xx goes out, so that the audit trail holds every attempt.
+   * Called with a call this edge refuses before the use-case runs (a method it does not serve, a
+   * body over the size limit), before the 4xx goes out; the use-case records what it refuses
+   * itself (a signature, a body it cannot accept).
    */
   onRefused?: (request: InboundRequest, error: ServiceError) => Promise<void>;
+}
+
+/** What this edge refuses before the use-case runs, if anything. */
+function edgeRefusal(request: InboundRequest, methods: HttpMethod[]): ServiceError | undefined {
+  if (!methods.includes(request.method)) {
+    return new ServiceError('not_found', `${request.method} is not served here`);
+  }
+  if (request.rawBody.length > maxReceiverBodyBytes) {
+    return new ServiceError(
+      'payload_too_large',
+      `The body must be at most ${maxReceiverBodyBytes} bytes`,
+      [{ field: 'body', message: `must be at most ${maxReceiverBodyBytes} bytes` }],
+    );
+  }
+  return undefined;
 }
 
 type Handler = (
@@ -101,24 +117,17 @@ export function receiverHandler(
   const receive = async (event: APIGatewayProxyEventV2): Promise<HttpResponse> => {
     const request = inboundRequest(event);
     let response: HttpResponse;
-    try {
-      if (!options.methods.includes(request.method)) {
-        throw new ServiceError('not_found', `${request.method} is not served here`);
+    const refused = edgeRefusal(request, options.methods);
+    if (refused !== undefined) {
+      await options.onRefused?.(request, refused);
+      response = responseForError(refused, request.requestId);
+    } else {
+      try {
+        response = toResponse(await run(request));
+      } catch (thrown) {
+        const error = thrown instanceof Refusal ? answerOfRefusal(thrown, {}) : thrown;
+        response = responseForError(error, request.requestId);
       }
-      if (request.rawBody.length > maxReceiverBodyBytes) {
-        throw new ServiceError(
-          'payload_too_large',
-          `The body must be at most ${maxReceiverBodyBytes} bytes`,
-          [{ field: 'body', message: `must be at most ${maxReceiverBodyBytes} bytes` }],
-        );
-      }
-      response = toResponse(await run(request));
-    } catch (thrown) {
-      const error = thrown instanceof Refusal ? answerOfRefusal(thrown, {}) : thrown;
-      if (error instanceof ServiceError && options.onRefused) {
-        await options.onRefused(request, error);
-      }
-      response = responseForError(error, request.requestId);
     }
     log.info('inbound webhook', { method: request.method, status: response.statusCode });
     return withRequestId(response, request.requestId);

@@ -111,8 +111,11 @@ export function answerOfRefusal(refusal: Refusal, inputFields: InputFields): Ser
       );
     case 'eventTooLarge':
       // The whole request body, as the size checks of the HTTP layer name it.
-      return new ServiceError('payload_too_large', 'The event body is too large to store', [
-        { field: 'body', message: `must compress to at most ${refusal.limit} bytes` },
+      return new ServiceError('payload_too_large', 'The event is too large to store', [
+        {
+          field: 'body',
+          message: `must compress to at most ${refusal.limit} bytes, with an id and a type short enough to store`,
+        },
       ]);
     case 'foreignCursor':
       return new ServiceError(

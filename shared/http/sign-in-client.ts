@@ -1,13 +1,16 @@
 import type { SignInClient } from '../domain/accounts/ports.js';
 
 /**
- * Where a sign-in came from, for the session list: the source IP API Gateway saw (never a
- * forwarded header a client writes) and the User-Agent as sent.
+ * Where a sign-in came from: the address API Gateway saw (never a forwarded header a client
+ * writes) in full for the session list, the source the login throttle counts (an IPv6 address
+ * by its /64), and the User-Agent as sent.
  */
 export const signInClient = (request: {
   sourceIp: string;
+  address: string;
   headers: Record<string, string>;
 }): SignInClient => ({
-  ipAddress: request.sourceIp,
+  address: request.address,
+  source: request.sourceIp,
   userAgent: request.headers['user-agent'] ?? null,
 });

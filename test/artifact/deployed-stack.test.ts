@@ -591,7 +591,12 @@ describe('the synthesized bundles, run with their template environment', () => {
     ]) {
       const body = Buffer.from(
         // Distinct bodies: identical ones are one event (deduplicated by their hash).
-        JSON.stringify({ event: 'payment.authorized', payload: {}, note: routeName }),
+        JSON.stringify({
+          event: 'payment.authorized',
+          payload: {},
+          note: routeName,
+          created_at: Math.floor(Date.now() / 1000),
+        }),
       );
       const signature = createHmac('sha256', secretOf(routeName, 'GATEWAY_A_WEBHOOK_SECRET'))
         .update(body)

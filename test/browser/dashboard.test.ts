@@ -11,6 +11,7 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AccountClient, uniquePhone } from '../e2e/accounts-support.js';
 import { checkContract } from '../support/contract.js';
+import { relays } from '../support/dashboard-relay.js';
 import { type LocalService, startLocalService } from '../support/local-service.js';
 
 /**
@@ -33,9 +34,21 @@ let page: Page;
 const answersChecked: Promise<void>[] = [];
 const contractFailures: string[] = [];
 
+/**
+ * Holds every API answer the page received to the document, and every call it made to the
+ * relay's list: on AWS the distribution relays only the calls read from the dashboard's sources.
+ */
 function holdToContract(response: Response): void {
   const url = new URL(response.url());
   if (url.origin !== service.origin || !url.pathname.startsWith('/v1/')) return;
+  const method = response.request().method();
+  answersChecked.push(
+    (async () => {
+      if (!(await relays(method, url.pathname))) {
+        contractFailures.push(`${method} ${url.pathname} is not relayed on AWS`);
+      }
+    })(),
+  );
   answersChecked.push(
     (async () => {
       let text: string;

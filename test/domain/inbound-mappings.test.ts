@@ -198,7 +198,7 @@ describe('subscription updates', () => {
 
 describe('messaging content', () => {
   it('extracts messages and statuses and skips entries without ids', () => {
-    const body = messagingNotification('wamid.in', 'wamid.out');
+    const body = messagingNotification('wamid.in', 'wamid.out', 1750263773);
     const content = messagingContentOf(body);
     expect(content.messages).toEqual([
       {
@@ -206,7 +206,7 @@ describe('messaging content', () => {
         from: '16505551234',
         type: 'text',
         text: 'Does it come in another colour?',
-        sentAt: 1749416383,
+        sentAt: 1750263713,
         phoneNumberId: '106540352242922',
       },
     ]);

@@ -15,7 +15,6 @@ import {
 } from '../../shared/adapters/dynamo-subscriptions.js';
 import { keys } from '../../shared/adapters/keys.js';
 import { ManualClock } from '../../shared/domain/clock.js';
-import { ServiceError } from '../../shared/domain/errors.js';
 import type { InboundCall, ProcessingRequest } from '../../shared/domain/inbound/model.js';
 import type {
   OutboundEvent,
@@ -23,8 +22,9 @@ import type {
   ReceiveDependencies,
 } from '../../shared/domain/inbound/ports.js';
 import { processEvent } from '../../shared/domain/inbound/process-event.js';
-import { receiveEvent, recordRefusal } from '../../shared/domain/inbound/receive-event.js';
+import { receiveEvent, recordUnproven } from '../../shared/domain/inbound/receive-event.js';
 import { gatewayA, gatewayB, messaging } from '../../shared/domain/inbound/sources.js';
+import { UnprovenSample } from '../../shared/domain/inbound/unproven-sample.js';
 import { useFreshTable } from '../support/table.js';
 import {
   gatewayAPaymentEvent,
@@ -61,6 +61,7 @@ const receiveDeps: ReceiveDependencies = {
   },
   clock,
   newId: randomUUID,
+  unprovenSample: new UnprovenSample(100),
 };
 
 const processDeps: ProcessDependencies = {
@@ -418,13 +419,7 @@ describe('the audit trail', () => {
   it('lists a source’s attempts newest first, refusals included, page by page', async () => {
     const start = clock.now();
     const refused = inboundCall('x', {}, start + 1_000);
-    await recordRefusal(
-      receiveDeps,
-      'messaging',
-      refused,
-      new ServiceError('invalid_signature', 'no'),
-      401,
-    );
+    await recordUnproven(receiveDeps, 'messaging', refused, 'invalid_signature');
     const body = JSON.stringify(
       messagingNotification(`wamid.${randomUUID()}`, `wamid.${randomUUID()}`),
     );

@@ -58,8 +58,15 @@ export function gatewayAPaymentEvent(event: string, payment: Record<string, unkn
   };
 }
 
-/** A messaging notification with one inbound text message and one delivery status. */
-export function messagingNotification(messageId: string, statusOf: string) {
+/**
+ * A messaging notification with one inbound text message, sent a minute before `at` (Unix
+ * seconds), and one delivery status at `at`.
+ */
+export function messagingNotification(
+  messageId: string,
+  statusOf: string,
+  at = Math.floor(Date.now() / 1000),
+) {
   return {
     object: 'whatsapp_business_account',
     entry: [
@@ -76,7 +83,7 @@ export function messagingNotification(messageId: string, statusOf: string) {
                 {
                   from: '16505551234',
                   id: messageId,
-                  timestamp: '1749416383',
+                  timestamp: String(at - 60),
                   type: 'text',
                   text: { body: 'Does it come in another colour?' },
                 },
@@ -85,7 +92,7 @@ export function messagingNotification(messageId: string, statusOf: string) {
                 {
                   id: statusOf,
                   status: 'delivered',
-                  timestamp: '1750263773',
+                  timestamp: String(at),
                   recipient_id: '16505551234',
                 },
               ],

@@ -27,6 +27,7 @@ import {
   maxInboundSweeps,
   sweepInboundEvents,
 } from '../../shared/domain/inbound/sweep-events.js';
+import { UnprovenSample } from '../../shared/domain/inbound/unproven-sample.js';
 import { log } from '../../shared/log.js';
 import { useFreshTable } from '../support/table.js';
 import { gatewayBEvent, gatewayBHeader, gatewayBSecret, inboundCall } from './inbound-support.js';
@@ -59,6 +60,7 @@ const receiveDeps: ReceiveDependencies = {
   queue,
   clock,
   newId: randomUUID,
+  unprovenSample: new UnprovenSample(100),
 };
 
 const processDeps: ProcessDependencies = {

@@ -153,6 +153,16 @@ export class AccountClient {
     return account;
   }
 
+  /** Whether a password signs in to the email: what a stranger is after. */
+  async signsIn(email: string, password: string): Promise<boolean> {
+    return (await this.post('/auth/login', { email, password })).status === 200;
+  }
+
+  /** Every message the outbox holds for a target, as subject + text. */
+  async messagesTo(target: string): Promise<string[]> {
+    return (await this.outbox(target)).map((message) => `${message.subject ?? ''} ${message.text}`);
+  }
+
   async login(email: string, password: string): Promise<TokenPair> {
     return (await successOf(this.api.POST('/auth/login', { body: { email, password } }))).data;
   }

@@ -156,6 +156,8 @@ async function account(options: {
     passwordHash: '$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA',
     passwordResetRequired: false,
     signupContested: false,
+    signupRecovery: false,
+    phoneConfirmationRequired: false,
     signupNames: ['Ada'],
     createdAt: new Date().toISOString(),
   };
@@ -185,6 +187,8 @@ describe('signup', () => {
     expect(forFresh).toEqual({
       dynamo: [
         'UpdateItem RATE#',
+        'GetItem EMAIL# consistent user_id',
+        'GetItem USER# consistent password_hash, email_verified',
         'TransactWriteItems [Put USER#, Put EMAIL# ALL_OLD]',
         'UpdateItem USER#',
       ],
@@ -359,6 +363,10 @@ describe('forgotPassword', () => {
     expect(subjectsTo(verified)).toEqual(['Your password reset code']);
     expect(subjectsTo(unverified)).toEqual(['Verify your email to activate your account']);
     expect(outbox.list(unknown)).toEqual([]);
+    // The pending signup is a recovery now: its activation will keep only the email.
+    const holderOf = async (email: string) => (await dynamoUserRepository.findByEmail(email))!;
+    expect(await holderOf(unverified)).toMatchObject({ signupRecovery: true });
+    expect(await holderOf(verified)).toMatchObject({ signupRecovery: false });
   });
 
   it('sends one code for a message delivered twice', async () => {

@@ -3,10 +3,12 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes.js';
-import { siteFileGroups, viewerAddressFunctionCode } from '../../infra/dashboard-site.js';
+import { callsIn, type DashboardCall, dashboardCalls } from '../../infra/dashboard-calls.js';
+import { siteFileGroups, viewerRequestFunctionCode } from '../../infra/dashboard-site.js';
 import { addServiceStack } from '../../infra/service-app.js';
 import { buildDashboard, pageHeaders } from '../../shared/dashboard/build.js';
-import { viewerAddressHeader } from '../../shared/http/caller-address.js';
+import { viewerAddressHeader, viewerNetworkHeader } from '../../shared/http/caller-address.js';
+import { relay, relays } from '../support/dashboard-relay.js';
 
 /**
  * The developer dashboard and the API reference on AWS (infra/dashboard-site.ts): a CloudFront
@@ -197,7 +199,7 @@ describe('the dashboard’s CloudFront distribution', () => {
     }
   });
 
-  it('relays /v1/* to the API stage uncached, every method, every viewer header but Host', () => {
+  it('relays /v1/* to the API stage uncached, through the relay function, every viewer header but Host', () => {
     const { behaviorAt, originOf, ofType, template } = stack;
     const api = behaviorAt('/v1/*');
     expect(api).toMatchObject({
@@ -225,13 +227,13 @@ describe('the dashboard’s CloudFront distribution', () => {
       OriginProtocolPolicy: 'https-only',
       OriginSSLProtocols: ['TLSv1.2'],
     });
-    // The viewer-address function runs on every /v1 request, before CloudFront relays it.
+    // The relay function runs on every /v1 request, before CloudFront relays it.
     const [functionId] = ofType('AWS::CloudFront::Function')[0]!;
     expect(api.FunctionAssociations).toEqual([
       { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [functionId, 'FunctionARN'] } },
     ]);
     expect(template.Resources[functionId]!.Properties).toMatchObject({
-      FunctionCode: viewerAddressFunctionCode,
+      FunctionCode: viewerRequestFunctionCode(dashboardCalls()),
       FunctionConfig: { Runtime: 'cloudfront-js-2.0' },
     });
   });
@@ -384,28 +386,131 @@ describe('the dashboard’s files in the bucket', () => {
   });
 });
 
-describe('the viewer-address function (CloudFront Functions, JavaScript 2.0)', () => {
-  const handler = new Function(`${viewerAddressFunctionCode}; return handler;`)() as (event: {
-    viewer: { ip: string };
-    request: { headers: Record<string, { value: string }> };
-  }) => Promise<{ headers: Record<string, { value: string }> }>;
+/** A request URI of a route's path, its ids filled in as the API issues them. */
+const uriOf = (path: string) =>
+  `/v1${path.replace(/\{id\}/g, 'whk_abcdefghij234567abcd').replace(/\{\w+\}/g, 'dlv_abcdefghij234567abcd')}`;
 
-  it('writes the viewer’s address over a forged one and drops a viewer’s own key', async () => {
-    const request = await handler({
-      viewer: { ip: '203.0.113.9' },
-      request: {
-        headers: {
-          [viewerAddressHeader]: { value: '198.51.100.1' },
-          'x-api-key': { value: 'a key a viewer found somewhere' },
-          authorization: { value: 'Bearer token' },
-        },
-      },
-    });
+describe('the relay function (CloudFront Functions, JavaScript 2.0)', () => {
+  it('writes the viewer’s address and network over forged ones and drops a viewer’s own key', async () => {
+    const forged = {
+      [viewerAddressHeader]: { value: '198.51.100.1' },
+      [viewerNetworkHeader]: { value: '198.51.100.1' },
+      'x-api-key': { value: 'a key a viewer found somewhere' },
+      authorization: { value: 'Bearer token' },
+    };
+    const request = (ip: string) =>
+      relay({
+        viewer: { ip },
+        request: { method: 'GET', uri: '/v1/profile', headers: { ...forged } },
+      });
 
-    expect(request.headers).toEqual({
+    expect((await request('203.0.113.9')).headers).toEqual({
       [viewerAddressHeader]: { value: '203.0.113.9' },
+      [viewerNetworkHeader]: { value: '203.0.113.9' },
       authorization: { value: 'Bearer token' },
     });
+    // An IPv6 viewer is counted by its /64: the web ACL reads the network, the API the address.
+    expect((await request('2001:db8:4:2:8a2e:370:7334:1')).headers).toMatchObject({
+      [viewerAddressHeader]: { value: '2001:db8:4:2:8a2e:370:7334:1' },
+      [viewerNetworkHeader]: { value: '2001:db8:4:2::' },
+    });
+    expect((await request('2001:db8::1')).headers).toMatchObject({
+      [viewerNetworkHeader]: { value: '2001:db8:0:0::' },
+    });
+  });
+
+  it('relays every call the dashboard makes, and no other route or method of the API', async () => {
+    const calls = new Set(dashboardCalls().map((call) => `${call.method} ${call.path}`));
+    const apiRoutes = routes.filter(
+      (route): route is typeof route & { method: string; path: string } =>
+        route.surface === 'api' && 'method' in route && route.method !== 'ANY',
+    );
+    const relayed = new Set<string>();
+    for (const route of apiRoutes) {
+      for (const method of ['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+        if (await relays(method, uriOf(route.path))) relayed.add(`${method} ${route.path}`);
+      }
+    }
+
+    expect([...relayed].sort()).toEqual([...calls].sort());
+    // Among what it refuses: every other way to spend the dashboard's key.
+    for (const [method, uri] of [
+      ['POST', '/v1/otp/send'],
+      ['GET', '/v1/verify/phone'],
+      ['POST', '/v1/events'],
+      ['GET', '/v1/webhooks/whk_a/deliveries/dlv_b'],
+      ['GET', '/v1/webhooks/../verify/phone'],
+      ['GET', '/v1/webhooks/%2e%2e'],
+      ['POST', '/v1/auth/login/'],
+    ] as const) {
+      expect(await relays(method, uri), `${method} ${uri}`).toBe(false);
+    }
+  });
+
+  it('answers what it does not relay with a 404 in the API’s envelope, never cached', async () => {
+    const answer = await relay({
+      viewer: { ip: '203.0.113.9' },
+      request: { method: 'POST', uri: '/v1/otp/send', headers: {} },
+    });
+
+    expect(answer).toMatchObject({
+      statusCode: 404,
+      headers: {
+        'content-type': { value: 'application/json; charset=utf-8' },
+        'cache-control': { value: 'no-store' },
+      },
+    });
+    const body = JSON.parse((answer as { body: { data: string } }).body.data);
+    expect(body).toEqual({
+      success: false,
+      error: { code: 'not_found', message: expect.any(String), details: [] },
+    });
+  });
+
+  it('relays only operations of the route table: each call the dashboard makes is one', () => {
+    const operations = new Set(
+      routes
+        .filter((route) => route.surface === 'api' && 'method' in route)
+        .map(
+          (route) =>
+            `${'method' in route ? route.method : ''} ${'path' in route ? route.path : ''}`,
+        ),
+    );
+
+    const calls = dashboardCalls();
+
+    expect(calls.length).toBeGreaterThan(20);
+    for (const call of calls)
+      expect(operations, `${call.method} ${call.path}`).toContain(`${call.method} ${call.path}`);
+  });
+});
+
+describe('the dashboard’s calls, read from its sources', () => {
+  const read = (source: string): DashboardCall[] => callsIn('page.tsx', source);
+
+  it('finds a call the moment a page makes it: nothing to add by hand', () => {
+    const page = `
+      await session.call((api) => api.POST('/webhooks/{id}/recover', { params, body }));
+      const { data } = await session.call((api) =>
+        api.GET(
+          '/webhooks/{id}/deliveries/{delivery_id}',
+          { params },
+        ),
+      );
+      <a href="/v1/openapi.json">the document</a>`;
+
+    expect(read(page)).toEqual([
+      { method: 'POST', path: '/webhooks/{id}/recover' },
+      { method: 'GET', path: '/webhooks/{id}/deliveries/{delivery_id}' },
+      { method: 'GET', path: '/openapi.json' },
+    ]);
+  });
+
+  it('refuses a call it could not read, rather than leave it unrelayed', () => {
+    expect(() => read('api.DELETE(pathOf(endpoint), { params })')).toThrow(/not a string literal/);
+    const interpolated = ['api.GET(`/webhooks/', '$', '{id}`)'].join('');
+    expect(() => read(interpolated)).toThrow(/not a string literal/);
+    expect(() => read("await fetch('/v1/webhooks')")).toThrow(/typed client/);
   });
 });
 
@@ -444,11 +549,21 @@ describe('the web ACL behind the distribution', () => {
         'RequestsPerDashboardViewer',
         expect.objectContaining({
           AggregateKeyType: 'FORWARDED_IP',
-          ForwardedIPConfig: { HeaderName: viewerAddressHeader, FallbackBehavior: 'MATCH' },
+          ForwardedIPConfig: { HeaderName: viewerNetworkHeader, FallbackBehavior: 'MATCH' },
           ScopeDownStatement: carriesDashboardKey,
         }),
       ],
     ]);
+  });
+});
+
+describe('the stage’s direct callers', () => {
+  it('reach it over IPv4 only, which the web ACL counts per address', () => {
+    const [, restApi] = stack.ofType('AWS::ApiGateway::RestApi')[0]!;
+
+    // WAF counts an address as a whole: were the stage dual-stack, an IPv6 caller could take a
+    // fresh address of its /64 for every request. The API's own limits count the /64.
+    expect(restApi.Properties.EndpointConfiguration).toEqual({ Types: ['REGIONAL'] });
   });
 });
 

@@ -10,7 +10,10 @@ import type { User } from './user.js';
  * An account is "active" once its email is verified (`emailVerified`).
  */
 export interface AccountDirectory {
-  /** The account whose verified phone this E.164 number is, if any (one guard read + one read). */
+  /**
+   * The account whose verified phone this E.164 number is, if any (one guard read + one read);
+   * whether it signs in by SMS is `phoneSignsIn`'s to say.
+   */
   findByPhone(phone: string): Promise<User | undefined>;
   /** The account that holds this lower-cased email, if any (two reads). */
   findByEmail(email: string): Promise<User | undefined>;
@@ -22,6 +25,16 @@ export interface AccountDirectory {
    * pending signup holds it.
    */
   activatePendingSignup(email: string): Promise<boolean>;
+  /**
+   * Marks the pending signup as a recovery (forgot-password was asked for it): its activation
+   * keeps only the email. Nothing for a verified account.
+   */
+  markSignupRecovery(userId: string, email: string): Promise<void>;
+  /**
+   * The account's phone signs in by SMS again after a password reset: a signed-in session of the
+   * account confirmed it with a code sent after the reset. Nothing when it is not its phone.
+   */
+  confirmPhoneAgain(userId: string, phone: string): Promise<void>;
   /** Makes the account's pending email its verified email (its code was just verified). */
   confirmPendingEmail(userId: string, email: string): Promise<PendingConfirmation>;
   /** Makes the account's pending phone its verified phone (its code was just verified). */
@@ -56,6 +69,8 @@ export function accountDirectory(deps: AccountDeps): AccountDirectory {
       }
       return false;
     },
+    markSignupRecovery: (userId, email) => deps.users.markSignupRecovery(userId, email),
+    confirmPhoneAgain: (userId, phone) => deps.users.confirmPhoneAgain(userId, phone),
     async confirmPendingEmail(userId, email) {
       const user = await deps.users.get(userId);
       if (user?.pendingEmail !== email) return 'stale';

@@ -41,14 +41,20 @@ export async function forgotPassword(
  * verified account, a `signup` code for an unverified one, nothing for an unknown email. The
  * account is looked up again (it may have been verified since the request). Send limits are
  * absorbed, so a redelivered message within the 60 s cooldown sends nothing more.
+ *
+ * A pending signup is first marked as a recovery: whoever asks to recover an email may not be
+ * whoever signed up with it (a stranger may have signed up with the victim's email and the
+ * stranger's password), so its activation — with this code or any other — keeps only the email
+ * and asks for a new password (docs/accounts.md, "Forgot password").
  */
 export async function sendForgotPasswordCode(
-  directory: Pick<AccountDirectory, 'findByEmail'>,
+  directory: Pick<AccountDirectory, 'findByEmail' | 'markSignupRecovery'>,
   codes: AccountCodes,
   email: string,
 ): Promise<void> {
   const user = await directory.findByEmail(email);
   if (user === undefined) return;
+  if (!user.emailVerified) await directory.markSignupRecovery(user.id, email);
   const purpose = user.emailVerified ? 'password_reset' : 'signup';
   await sendWithoutTelling(() => codes.send('email', email, purpose));
 }

@@ -129,7 +129,7 @@ async function passwordLogin(
     input.email,
     deps.users.findByEmail(input.email),
     input.password,
-    client.ipAddress,
+    client.source,
   );
   if (!user.emailVerified) {
     throw new ServiceError(
@@ -138,7 +138,7 @@ async function passwordLogin(
     );
   }
   return startSession(deps, user, client, {
-    clearThrottle: { email: input.email, source: client.ipAddress },
+    clearThrottle: { email: input.email, source: client.source },
     checkedPasswordHash: user.passwordHash,
     upgradedPasswordHash: needsRehash(user.passwordHash)
       ? await hashPassword(input.password)

@@ -27,6 +27,7 @@ function wordingOf(notice: SecurityNotice, detail: string | undefined) {
         subject: 'Your password was reset',
         lines: [
           'The password of your account was reset with a code sent to this address, and every session was signed out.',
+          'Signing in by SMS is off until you confirm your phone number again: sign in with the new password, ask for a code to your phone and enter it. Email and phone changes asked for before the reset were cancelled.',
           ifNotYou,
         ],
       };

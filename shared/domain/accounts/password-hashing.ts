@@ -100,6 +100,30 @@ export async function verifyPassword(password: string, phc: string): Promise<boo
   return timingSafeEqual(Buffer.from(computed), parsed.hash);
 }
 
+/**
+ * Hashes the password with the salt and parameters of a stored hash and tells whether it is the
+ * same password: one Argon2 computation that is both a verification and a hash to store — the
+ * cost of `hashPassword`, whatever the answer. A stored hash that cannot be read gets a fresh
+ * hash and no match.
+ */
+export async function hashAlongside(
+  password: string,
+  phc: string,
+): Promise<{ hash: string; matches: boolean }> {
+  const parsed = parse(phc);
+  if (parsed === undefined || parsed.salt.length < saltBytes) {
+    return { hash: await hashPassword(password), matches: false };
+  }
+  const computed = Buffer.from(
+    await derive(password, parsed.salt, parsed.parameters, parsed.hash.length),
+  );
+  const { memoryKib, iterations, parallelism } = parsed.parameters;
+  return {
+    hash: `$argon2id$v=19$m=${memoryKib},t=${iterations},p=${parallelism}$${b64(parsed.salt)}$${b64(computed)}`,
+    matches: timingSafeEqual(computed, parsed.hash),
+  };
+}
+
 /** Whether a stored hash was made with weaker parameters than today's (upgrade it on login). */
 export function needsRehash(phc: string): boolean {
   const parsed = parse(phc);

@@ -57,7 +57,10 @@ export const currentPasswordRequired = () =>
 
 /**
  * Sets a new password with the code from forgotPassword (10 minutes, single use), lifts every
- * login lock of the email, ends every session of the account and tells its email.
+ * login lock of the email, ends every session of the account and tells its email. A reset is a
+ * recovery: whoever knew the old password may have asked for an email or phone change, or put
+ * their own phone on the account, so the pending changes are dropped and the phone signs in by
+ * SMS only once a signed-in session confirms it again (docs/accounts.md, "Password reset").
  * Round trips: the code's consumption + 2 reads + 1 conditional write + query/deletes of sessions
  * and of throttle records + 1 SendMessage.
  */
@@ -74,7 +77,7 @@ export async function resetPassword(
       throw new ServiceError('invalid_otp', 'The code is not valid for this email');
     }
     const newHash = await hashPassword(input.newPassword);
-    if (!(await deps.users.replacePasswordHash(user.id, user.passwordHash, newHash))) {
+    if (!(await deps.users.recoverWithPassword(user.id, user.passwordHash, newHash))) {
       throw new ServiceError('conflict', 'The password was changed meanwhile; request a new code');
     }
     await Promise.all([

@@ -35,15 +35,27 @@ export type PendingConfirmation =
 
 /**
  * What an activation writes (verifySignupOtp, or verifyEmailOtp with a signup code): the email is
- * verified; a contested signup also loses its password, its pending phone and any name a stranger
- * may have given, and asks its owner for a new password (docs/accounts.md, "Signup collisions").
+ * verified. An activation the signer may not have made — a contested signup, or one for which
+ * forgot-password was asked — also loses its password, its pending phone and any name a stranger
+ * may have given, and asks its owner for a new password (docs/accounts.md, "Signup collisions",
+ * "Forgot password").
  */
 export interface Activation {
   email: string;
+  /** Other signups met this one (the contest state it was read with). */
   contested: boolean;
-  /** The name the account keeps: the signups' one name, or the email's local part if they differ. */
+  /** Forgot-password was asked for this pending signup (the state it was read with). */
+  recovery: boolean;
+  /**
+   * The name the account keeps: the signups' one name, or the email's local part if they differ
+   * or the activation is a recovery.
+   */
   name: string;
 }
+
+/** Whether an activation keeps nothing of the signup but its email (`Activation`). */
+export const dropsSignup = (activation: Activation): boolean =>
+  activation.contested || activation.recovery;
 
 export interface UserRepository {
   /**
@@ -73,6 +85,30 @@ export interface UserRepository {
    */
   replacePasswordHash(userId: string, expectedHash: string, newHash: string): Promise<boolean>;
   /**
+   * A password reset's write: `replacePasswordHash`, and what a recovery takes back from whoever
+   * knew the old password — the pending email and phone are dropped, and the phone signs in by
+   * SMS only once confirmed again (`phoneConfirmationRequired`). False when the hash changed
+   * meanwhile.
+   */
+  recoverWithPassword(userId: string, expectedHash: string, newHash: string): Promise<boolean>;
+  /**
+   * Records that forgot-password was asked for the pending signup holding `email`
+   * (`signupRecovery`), in one conditional write; refused silently when the account is verified
+   * or no longer holds the email.
+   */
+  markSignupRecovery(userId: string, email: string): Promise<void>;
+  /**
+   * Lets the phone sign in by SMS again after a password reset (a signed-in session confirmed it
+   * with a new code); refused silently when it is not the account's phone or needs nothing.
+   */
+  confirmPhoneAgain(userId: string, phone: string): Promise<void>;
+  /**
+   * The account that holds this email and, while it is a pending signup, its password hash
+   * (`pendingHash`), in exactly two strongly consistent reads with small projections whatever
+   * the answer (as `findByEmail`).
+   */
+  signupHolder(email: string): Promise<{ userId: string; pendingHash?: string } | undefined>;
+  /**
    * Marks the pending signup that holds `email` as contested by another signup, adding that
    * signup's name, in one conditional write; never its password. Refused silently when the
    * holder is `signerId` itself (a fresh account), verified, or gone — the same round trip.
@@ -85,7 +121,7 @@ export interface UserRepository {
   ): Promise<void>;
   /**
    * Deletes a fresh signup's account and its email guard together, while the account is still
-   * that untouched pending signup (not verified, not contested): a signup whose code could not be
+   * that untouched pending signup (not verified, contested nor recovered): a signup whose code could not be
    * queued leaves nothing behind. Refused silently otherwise.
    */
   withdrawSignup(userId: string, email: string): Promise<void>;
@@ -129,10 +165,12 @@ export interface LoginThrottle {
   clear(email: string): Promise<void>;
 }
 
-/** Where a sign-in came from, as the session list shows it. */
+/** Where a sign-in came from, as the session list shows it and the login throttle counts it. */
 export interface SignInClient {
-  /** The source IP that API Gateway saw. */
-  ipAddress: string;
+  /** The address that API Gateway saw, in full: what the session list shows. */
+  address: string;
+  /** Who the login throttle counts: the address, an IPv6 one by its /64. */
+  source: string;
   /** The User-Agent header, as sent (truncated). */
   userAgent: string | null;
 }

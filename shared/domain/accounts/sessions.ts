@@ -3,7 +3,7 @@ import { metrics } from '../metrics.js';
 import { type PendingHit, rateLimited } from '../rate-limit.js';
 import { accessTokenSeconds } from './access-tokens.js';
 import type { AccountDeps } from './deps.js';
-import type { SessionRecord, SignInChanges, SignInClient } from './ports.js';
+import { dropsSignup, type SessionRecord, type SignInChanges, type SignInClient } from './ports.js';
 import {
   hashRefreshToken,
   newRefreshToken,
@@ -72,8 +72,10 @@ export async function startSession(
           onlineStatus: true,
           emailVerified: true,
           name: activation.name,
-          pendingPhone: activation.contested ? null : user.pendingPhone,
-          passwordResetRequired: activation.contested || user.passwordResetRequired,
+          pendingPhone: dropsSignup(activation) ? null : user.pendingPhone,
+          passwordResetRequired: dropsSignup(activation) || user.passwordResetRequired,
+          signupContested: false,
+          signupRecovery: false,
         };
   return signedInAs(deps, signedIn, sessionId, refreshToken);
 }

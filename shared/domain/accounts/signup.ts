@@ -2,7 +2,7 @@ import { log } from '../../log.js';
 import { ServiceError } from '../errors.js';
 import { metrics } from '../metrics.js';
 import type { AccountCodeDeps } from './deps.js';
-import { hashPassword } from './password-hashing.js';
+import { hashAlongside, hashPassword } from './password-hashing.js';
 import { refuseEmailAsPassword } from './passwords.js';
 import { newId, type User } from './user.js';
 
@@ -16,20 +16,27 @@ export interface SignupResult {
  * Registers an unverified account; its code is sent by the account-code worker
  * (`followUpSignup`). An email that already has an account gets the same 201 and body after the
  * same AWS calls (no enumeration, by answer nor by timing — docs/accounts.md). A second signup
- * for a pending (never verified) email writes none of its credentials: it marks the pending
- * account contested, so whoever activates it with the inbox's code gets it with no password
- * anyone else knows (`verifySignup`). A phone waits as pending, reserving nothing, until the
- * owner verifies it after activation.
- * Round trips, whatever the email: 1 transaction (account + email guard + phone check), then in
- * parallel 1 conditional UpdateItem and 1 SQS SendMessage.
+ * for a pending (never verified) email writes none of its credentials: with a password that
+ * does not verify against the pending one it marks the pending account contested, so whoever
+ * activates it with the inbox's code gets it with no password anyone else knows
+ * (`verifySignup`); with the same password it is the same signer again, and changes nothing. A
+ * phone waits as pending, reserving nothing, until the owner verifies it after activation.
+ * Round trips, whatever the email: 2 reads (the email's holder, as findByEmail), 1 transaction
+ * (account + email guard + phone check), then in parallel 1 conditional UpdateItem and 1 SQS
+ * SendMessage; one Argon2 computation.
  */
 export async function signup(
   deps: Pick<AccountCodeDeps, 'users' | 'clock' | 'codeQueue'>,
   input: { name: string; email: string; phone?: string; password: string },
 ): Promise<SignupResult> {
   refuseEmailAsPassword(input.password, input.email, 'password');
-  // Hash before knowing whether the email exists: both paths then take the same time.
-  const passwordHash = await hashPassword(input.password);
+  // One Argon2 computation whatever the email: against the pending signup's hash (its salt and
+  // parameters) it is also the check of a repeat, else a fresh hash; the same time either way.
+  const holder = await deps.users.signupHolder(input.email);
+  const { hash: passwordHash, matches: samePassword } =
+    holder?.pendingHash === undefined
+      ? { hash: await hashPassword(input.password), matches: false }
+      : await hashAlongside(input.password, holder.pendingHash);
   const user: User = {
     id: newId('usr'),
     name: input.name,
@@ -43,6 +50,8 @@ export async function signup(
     passwordHash,
     passwordResetRequired: false,
     signupContested: false,
+    signupRecovery: false,
+    phoneConfirmationRequired: false,
     signupNames: [input.name],
     createdAt: new Date(deps.clock.now()).toISOString(),
   };
@@ -53,13 +62,22 @@ export async function signup(
       { field: 'phone', message: 'is already registered to another account' },
     ]);
   }
-  // The same write for every email: on a fresh account its condition refuses it (the holder is
-  // the signup itself), as it refuses a verified holder; only a pending holder is marked
-  // contested. Skipping it on a fresh email would make a taken email measurably slower.
   const holderId = creation.outcome === 'created' ? user.id : creation.holderId;
+  // A repeat by the pending signup's own signer (a form submitted twice, a retried request) is
+  // no contest. A holder that appeared, or changed, since the read is counted as another signer.
+  const sameSigner = samePassword && holderId === holder?.userId;
   try {
     await Promise.all([
-      deps.users.contestPendingSignup(holderId, user.email, input.name, user.id),
+      // The same write for every email: refused by its condition on the signup's own fresh
+      // account (the holder is the signup itself), on a verified holder, and on a repeat (the
+      // holder named as its own contestant); only another signer marks a pending holder
+      // contested. Skipping it on a fresh email would make a taken one measurably slower.
+      deps.users.contestPendingSignup(
+        holderId,
+        user.email,
+        input.name,
+        sameSigner ? holderId : user.id,
+      ),
       deps.codeQueue.request({ kind: 'signup', target: user.email }),
     ]);
   } catch (error) {

@@ -31,11 +31,29 @@ export interface User {
   passwordResetRequired: boolean;
   /** A pending signup that another signup for the same email met (signup.ts). */
   signupContested: boolean;
+  /**
+   * Forgot-password was asked for this pending signup: whoever asked may not be whoever signed
+   * up, so its activation keeps only the email (forgot-password.ts).
+   */
+  signupRecovery: boolean;
+  /**
+   * The password was reset since the phone was last confirmed: whoever knew the old password may
+   * have put their own phone there, so it signs nobody in by SMS until a signed-in session
+   * confirms it again with a new code (`phoneSignsIn`).
+   */
+  phoneConfirmationRequired: boolean;
   /** The names the signups of a pending account gave (one while it is uncontested). */
   signupNames: string[];
   /** ISO 8601. */
   createdAt: string;
 }
+
+/**
+ * Whether the account's phone signs it in by SMS: a phone its owner verified, on an active
+ * account, and not waiting to be confirmed again since a password reset.
+ */
+export const phoneSignsIn = (user: User): boolean =>
+  user.emailVerified && user.phone !== null && !user.phoneConfirmationRequired;
 
 /** `prefix_` + 128 random bits, base64url: unguessable, and safe inside keys and tokens. */
 export const newId = (prefix: 'usr' | 'ses'): string =>

@@ -1,5 +1,5 @@
+import { isObject, type JsonObject } from './json.js';
 import type { MessagingMessage, MessagingStatus } from './ports.js';
-import { isObject, type JsonObject } from './sources.js';
 
 /** Longest message text kept (the platform allows 4,096 characters). */
 const maxTextLength = 4096;

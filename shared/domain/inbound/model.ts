@@ -16,8 +16,10 @@ export type InboundRoute = 'subscription' | 'general';
  * - accepted: verified, new, stored and handed to processing;
  * - duplicate: verified, already seen (acknowledged, not processed again);
  * - verified: a messaging subscription handshake that passed;
- * - invalid_signature, malformed (non-JSON or missing fields), too_large, wrong_method,
- *   forbidden (a handshake with a wrong token): refused with a 4xx;
+ * - invalid_signature, malformed (non-JSON or missing fields), too_old (created longer ago than
+ *   the dedupe window: a replay cannot be told from a new event), too_large (over the size
+ *   limit, or more than storage keeps), wrong_method, forbidden (a handshake with a wrong token):
+ *   refused with a 4xx;
  * - failed: verified and stored, but the hand-off to processing failed (answered 500 so the
  *   sender retries; the retry is re-queued).
  */
@@ -27,10 +29,19 @@ export type AttemptOutcome =
   | 'verified'
   | 'invalid_signature'
   | 'malformed'
+  | 'too_old'
   | 'too_large'
   | 'wrong_method'
   | 'forbidden'
   | 'failed';
+
+/**
+ * How long an accepted event's dedupe record is kept: gateways retry for up to 3 days (gateway B)
+ * or 24 hours (gateway A), and at least 30 days were asked for; the margin covers a late manual
+ * resend. An event created longer ago than this is refused: its record may be gone, so a replay
+ * could not be told from a new event.
+ */
+export const dedupeWindowSeconds = 35 * 24 * 60 * 60;
 
 /** One call to a receiver, kept for audit. */
 export interface InboundAttempt {

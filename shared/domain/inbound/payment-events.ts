@@ -1,7 +1,7 @@
 import type { EventType } from '../event-types.js';
 import { eventDataProblems } from '../webhooks/event-catalogue.js';
+import { isObject, type JsonObject } from './json.js';
 import type { InboundSource } from './model.js';
-import { isObject, type JsonObject } from './sources.js';
 
 /** The outbound event a gateway payment event becomes, for the account named in its metadata. */
 export interface PaymentEvent {

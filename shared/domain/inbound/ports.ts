@@ -7,6 +7,7 @@ import type {
   InboundSource,
   ProcessingRequest,
 } from './model.js';
+import type { UnprovenSample } from './unproven-sample.js';
 
 export type RecordEventResult =
   | { created: true }
@@ -142,6 +143,8 @@ export interface ReceiveDependencies {
   queue: InboundQueue;
   clock: Clock;
   newId: () => string;
+  /** Which refused calls of unproven senders are stored: one per process. */
+  unprovenSample: UnprovenSample;
 }
 
 export interface SweepDependencies {

@@ -1,9 +1,9 @@
 import { ServiceError } from '../errors.js';
+import { isObject, type JsonObject } from './json.js';
 import { messagingContentOf } from './messaging-events.js';
 import type { InboundEvent, ProcessingRequest } from './model.js';
 import { paymentEventOf } from './payment-events.js';
 import type { ProcessDependencies } from './ports.js';
-import { isObject, type JsonObject } from './sources.js';
 import { subscriptionUpdateOf } from './subscription-events.js';
 
 /**

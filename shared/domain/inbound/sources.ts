@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ServiceError } from '../errors.js';
+import type { JsonObject } from './json.js';
+import { messagingContentOf } from './messaging-events.js';
 import type { InboundCall, InboundRoute, InboundSource } from './model.js';
 import {
   type SignatureCheck,
@@ -7,12 +9,6 @@ import {
   verifyHexHmac,
   verifyMessagingSignature,
 } from './signatures.js';
-
-/** A JSON object as parsed from a body: fields are read defensively. */
-export type JsonObject = Record<string, unknown>;
-
-export const isObject = (value: unknown): value is JsonObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The first of several header names that is present (senders use their own brand names). */
 const header = (call: InboundCall, ...names: string[]): string | undefined =>
@@ -36,12 +32,26 @@ export interface EventIdentity {
 /** The longest claimed event id kept for audit (the header is the sender's free text). */
 const maxSenderEventIdLength = 200;
 
+/** When the sender created an event, as its signed body says, and the field that says it. */
+export interface CreationTime {
+  /** Unix seconds. */
+  seconds: number;
+  field: string;
+}
+
 /** How one sender signs and names its events (contract.md, "Inbound webhooks"). */
 export interface SourceRules {
   source: InboundSource;
   verify(call: InboundCall, secrets: string[]): SignatureCheck;
   /** Throws invalid_request when the body lacks what every event of this sender carries. */
   identify(call: InboundCall, body: JsonObject): EventIdentity;
+  /**
+   * When the event was created, from the signed body: gateway A's `created_at` (required: a body
+   * without it is malformed), gateway B's `created` when sent, a messaging notification's newest
+   * message or status (none when it carries neither: then nothing in it is stored but its dedupe
+   * record).
+   */
+  createdAt(body: JsonObject): CreationTime | undefined;
 }
 
 const malformed = (field: string, message: string) =>
@@ -54,6 +64,15 @@ function requiredString(body: JsonObject, field: string): string {
   if (typeof value !== 'string' || value === '')
     throw malformed(field, 'must be a non-empty string');
   return value;
+}
+
+/** A gateway's own creation time of the event: Unix seconds in `field`. */
+function creationSeconds(body: JsonObject, field: string): CreationTime {
+  const value = body[field];
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
+    throw malformed(field, "must be the event's creation time in Unix seconds");
+  }
+  return { seconds: value, field };
 }
 
 /** Gateway B: subscription lifecycle and checkout completion go to subscription handling. */
@@ -90,6 +109,8 @@ export const gatewayA: SourceRules = {
       ...(claimed ? { senderEventId: claimed.slice(0, maxSenderEventIdLength) } : {}),
     };
   },
+  // Required: nothing else dates a gateway A body, whose signature covers no time.
+  createdAt: (body) => creationSeconds(body, 'created_at'),
 };
 
 export const gatewayB: SourceRules = {
@@ -106,6 +127,10 @@ export const gatewayB: SourceRules = {
     const type = requiredString(body, 'type');
     return { eventId, type, route: gatewayBRoute(type) };
   },
+  // The signature's own timestamp (±300 s) already stops the replay of a captured call; the
+  // event's `created`, when sent, also stops the gateway's own resend of an event the dedupe
+  // record may have forgotten.
+  createdAt: (body) => (body.created === undefined ? undefined : creationSeconds(body, 'created')),
 };
 
 export const messaging: SourceRules = {
@@ -118,6 +143,15 @@ export const messaging: SourceRules = {
     const type =
       typeof body.object === 'string' && body.object !== '' ? body.object : 'notification';
     return { eventId: bodyHash(call.rawBody), type, route: 'general' };
+  },
+  createdAt(body) {
+    const { messages, statuses } = messagingContentOf(body);
+    const newest = Math.max(
+      0,
+      ...messages.map((message) => message.sentAt),
+      ...statuses.map((status) => status.at),
+    );
+    return newest > 0 ? { seconds: newest, field: 'timestamp' } : undefined;
   },
 };
 

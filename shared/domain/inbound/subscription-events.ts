@@ -1,6 +1,6 @@
+import { isObject, type JsonObject } from './json.js';
 import type { InboundSource } from './model.js';
 import type { SubscriptionUpdate } from './ports.js';
-import { isObject, type JsonObject } from './sources.js';
 
 export type SubscriptionMapping =
   | { kind: 'update'; update: SubscriptionUpdate }

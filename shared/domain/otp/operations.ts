@@ -3,6 +3,7 @@ import type { AccountDirectory } from '../accounts/directory.js';
 import type { AccountCodeQueue, SignInClient } from '../accounts/ports.js';
 import { sendWithoutTelling } from '../accounts/send-without-telling.js';
 import type { SignedIn } from '../accounts/sessions.js';
+import { phoneSignsIn } from '../accounts/user.js';
 import { ServiceError } from '../errors.js';
 import type { PendingHit } from '../rate-limit.js';
 import type { OtpChecks } from './checks.js';
@@ -103,11 +104,12 @@ export async function sendOtp(
 
 /**
  * sendOtp login's work, in the account-code worker: a login code for the verified phone of an
- * active account only (findByPhone finds no account by a pending phone).
+ * active account only (findByPhone finds no account by a pending phone), and not while the phone
+ * waits to be confirmed again after a password reset.
  */
 export async function sendLoginCode(deps: OtpOperationDeps, phone: string): Promise<void> {
   const user = await deps.accounts.findByPhone(phone);
-  if (user === undefined || !user.emailVerified) return;
+  if (user === undefined || !phoneSignsIn(user)) return;
   await sendWithoutTelling(() => deps.codes.send('sms', phone, 'login'));
 }
 
@@ -120,7 +122,8 @@ export interface GenericVerification {
 /**
  * Consumes an SMS code. Purpose login signs in the active account whose verified phone it is and
  * returns the token pair (the sign-in proves the phone again; it never marks one verified).
- * Purpose generic only confirms, and only the code sent for the signed-in caller.
+ * Purpose generic confirms, and only the code sent for the signed-in caller; when the number is
+ * the caller's own phone, held back since a password reset, it signs in by SMS again.
  */
 export async function verifyOtp(
   deps: OtpCheckDeps,
@@ -133,6 +136,9 @@ export async function verifyOtp(
   if (request.purpose === 'generic') {
     const subject = signedInUser(request);
     await deps.codes.check('sms', request.phone, 'generic', request.code, { subject, targetHit });
+    // A code sent to a signed-in session and entered in one: if the number is the account's own
+    // phone, waiting since a password reset, it signs in by SMS again (one conditional write).
+    await deps.accounts.confirmPhoneAgain(subject, request.phone);
     return { verified: true, phone: request.phone, purpose: 'generic' };
   }
   return deps.codes.verifyThen(
@@ -144,7 +150,7 @@ export async function verifyOtp(
       // The account may have lost the number since the code was sent (findByPhone finds only the
       // account whose *verified* phone it is).
       const user = await deps.accounts.findByPhone(request.phone);
-      if (user === undefined || !user.emailVerified) {
+      if (user === undefined || !phoneSignsIn(user)) {
         throw new ServiceError('invalid_otp', 'The code is not valid for this phone number');
       }
       return deps.accounts.signInWithPhone(user.id, request.phone, client);

@@ -68,6 +68,7 @@ export const User = /* @__PURE__ */ v.strictObject({
   gender: /* @__PURE__ */ nullable(/* @__PURE__ */ v.picklist(genders)),
   online_status: /* @__PURE__ */ v.boolean(),
   email_verified: /* @__PURE__ */ v.boolean(),
+  /** The phone signs in by SMS: false again after a password reset, until confirmed again. */
   phone_verified: /* @__PURE__ */ v.boolean(),
   created_at: timestamp,
 });
@@ -85,7 +86,8 @@ export const TokenPair = /* @__PURE__ */ v.strictObject(tokenPairFields);
 export const Activation = /* @__PURE__ */ v.strictObject(
   /* @__PURE__ */ merged(tokenPairFields, {
     /**
-     * True when other signups met this one on the pending email: no password was kept, and the
+     * True when the signer may not be whoever activates — other signups met this one on the
+     * pending email, or forgot-password was asked for it: no password was kept, and the
      * signed-in owner sets one (changePassword without current_password).
      */
     password_reset_required: /* @__PURE__ */ v.boolean(),

@@ -16,7 +16,8 @@ export const userView = (user: User) => ({
   gender: user.gender,
   online_status: user.onlineStatus,
   email_verified: user.emailVerified,
-  phone_verified: user.phone !== null,
+  // Whether the phone signs in by SMS: false again after a password reset, until confirmed.
+  phone_verified: user.phone !== null && !user.phoneConfirmationRequired,
   created_at: user.createdAt,
 });
 

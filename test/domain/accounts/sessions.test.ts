@@ -106,7 +106,7 @@ describe('logout and password change', () => {
 
     await changePassword(
       { ...accounts.deps, codeQueue: accounts.queue },
-      { ...claims, source: testClient.ipAddress },
+      { ...claims, source: testClient.source },
       {
         currentPassword: 'first password',
         newPassword: 'second password',
@@ -133,7 +133,7 @@ describe('logout and password change', () => {
           const before = await accounts.deps.users.findByEmail(address);
           await changePassword(
             { ...accounts.deps, codeQueue: accounts.queue },
-            { ...claims, source: testClient.ipAddress },
+            { ...claims, source: testClient.source },
             {
               currentPassword: 'first password',
               newPassword: 'second password',

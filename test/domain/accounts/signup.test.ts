@@ -3,6 +3,7 @@ import { login } from '../../../shared/domain/accounts/login.js';
 import { updateProfile } from '../../../shared/domain/accounts/profile.js';
 import { signup } from '../../../shared/domain/accounts/signup.js';
 import { verifySignup } from '../../../shared/domain/accounts/signup-activation.js';
+import type { User } from '../../../shared/domain/accounts/user.js';
 import { useFreshTable } from '../../support/table.js';
 import {
   signedUpUser,
@@ -28,6 +29,34 @@ const activate = (email: string) =>
 
 const loginWith = (email: string, password: string) =>
   login(accounts.deps, { email, password }, testClient);
+
+/**
+ * Activates the signup of `email`, running `meanwhile` once between the activation's first read
+ * of the account and its write: what lands there must fail the write, and the activation reads
+ * again.
+ */
+function activateRacing(email: string, meanwhile: (read: User) => Promise<unknown>) {
+  let ran = false;
+  const racing = {
+    ...accounts.deps,
+    users: {
+      ...accounts.deps.users,
+      findByEmail: async (address: string) => {
+        const before = await accounts.deps.users.findByEmail(address);
+        if (!ran && before !== undefined) {
+          ran = true;
+          await meanwhile(before);
+        }
+        return before;
+      },
+    },
+  };
+  return verifySignup(
+    { ...racing, codes: accounts.codes, codeQueue: accounts.queue },
+    { email, otp: accounts.codes.lastCode(email, 'signup') },
+    testClient,
+  );
+}
 
 describe('signup with a taken email', () => {
   it('keeps no password of two signups that met on one pending email', async () => {
@@ -77,35 +106,33 @@ describe('signup with a taken email', () => {
       { name: 'Ada', email, password: 'first password' },
     );
     // A second signup lands between the activation's read and its write.
-    const racing = {
-      ...accounts.deps,
-      users: {
-        ...accounts.deps.users,
-        findByEmail: async (address: string) => {
-          const before = await accounts.deps.users.findByEmail(address);
-          if (before?.signupContested === false) {
-            await signup(
-              { ...accounts.deps, codeQueue: accounts.queue },
-              {
-                name: 'Eve',
-                email,
-                password: 'second password',
-              },
-            );
-          }
-          return before;
-        },
-      },
-    };
-
-    const pair = await verifySignup(
-      { ...racing, codes: accounts.codes, codeQueue: accounts.queue },
-      { email, otp: accounts.codes.lastCode(email, 'signup') },
-      testClient,
+    const pair = await activateRacing(email, () =>
+      signup(
+        { ...accounts.deps, codeQueue: accounts.queue },
+        { name: 'Eve', email, password: 'second password' },
+      ),
     );
 
     expect(pair.passwordResetRequired).toBe(true);
     await expect(loginWith(email, 'first password')).rejects.toMatchObject({
+      code: 'invalid_credentials',
+    });
+  });
+
+  it('activates as a recovery a signup for which forgot-password was asked after its read', async () => {
+    const email = uniqueEmail();
+    await signup(
+      { ...accounts.deps, codeQueue: accounts.queue },
+      { name: 'Mallory', email, password: 'stranger password' },
+    );
+    // The inbox owner's forgot-password marks the signup between the activation's read and write.
+    const pair = await activateRacing(email, (read) =>
+      accounts.deps.users.markSignupRecovery(read.id, email),
+    );
+
+    expect(pair.passwordResetRequired).toBe(true);
+    expect(pair.user.name).toBe(email.slice(0, email.indexOf('@')));
+    await expect(loginWith(email, 'stranger password')).rejects.toMatchObject({
       code: 'invalid_credentials',
     });
   });
@@ -115,7 +142,7 @@ describe('signup with a taken email', () => {
     const newEmail = uniqueEmail();
     await updateProfile(
       { ...accounts.deps, codeQueue: accounts.queue },
-      { userId: owner.user.id, source: testClient.ipAddress },
+      { userId: owner.user.id, source: testClient.source },
       { email: newEmail, currentPassword: 'owner password' },
     );
 

@@ -145,7 +145,11 @@ let counter = 0;
 export const uniqueEmail = () => `user${Date.now()}${counter++}@example.com`;
 
 /** Where the tests' sign-ins come from. */
-export const testClient: SignInClient = { ipAddress: '192.0.2.10', userAgent: 'vitest' };
+export const testClient: SignInClient = {
+  address: '192.0.2.10',
+  source: '192.0.2.10',
+  userAgent: 'vitest',
+};
 
 /** A verified account, signed in: its token pair. */
 export async function signedUpUser(
