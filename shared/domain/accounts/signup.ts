@@ -26,6 +26,11 @@ export interface SignupResult {
 export async function signup(
   deps: Pick<AccountCodeDeps, 'users' | 'clock' | 'codeQueue'>,
   input: { name: string; email: string; phone?: string; password: string },
+  /**
+   * The request's counting address, which the code's sends are counted for; a caller without one
+   * is `unknown`, as the HTTP layer names it.
+   */
+  source = 'unknown',
 ): Promise<SignupResult> {
   refuseEmailAsPassword(input.password, input.email, 'password');
   // Hash before knowing whether the email exists: both paths then take the same time.
@@ -60,7 +65,7 @@ export async function signup(
   try {
     await Promise.all([
       deps.users.contestPendingSignup(holderId, user.email, input.name, user.id),
-      deps.codeQueue.request({ kind: 'signup', target: user.email }),
+      deps.codeQueue.request({ kind: 'signup', target: user.email, source }),
     ]);
   } catch (error) {
     // The client is told the signup failed, so it must not half exist: a fresh account whose
