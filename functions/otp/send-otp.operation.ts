@@ -13,7 +13,7 @@ export const operation = apiOperation({
   summary:
     'Send an SMS code: purpose login (public; texted only to the verified phone of an account, the same answer for every number) or generic (Bearer token; the code is bound to the caller)',
   needs: {
-    items: ['otp', 'otpAttempts', 'otpSends', 'smsSends'],
+    items: ['otp', 'otpAttempts', 'otpSends', 'otpFailures', 'smsSends', 'genericSms'],
     sms: true,
     accountCodeQueue: true,
     secrets: ['OTP_PEPPER'],
