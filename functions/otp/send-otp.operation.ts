@@ -25,4 +25,11 @@ export const operation = apiOperation({
 });
 
 /** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
-export const answer: Answer = { data: r.SmsCodeSent, errors: ['too_many_attempts'] };
+export const answer: Answer = {
+  data: r.SmsCodeSent,
+  errors: ['too_many_attempts'],
+  tooManyRequests: [
+    '`rate_limited`: this caller asked for a code for the number less than 60 s ago, or for 3 codes to it this hour; the number was sent 10 codes this hour; the service’s texts of the hour are spent (generic codes: all but the share kept for sign-in and verification, SMS_RESERVED_PERCENT); or, for generic, the signed-in account had codes texted to GENERIC_SMS_NUMBERS_PER_HOUR numbers this hour or GENERIC_SMS_PER_DAY codes today.',
+    '`too_many_attempts` (generic): this caller spent its attempts at the number’s code, or the number’s wrong codes of the day reached their ceiling: a new code could not be verified.',
+  ],
+};
