@@ -86,28 +86,35 @@ const stranger = '203.0.113.66';
 
 const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
 
+/** Consumes the code as the owner, then fails what it proves with `error`. */
+const failingEffect = (engine: OtpEngine, key: OtpKey, code: string, error: Error) =>
+  engine.verifyThen(
+    key,
+    code,
+    async () => {
+      throw error;
+    },
+    { source: owner },
+  );
+
 describe('the OTP engine', () => {
   it('puts a code back when what it proves fails for a reason a retry may fix, not on a refusal', async () => {
     const { engine } = setup();
     const key = emailKey();
     const { code } = await engine.issue(key, owner);
 
-    const storageDown = engine.verifyThen(
+    const storageDown = failingEffect(
+      engine,
       key,
       code,
-      async () => {
-        throw new Error('ProvisionedThroughputExceededException');
-      },
-      { source: owner },
+      new Error('ProvisionedThroughputExceededException'),
     );
     await expect(storageDown).rejects.toThrow('ProvisionedThroughputExceededException');
-    const refused = engine.verifyThen(
+    const refused = failingEffect(
+      engine,
       key,
       code,
-      async () => {
-        throw new ServiceError('conflict', 'taken meanwhile');
-      },
-      { source: owner },
+      new ServiceError('conflict', 'taken meanwhile'),
     );
     expect(await outcome(refused)).toBe('conflict');
 
@@ -120,14 +127,7 @@ describe('the OTP engine', () => {
     const key = emailKey();
     const { code } = await engine.issue(key, owner);
 
-    const refused = engine.verifyThen(
-      key,
-      code,
-      async () => {
-        throw new Refusal('accountChanged');
-      },
-      { source: owner },
-    );
+    const refused = failingEffect(engine, key, code, new Refusal('accountChanged'));
     await expect(refused).rejects.toMatchObject({ reason: 'accountChanged' });
 
     expect(await outcome(engine.verify(key, code, { source: owner }))).toBe('invalid_otp');
