@@ -29,7 +29,7 @@ import { ttlAttribute } from './table-definition.js';
  * - `OTP_SENDS#channel#target` / `<hour start>`: codes sent to the target in that clock hour; /
  *   `<hour start>#SOURCE#<source>`: those one source asked for.
  * - `OTP_FAILURES#channel#target[#subject]` / `<day start>`: wrong codes of the target in that UTC
- *   day; / `<day start>#SOURCE#<source>`: those of one source.
+ *   day (`failures`), and of each source (`source <source>`).
  */
 
 const otpRetentionSeconds = 7 * 24 * 3600;
@@ -41,8 +41,8 @@ const attemptsKey = (key: OtpKey, source: OtpSource) =>
   keys.otpAttempts(key.channel, key.target, key.purpose, key.subject, source);
 const targetFailuresKey = (key: OtpKey, day: FailureDay) =>
   keys.otpFailures(key.channel, key.target, key.subject, day.dayStart);
-const sourceFailuresKey = (key: OtpKey, day: FailureDay, source: OtpSource) =>
-  keys.otpSourceFailures(key.channel, key.target, key.subject, day.dayStart, source);
+/** The attribute of the day's item that counts one source's wrong codes. */
+const sourceCount = (source: OtpSource) => `source ${source}`;
 
 function storedOtp(item: Record<string, unknown>): StoredOtp {
   return {
@@ -98,33 +98,40 @@ const failuresUnder = (itemKey: ItemKey, cap: number) => ({
   },
 });
 
-/** In a transaction: one more wrong code of the day, under `cap`. */
-const countFailure = (itemKey: ItemKey, day: FailureDay, cap: number) => ({
+/**
+ * In a transaction: one more wrong code of the target's day and of the source's share of it (an
+ * attribute of the same item, so one write counts both), each under its cap.
+ */
+const countFailure = (key: OtpKey, terms: AttemptTerms) => ({
   Update: {
     TableName: tableName(),
-    Key: itemKey,
-    UpdateExpression: 'ADD failures :one SET #ttl = if_not_exists(#ttl, :ttl)',
-    ConditionExpression: 'attribute_not_exists(failures) OR failures < :cap',
-    ExpressionAttributeNames: { '#ttl': ttlAttribute },
-    ExpressionAttributeValues: { ':one': 1, ':cap': cap, ':ttl': day.dayStart + 2 * 24 * 3600 },
-  },
-});
-
-/** In a transaction: an attempt that was a right code, taken back from a day's wrong codes. */
-const uncountFailure = (itemKey: ItemKey) => ({
-  Update: {
-    TableName: tableName(),
-    Key: itemKey,
-    UpdateExpression: 'ADD failures :minusOne',
-    ExpressionAttributeValues: { ':minusOne': -1 },
+    Key: targetFailuresKey(key, terms.day),
+    UpdateExpression: 'ADD failures :one, #source :one SET #ttl = if_not_exists(#ttl, :ttl)',
+    ConditionExpression:
+      '(attribute_not_exists(failures) OR failures < :perTarget) AND (attribute_not_exists(#source) OR #source < :perSource)',
+    ExpressionAttributeNames: { '#source': sourceCount(terms.source), '#ttl': ttlAttribute },
+    ExpressionAttributeValues: {
+      ':one': 1,
+      ':perTarget': terms.failuresPerTargetPerDay,
+      ':perSource': terms.failuresPerSourcePerDay,
+      ':ttl': terms.day.dayStart + 2 * 24 * 3600,
+    },
   },
 });
 
 /** The writes that settle a right code's attempt (`OtpStore.settle`). */
 const settling = (key: OtpKey, attempt: { source: OtpSource; day: FailureDay }) => [
   { Delete: { TableName: tableName(), Key: attemptsKey(key, attempt.source) } },
-  uncountFailure(targetFailuresKey(key, attempt.day)),
-  uncountFailure(sourceFailuresKey(key, attempt.day, attempt.source)),
+  {
+    // The attempt was a right code: taken back from the day's wrong codes.
+    Update: {
+      TableName: tableName(),
+      Key: targetFailuresKey(key, attempt.day),
+      UpdateExpression: 'ADD failures :minusOne, #source :minusOne',
+      ExpressionAttributeNames: { '#source': sourceCount(attempt.source) },
+      ExpressionAttributeValues: { ':minusOne': -1 },
+    },
+  },
 ];
 
 export const dynamoOtpStore: OtpStore = {
@@ -194,14 +201,7 @@ export const dynamoOtpStore: OtpStore = {
   async reserveAttempt(key, terms, targetHit) {
     // The day's counters go in the same transaction as the attempt: a guess is compared only if
     // all of them took it, and a refused one is counted by none of them.
-    const dayCounters = [
-      countFailure(
-        sourceFailuresKey(key, terms.day, terms.source),
-        terms.day,
-        terms.failuresPerSourcePerDay,
-      ),
-      countFailure(targetFailuresKey(key, terms.day), terms.day, terms.failuresPerTargetPerDay),
-    ];
+    const dayCounter = countFailure(key, terms);
     const dayEndsAt = (terms.day.dayStart + 24 * 3600) * 1000;
     // The common case first (no budget, or an open one with more than one attempt left); a
     // refusal of the budget's write answers the budget as it was, which tells the next write.
@@ -217,7 +217,7 @@ export const dynamoOtpStore: OtpStore = {
       const items = [
         ...(counting ? [countHitWithinLimit(targetHit)] : []),
         spend.write,
-        ...dayCounters,
+        dayCounter,
       ];
       const outcome = await transactWrite({ TransactItems: items });
       if (outcome.ok) {

@@ -12,9 +12,6 @@ export interface ItemKey {
 
 const item = (pk: string, sk = '#'): ItemKey => ({ pk, sk });
 
-const otpFailuresPk = (channel: string, target: string, subject: string | undefined) =>
-  `OTP_FAILURES#${channel}#${target}${subject === undefined ? '' : `#${subject}`}`;
-
 /**
  * Shards of the due-delivery index. A fan-out writes one due entry per endpoint in a burst of
  * BatchWriteItem calls, and each attempt moves the entry twice more (claim, record); one partition
@@ -96,19 +93,14 @@ export const keys = {
   otpSourceSends: (channel: string, target: string, hourWindow: number, source: string) =>
     item(`OTP_SENDS#${channel}#${target}`, `${hourWindow}#SOURCE#${source}`),
   /**
-   * Wrong codes of one target (and bound user) in one UTC day, all purposes and sources: the
-   * target's ceiling.
+   * Wrong codes of one target (and bound user) in one UTC day, all purposes and sources (the
+   * target's ceiling), and each source's share of them.
    */
   otpFailures: (channel: string, target: string, subject: string | undefined, dayStart: number) =>
-    item(otpFailuresPk(channel, target, subject), `${dayStart}`),
-  /** The same day's wrong codes of one source: its share of the target's ceiling. */
-  otpSourceFailures: (
-    channel: string,
-    target: string,
-    subject: string | undefined,
-    dayStart: number,
-    source: string,
-  ) => item(otpFailuresPk(channel, target, subject), `${dayStart}#SOURCE#${source}`),
+    item(
+      `OTP_FAILURES#${channel}#${target}${subject === undefined ? '' : `#${subject}`}`,
+      `${dayStart}`,
+    ),
   /**
    * Texts sent by the whole service in one clock hour (SMS_MAX_PER_HOUR caps it), in one of
    * `smsSendShards` items so that no one partition takes every text.
