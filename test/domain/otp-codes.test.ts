@@ -22,7 +22,12 @@ let days = 0;
 /** Where the requests of these tests come from: one caller. */
 const source = '192.0.2.7';
 
-function setup(smsCountries: string[] = [], smsPerHour = 1000) {
+function setup(
+  smsCountries: string[] = [],
+  smsPerHour = 1000,
+  generic = { numbersPerHour: 100, perDay: 100 },
+  reservedPercent = 0,
+) {
   const emails: EmailMessage[] = [];
   const texts: SmsMessage[] = [];
   // In the future: codes carry their TTL from this clock, and DynamoDB Local deletes expired items.
@@ -33,8 +38,8 @@ function setup(smsCountries: string[] = [], smsPerHour = 1000) {
     { send: async (message) => void emails.push(message) },
     { send: async (message) => void texts.push(message) },
     smsCountries,
-    new SmsCap(dynamoSmsCounter, clock, smsPerHour, 0),
-    new GenericSmsAllowance(dynamoGenericSmsCounter, clock, { numbersPerHour: 100, perDay: 100 }),
+    new SmsCap(dynamoSmsCounter, clock, smsPerHour, reservedPercent),
+    new GenericSmsAllowance(dynamoGenericSmsCounter, clock, generic),
   );
   return { codes, emails, texts, clock };
 }
@@ -125,6 +130,46 @@ describe('sending codes', () => {
 
     expect([byOther.code, unbound.code]).toEqual(['invalid_otp', 'invalid_otp']);
     await codes.verify('sms', phone, 'generic', code, { source, subject: 'usr_owner' });
+  });
+
+  it('texts one account’s generic codes to so many numbers an hour and so many a day, counting only texts sent', async () => {
+    const { codes, texts, clock } = setup([], 1000, { numbersPerHour: 2, perDay: 3 });
+    const [first, second, third] = ['+14155550301', '+14155550302', '+14155550303'];
+    await codes.send('sms', first, 'generic', source, 'usr_counted');
+    await codes.send('sms', second, 'generic', source, 'usr_counted');
+
+    const numbers = await failure(codes.send('sms', third, 'generic', source, 'usr_counted'));
+    // The same number again is no new number; its cooldown refuses it and gives the text back.
+    const cooldown = await failure(codes.send('sms', first, 'generic', source, 'usr_counted'));
+    clock.advance(61_000);
+    await codes.send('sms', first, 'generic', source, 'usr_counted');
+    const day = await failure(codes.send('sms', second, 'generic', '192.0.2.8', 'usr_counted'));
+
+    expect(numbers).toMatchObject({ code: 'rate_limited', limit: 'generic-sms-numbers' });
+    expect(numbers.retryAfterSeconds).toBe(3600);
+    expect(cooldown).toMatchObject({ code: 'rate_limited', limit: 'otp-cooldown' });
+    expect(day).toMatchObject({ code: 'rate_limited', limit: 'generic-sms-texts' });
+    expect(day.retryAfterSeconds).toBe(14 * 3600 - 61);
+    expect(texts.map((text) => text.to)).toEqual([first, second, first]);
+    // Another account is counted apart.
+    await codes.send('sms', third, 'generic', source, 'usr_other');
+  });
+
+  it('keeps the hour’s last share from generic codes, for sign-in and verification texts', async () => {
+    const { codes, texts } = setup([], 10, { numbersPerHour: 100, perDay: 100 }, 20);
+    const phones = Array.from({ length: 10 }, (_, index) => `+1415555040${index}`);
+    for (const phone of phones.slice(0, 8)) {
+      await codes.send('sms', phone, 'generic', source, 'usr_many');
+    }
+
+    const generic = await failure(codes.send('sms', phones[8]!, 'generic', source, 'usr_many'));
+    await codes.send('sms', phones[8]!, 'login', source);
+    await codes.send('sms', phones[9]!, 'verification', source, 'usr_many');
+    const spent = await failure(codes.send('sms', '+14155550499', 'login', source));
+
+    expect(generic).toMatchObject({ code: 'rate_limited', limit: 'sms-generic-share' });
+    expect(spent).toMatchObject({ code: 'rate_limited', limit: 'sms-hourly-cap' });
+    expect(texts).toHaveLength(10);
   });
 
   it('texts no more than the service-wide cap in a clock hour, then refuses every number alike', async () => {
