@@ -406,6 +406,7 @@ export class ServiceOperations extends Construct {
       graph('Texts per country', [this.search('OtpSent', ['Channel', 'Country'], '')]),
       graph(described('OtpVerifications'), [this.search('OtpVerifications', ['Outcome'], '')]),
       graph(described('RateLimited'), [this.search('RateLimited', ['Limit'], '')]),
+      graph(described('SmsRefused'), [this.search('SmsRefused', ['Limit'], '')]),
       graph(described('InboundEvents'), [this.search('InboundEvents', ['Source', 'Outcome'], '')]),
       graph('Delivery attempts per outcome', [this.search('DeliveryAttempts', ['Outcome'], '')]),
       graph('Delivery attempts per outcome and attempt', [

@@ -57,6 +57,10 @@ export interface SmsSettings {
   allowedCountries: string[];
   /** Texts the whole stage may send per hour. */
   maxPerHour: number;
+  /** The last share of it, in percent, kept from generic codes. */
+  reservedPercent: number;
+  /** One account's generic codes: distinct numbers an hour, texts a day. */
+  generic: { numbersPerHour: number; perDay: number };
 }
 
 /** What access tokens say about who issued them and for whom (iss and aud). */
@@ -270,6 +274,9 @@ export class ServiceFunction extends NodejsFunction {
     );
     if (settings.senderId !== undefined) this.addEnvironment('SMS_SENDER_ID', settings.senderId);
     this.addEnvironment('SMS_MAX_PER_HOUR', String(settings.maxPerHour));
+    this.addEnvironment('SMS_RESERVED_PERCENT', String(settings.reservedPercent));
+    this.addEnvironment('GENERIC_SMS_NUMBERS_PER_HOUR', String(settings.generic.numbersPerHour));
+    this.addEnvironment('GENERIC_SMS_PER_DAY', String(settings.generic.perDay));
     return this.bindSmsAllowList(settings);
   }
 

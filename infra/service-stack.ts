@@ -191,6 +191,11 @@ export class ServiceStack extends Stack {
         senderId: settings.smsSenderId,
         allowedCountries: settings.smsAllowedCountries,
         maxPerHour: settings.smsMaxPerHour,
+        reservedPercent: settings.smsReservedPercent,
+        generic: {
+          numbersPerHour: settings.genericSmsNumbersPerHour,
+          perDay: settings.genericSmsPerDay,
+        },
       },
       deliveryQueue: queues.delivery.queue,
       inboundQueue: queues.inbound.queue,
@@ -357,7 +362,7 @@ export class ServiceStack extends Stack {
       [
         'SmsCapReached',
         smsCapReachedMessage,
-        `Texts are being refused: the hour's SMS_MAX_PER_HOUR (${settings.smsMaxPerHour}) is spent`,
+        `Texts are being refused: the hour's SMS_MAX_PER_HOUR (${settings.smsMaxPerHour}) is spent, or generic codes reached their share of it (all but the last ${settings.smsReservedPercent} %)`,
         'sms-cap-reached',
       ],
     ] as const) {

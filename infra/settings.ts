@@ -51,6 +51,19 @@ export interface ServiceSettings {
   /** Texts the whole stage may send in one hour (`smsMaxPerHour`): required, SMS spend's cap. */
   smsMaxPerHour: number;
   /**
+   * The last share of `smsMaxPerHour`, in percent, that generic codes may not take: kept for
+   * sign-in and verification texts (`smsReservedPercent`, 0 to 90).
+   * @default 10
+   */
+  smsReservedPercent: number;
+  /**
+   * Distinct numbers one account may have generic codes texted to in an hour
+   * (`genericSmsNumbersPerHour`). @default 5
+   */
+  genericSmsNumbersPerHour: number;
+  /** Generic codes one account may have texted in a UTC day (`genericSmsPerDay`). @default 20 */
+  genericSmsPerDay: number;
+  /**
    * SNS's month-to-date SMS spend, in whole US dollars, past which an alarm fires
    * (`smsMonthlySpendAlarmUsd`): required, and below the account's SNS monthly spend limit,
    * where SNS stops texting altogether (docs/operations.md, "SMS spend").
@@ -303,6 +316,13 @@ export function readSettings(scope: Construct): ServiceSettings {
     throw new Error(`Context architecture must be arm64 or x86_64, got "${architecture}"`);
   }
 
+  const smsReservedPercent = Number(text('smsReservedPercent') ?? '10');
+  if (!Number.isInteger(smsReservedPercent) || smsReservedPercent < 0 || smsReservedPercent > 90) {
+    throw new Error(
+      `Context smsReservedPercent of stage ${stage} must be an integer from 0 to 90, got "${text('smsReservedPercent')}"`,
+    );
+  }
+
   const corsAllowedOrigins = list('corsAllowedOrigins');
   const badOrigins = invalidOrigins(corsAllowedOrigins);
   if (
@@ -320,6 +340,9 @@ export function readSettings(scope: Construct): ServiceSettings {
     smsSenderId,
     smsAllowedCountries,
     smsMaxPerHour: positiveInteger('smsMaxPerHour'),
+    smsReservedPercent,
+    genericSmsNumbersPerHour: positiveInteger('genericSmsNumbersPerHour', 5),
+    genericSmsPerDay: positiveInteger('genericSmsPerDay', 20),
     smsMonthlySpendAlarmUsd: positiveInteger('smsMonthlySpendAlarmUsd'),
     signupDroughtHours,
     rateLimitMode: rateLimitMode as RateLimitMode,

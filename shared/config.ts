@@ -164,6 +164,35 @@ export function smsMaxPerHour(): number {
 }
 
 /**
+ * SMS_RESERVED_PERCENT: the last share of SMS_MAX_PER_HOUR that generic codes may not take, kept
+ * for sign-in and verification texts (0 to 90). @default 10
+ */
+export function smsReservedPercent(): number {
+  const raw = optional('SMS_RESERVED_PERCENT');
+  if (raw === undefined) return 10;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 90) {
+    throw new Error(
+      `Invalid configuration: SMS_RESERVED_PERCENT must be an integer from 0 to 90, got "${raw}"`,
+    );
+  }
+  return value;
+}
+
+/**
+ * GENERIC_SMS_NUMBERS_PER_HOUR: distinct numbers one account may have generic codes texted to in
+ * one clock hour. @default 5
+ */
+export function genericSmsNumbersPerHour(): number {
+  return positiveInteger('GENERIC_SMS_NUMBERS_PER_HOUR', 5);
+}
+
+/** GENERIC_SMS_PER_DAY: generic codes one account may have texted in one UTC day. @default 20 */
+export function genericSmsPerDay(): number {
+  return positiveInteger('GENERIC_SMS_PER_DAY', 20);
+}
+
+/**
  * PUBLIC_BASE_URLS: where clients reach this API, comma-separated, each ending in /v1 (the stage
  * URL, then any custom domain), listed as the OpenAPI document's `servers`. Configuration, never
  * the request's Host or X-Forwarded-* headers: a document built from those can be poisoned for

@@ -9,6 +9,9 @@ import { operation } from './forgot-password.operation.js';
  * POST /v1/auth/forgot-password: queues the reset code's work (the account-code worker sends it),
  * with the same AWS calls for every email.
  */
-export const handler = apiHandler(operation, { counter: dynamoWindowCounter }, async ({ body }) =>
-  codeRequestView(await forgotPassword(accountRequestDependencies(), body.email)),
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter },
+  async ({ body, sourceIp }) =>
+    codeRequestView(await forgotPassword(accountRequestDependencies(), body.email, sourceIp)),
 );

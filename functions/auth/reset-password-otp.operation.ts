@@ -11,7 +11,7 @@ export const operation = apiOperation({
   tag: 'auth',
   summary: 'Set a new password with the emailed code; revokes all sessions',
   needs: {
-    items: ['user', 'emailGuard', 'loginThrottle', 'otp', 'otpAttempts'],
+    items: ['user', 'emailGuard', 'loginThrottle', 'otp', 'otpAttempts', 'otpFailures'],
     accountCodeQueue: true,
     secrets: ['OTP_PEPPER'],
   },

@@ -9,6 +9,9 @@ import { operation } from './signup.operation.js';
  * POST /v1/auth/signup: an unverified account (201); the code's work is queued (the account-code
  * worker sends it), with the same AWS calls for a fresh and a taken email.
  */
-export const handler = apiHandler(operation, { counter: dynamoWindowCounter }, async ({ body }) =>
-  codeRequestView(await signup(accountRequestDependencies(), body)),
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter },
+  async ({ body, sourceIp }) =>
+    codeRequestView(await signup(accountRequestDependencies(), body, sourceIp)),
 );

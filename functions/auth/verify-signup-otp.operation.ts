@@ -11,7 +11,7 @@ export const operation = apiOperation({
   tag: 'auth',
   summary: 'Verify the sign-up code, activate the account and log in',
   needs: {
-    items: ['user', 'emailGuard', 'otp', 'otpAttempts', 'refreshToken'],
+    items: ['user', 'emailGuard', 'otp', 'otpAttempts', 'otpFailures', 'refreshToken'],
     accountCodeQueue: true,
     secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'],
   },

@@ -9,6 +9,9 @@ import { operation } from './resend-email-otp.operation.js';
  * POST /v1/otp/resend/email: queues a new code for an email waiting for verification (the
  * account-code worker looks the account up and sends it).
  */
-export const handler = apiHandler(operation, { counter: dynamoWindowCounter }, async ({ body }) =>
-  codeSentView(await resendEmailOtp(resendDependencies(), body.email)),
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter },
+  async ({ body, sourceIp }) =>
+    codeSentView(await resendEmailOtp(resendDependencies(), body.email, sourceIp)),
 );

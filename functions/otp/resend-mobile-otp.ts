@@ -9,6 +9,9 @@ import { operation } from './resend-mobile-otp.operation.js';
  * POST /v1/otp/resend/mobile: queues a new code for a phone number waiting for verification (the
  * account-code worker looks the account up and sends it).
  */
-export const handler = apiHandler(operation, { counter: dynamoWindowCounter }, async ({ body }) =>
-  codeSentView(await resendMobileOtp(resendDependencies(), body.mobile_number)),
+export const handler = apiHandler(
+  operation,
+  { counter: dynamoWindowCounter },
+  async ({ body, sourceIp }) =>
+    codeSentView(await resendMobileOtp(resendDependencies(), body.mobile_number, sourceIp)),
 );

@@ -13,7 +13,7 @@ export const operation = apiOperation({
   summary:
     'Send an SMS code: purpose login (public; texted only to the verified phone of an account, the same answer for every number) or generic (Bearer token; the code is bound to the caller)',
   needs: {
-    items: ['otp', 'otpAttempts', 'otpSends', 'smsSends'],
+    items: ['otp', 'otpAttempts', 'otpSends', 'otpFailures', 'smsSends', 'genericSms'],
     sms: true,
     accountCodeQueue: true,
     secrets: ['OTP_PEPPER'],
@@ -25,4 +25,11 @@ export const operation = apiOperation({
 });
 
 /** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
-export const answer: Answer = { data: r.SmsCodeSent, errors: ['too_many_attempts'] };
+export const answer: Answer = {
+  data: r.SmsCodeSent,
+  errors: ['too_many_attempts'],
+  tooManyRequests: [
+    '`rate_limited`: this caller asked for a code for the number less than 60 s ago, or for 3 codes to it this hour; the number was sent 10 codes this hour; the service’s texts of the hour are spent (generic codes: all but the share kept for sign-in and verification, SMS_RESERVED_PERCENT); or, for generic, the signed-in account had codes texted to GENERIC_SMS_NUMBERS_PER_HOUR numbers this hour or GENERIC_SMS_PER_DAY codes today.',
+    '`too_many_attempts` (generic): this caller spent its attempts at the number’s code, or the number’s wrong codes of the day reached their ceiling: a new code could not be verified.',
+  ],
+};

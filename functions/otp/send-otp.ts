@@ -13,12 +13,13 @@ import { operation } from './send-otp.operation.js';
 export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate },
-  async ({ body, principal }) =>
+  async ({ body, principal, sourceIp }) =>
     sendOtpView(
       await sendOtp(sendOtpDependencies(), {
         phone: body.phone_number,
         purpose: body.purpose,
         userId: principal?.userId,
+        source: sourceIp,
       }),
     ),
 );

@@ -12,7 +12,7 @@ export const operation = apiOperation({
   tag: 'otp',
   summary: 'Confirm ownership of an email address',
   needs: {
-    items: ['user', 'emailGuard', 'otp', 'otpAttempts'],
+    items: ['user', 'emailGuard', 'otp', 'otpAttempts', 'otpFailures'],
     secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'],
   },
   body: VerifyEmailOtpRequest,

@@ -8,5 +8,6 @@ import { operation } from './verify-email-otp.operation.js';
 export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter },
-  async ({ body, routeHit }) => verifyEmailOtp(otpCheckDependencies(), body, routeHit),
+  async ({ body, sourceIp, routeHit }) =>
+    verifyEmailOtp(otpCheckDependencies(), { ...body, source: sourceIp }, routeHit),
 );

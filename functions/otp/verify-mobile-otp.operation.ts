@@ -12,7 +12,7 @@ export const operation = apiOperation({
   tag: 'otp',
   summary: 'Confirm ownership of a phone number',
   needs: {
-    items: ['user', 'phoneGuard', 'otp', 'otpAttempts'],
+    items: ['user', 'phoneGuard', 'otp', 'otpAttempts', 'otpFailures'],
     accountCodeQueue: true,
     secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'],
   },

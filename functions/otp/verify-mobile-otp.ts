@@ -9,11 +9,11 @@ import { operation } from './verify-mobile-otp.operation.js';
 export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter },
-  async ({ body, routeHit }) =>
+  async ({ body, sourceIp, routeHit }) =>
     mobileVerifiedView(
       await verifyMobileOtp(
         mobileCheckDependencies(),
-        { phone: body.mobile_number, otp: body.otp },
+        { phone: body.mobile_number, otp: body.otp, source: sourceIp },
         routeHit,
       ),
     ),

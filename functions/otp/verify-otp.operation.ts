@@ -13,7 +13,7 @@ export const operation = apiOperation({
   summary:
     'Verify an SMS code: purpose login (public) returns a token pair; generic (Bearer token) confirms the number for the caller',
   needs: {
-    items: ['phoneGuard', 'otp', 'otpAttempts', 'refreshToken'],
+    items: ['phoneGuard', 'otp', 'otpAttempts', 'otpFailures', 'refreshToken'],
     secrets: ['OTP_PEPPER'],
   },
   body: VerifyOtpInput,

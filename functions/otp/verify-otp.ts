@@ -23,6 +23,7 @@ export const handler = apiHandler(
           code: request.body.code,
           purpose: request.body.purpose,
           userId: request.principal?.userId,
+          source: request.sourceIp,
         },
         signInClient(request),
         request.routeHit,

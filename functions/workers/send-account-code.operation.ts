@@ -14,6 +14,7 @@ export const operation = backgroundOperation({
       'otp',
       'otpAttempts',
       'otpSends',
+      'otpFailures',
       'smsSends',
       'signupNotice',
     ],

@@ -9,6 +9,8 @@ import { messageCodec } from './message-codec.js';
 /** Longer than any email (254) or E.164 number the schemas accept. */
 const target = v.pipe(v.string(), v.minLength(1), v.maxLength(320));
 const userId = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
+/** A counting address (an IPv4 address, or an IPv6 one or its /64). */
+const source = v.pipe(v.string(), v.minLength(1), v.maxLength(64));
 
 /** The account-code queue's message body: what to do and for whom, never a code. */
 const AccountCodeMessage = v.variant('kind', [
@@ -16,6 +18,8 @@ const AccountCodeMessage = v.variant('kind', [
     kind: v.picklist(accountCodeRequestKinds),
     target,
     subject: v.optional(userId),
+    // Messages queued before sources were counted name none: they count as one source.
+    source: v.optional(source, 'unqueued'),
   }),
   v.object({
     kind: v.literal('notice'),

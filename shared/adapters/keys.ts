@@ -71,16 +71,43 @@ export const keys = {
    */
   otp: (channel: string, target: string, purpose: string, subject?: string) =>
     item(`OTP#${channel}#${target}#${purpose}${subject === undefined ? '' : `#${subject}`}`),
-  /** Wrong-code budget per target and purpose (and bound user); survives new codes being issued. */
-  otpAttempts: (channel: string, target: string, purpose: string, subject?: string) =>
+  /**
+   * Wrong-code budget per target and purpose (and bound user), and per source (the caller's
+   * counting address): survives new codes being issued.
+   */
+  otpAttempts: (
+    channel: string,
+    target: string,
+    purpose: string,
+    subject: string | undefined,
+    source: string,
+  ) =>
     item(
       `OTP_ATTEMPTS#${channel}#${target}#${purpose}${subject === undefined ? '' : `#${subject}`}`,
+      `SOURCE#${source}`,
     ),
-  /** Sends to one target in one hour window (at most 5). */
+  /** Sends to one target in one hour window, all sources together. */
   otpSends: (channel: string, target: string, hourWindow: number) =>
     item(`OTP_SENDS#${channel}#${target}`, `${hourWindow}`),
-  /** Texts sent by the whole service in one clock hour (SMS_MAX_PER_HOUR caps it). */
-  smsSends: (hourStart: number) => item(`SMS_SENDS#${hourStart}`),
+  /** Sends to one target asked for by one source in one hour window. */
+  otpSourceSends: (channel: string, target: string, hourWindow: number, source: string) =>
+    item(`OTP_SENDS#${channel}#${target}`, `${hourWindow}#SOURCE#${source}`),
+  /**
+   * Wrong codes of one target (and bound user) in one UTC day, all purposes and sources (the
+   * target's ceiling), and each source's share of them.
+   */
+  otpFailures: (channel: string, target: string, subject: string | undefined, dayStart: number) =>
+    item(
+      `OTP_FAILURES#${channel}#${target}${subject === undefined ? '' : `#${subject}`}`,
+      `${dayStart}`,
+    ),
+  /**
+   * Texts sent by the whole service in one clock hour (SMS_MAX_PER_HOUR caps it), in one of
+   * `smsSendShards` items so that no one partition takes every text.
+   */
+  smsSends: (hourStart: number, shard: number) => item(`SMS_SENDS#${hourStart}#${shard}`),
+  /** A signed-in account's generic texts of one UTC day, and the numbers of each hour. */
+  genericSms: (userId: string, dayStart: number) => item(`GENERIC_SMS#${userId}`, `${dayStart}`),
   /** The last "someone tried to sign up with your email" notice to one email (one per window). */
   signupNotice: (email: string) => item(`SIGNUP_NOTICE#${email}`),
   /** A fixed-window request counter for one client (or one limit scope) and one window. */
@@ -171,8 +198,12 @@ export const itemFamilies = {
   otp: { prefix: 'OTP#' },
   otpAttempts: { prefix: 'OTP_ATTEMPTS#' },
   otpSends: { prefix: 'OTP_SENDS#' },
-  /** The service-wide count of texts per hour (SMS_MAX_PER_HOUR). */
+  /** Wrong codes per target and UTC day, and each source's share. */
+  otpFailures: { prefix: 'OTP_FAILURES#' },
+  /** The service-wide count of texts per hour (SMS_MAX_PER_HOUR), in shards. */
   smsSends: { prefix: 'SMS_SENDS#' },
+  /** A signed-in account's generic texts per day and numbers per hour. */
+  genericSms: { prefix: 'GENERIC_SMS#' },
   signupNotice: { prefix: 'SIGNUP_NOTICE#' },
   /** Every rate-limit window: the per-client limit of each API call, and the per-route limits. */
   rateCounter: { prefix: 'RATE#' },

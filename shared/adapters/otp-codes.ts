@@ -1,10 +1,19 @@
-import { secret, smsAllowedCountries, smsMaxPerHour } from '../config.js';
+import {
+  genericSmsNumbersPerHour,
+  genericSmsPerDay,
+  secret,
+  smsAllowedCountries,
+  smsMaxPerHour,
+  smsReservedPercent,
+} from '../config.js';
 import { systemClock } from '../domain/clock.js';
 import type { Mailer } from '../domain/messages.js';
 import { OtpChecks } from '../domain/otp/checks.js';
 import { OtpCodes } from '../domain/otp/codes.js';
 import { OtpEngine } from '../domain/otp/engine.js';
+import { GenericSmsAllowance } from '../domain/otp/generic-sms.js';
 import { SmsCap } from '../domain/otp/sms-cap.js';
+import { dynamoGenericSmsCounter } from './dynamo-generic-sms-counter.js';
 import { dynamoOtpStore } from './dynamo-otp-store.js';
 import { dynamoSmsCounter } from './dynamo-sms-counter.js';
 import { mailer } from './ses-mailer.js';
@@ -21,8 +30,16 @@ function otpEngine(): OtpEngine {
   return engine;
 }
 
-/** The service-wide SMS cap (SMS_MAX_PER_HOUR) on DynamoDB. */
-export const smsCap = (): SmsCap => new SmsCap(dynamoSmsCounter, systemClock, smsMaxPerHour());
+/** The service-wide SMS cap (SMS_MAX_PER_HOUR, SMS_RESERVED_PERCENT) on DynamoDB. */
+export const smsCap = (): SmsCap =>
+  new SmsCap(dynamoSmsCounter, systemClock, smsMaxPerHour(), smsReservedPercent());
+
+/** One account's generic texts (GENERIC_SMS_NUMBERS_PER_HOUR, GENERIC_SMS_PER_DAY) on DynamoDB. */
+const genericSms = (): GenericSmsAllowance =>
+  new GenericSmsAllowance(dynamoGenericSmsCounter, systemClock, {
+    numbersPerHour: genericSmsNumbersPerHour(),
+    perDay: genericSmsPerDay(),
+  });
 
 /**
  * Issuing and checking codes over SES and SNS (or the local stand-ins), with the message templates,
@@ -47,7 +64,14 @@ export function smsCodes(): OtpCodes {
 }
 
 function codesSendingEmailBy(mailer: Mailer): OtpCodes {
-  return new OtpCodes(otpEngine(), mailer, smsSender(), smsAllowedCountries(), smsCap());
+  return new OtpCodes(
+    otpEngine(),
+    mailer,
+    smsSender(),
+    smsAllowedCountries(),
+    smsCap(),
+    genericSms(),
+  );
 }
 
 /**

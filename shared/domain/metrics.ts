@@ -62,6 +62,12 @@ export const metricDefinitions = {
     dimensions: ['Limit'],
     description: '429 answers, by the limit that refused',
   },
+  SmsRefused: {
+    unit: 'Count',
+    dimensions: ['Limit'],
+    description:
+      'texts refused by an SMS bound: hourly-cap (SMS_MAX_PER_HOUR), generic-share (the share kept for sign-in and verification), generic-numbers and generic-texts (one account’s generic codes)',
+  },
   InboundEvents: {
     unit: 'Count',
     dimensions: ['Source', 'Outcome'],

@@ -250,6 +250,19 @@ function limitSentence({ limit, windowSeconds, per }: OwnLimit): string {
   return `Own limit: ${limit} requests ${window} ${counted}, on top of each client's limit for all operations; over it, 429 \`rate_limited\` with Retry-After and the X-RateLimit-* headers of this limit.`;
 }
 
+/**
+ * What a code check's 429 means: the attempts are the caller's own (per source), under the
+ * target's ceiling of the day (docs/otp.md, "Budgets per source").
+ */
+const codeCheckLimits =
+  '`too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts.';
+
+/** The 429 sentences of an operation's reference. */
+const tooManyRequests = (answer: Answer): string[] => [
+  ...(answer.checksCode ? [codeCheckLimits] : []),
+  ...(answer.tooManyRequests ?? []),
+];
+
 const anyIdentifier = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' };
 
 function operation(route: HttpRouteEntry): JsonObject {
@@ -314,8 +327,9 @@ function operation(route: HttpRouteEntry): JsonObject {
     byStatus.set(statusOfCode[code], [...(byStatus.get(statusOfCode[code]) ?? []), code]);
   }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const why = status === 429 ? tooManyRequests(answer) : [];
     responses[String(status)] = {
-      description: `${errorMeaning[status] ?? 'Refused'}: ${codes.join(', ')}`,
+      description: [`${errorMeaning[status] ?? 'Refused'}: ${codes.join(', ')}`, ...why].join('. '),
       headers: status === 429 ? { ...headers, 'Retry-After': retryAfter } : headers,
       content: {
         'application/json': {

@@ -170,6 +170,8 @@ export interface Answer {
   checksCode?: true;
   /** Codes beyond those that follow from the route's surface, auth and inputs. */
   errors?: ErrorCode[];
+  /** Why else the operation answers 429, beyond its own limits: sentences for its reference. */
+  tooManyRequests?: string[];
   /** A public operation that also reads a Bearer token when one is sent (logout). */
   optionalBearer?: true;
   /** Reads an optional Idempotency-Key header: a repeat answers the first request's result. */

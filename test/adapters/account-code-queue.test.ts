@@ -11,17 +11,25 @@ const sqs = recording.endpoint;
 
 describe('the SQS account-code queue', () => {
   it('sends one message naming the work and its target, and no code', async () => {
-    await recording.queue.request({ kind: 'forgot_password', target: 'ada@example.com' });
-    await recording.queue.request({ kind: 'resend_mobile', target: '+14155550123' });
+    await recording.queue.request({
+      kind: 'forgot_password',
+      target: 'ada@example.com',
+      source: '192.0.2.1',
+    });
+    await recording.queue.request({
+      kind: 'resend_mobile',
+      target: '+14155550123',
+      source: '2001:db8::1',
+    });
 
     expect(sqsInputs(sqs.requests)).toEqual([
       {
         QueueUrl: recording.queueUrl,
-        MessageBody: '{"kind":"forgot_password","target":"ada@example.com"}',
+        MessageBody: '{"kind":"forgot_password","target":"ada@example.com","source":"192.0.2.1"}',
       },
       {
         QueueUrl: recording.queueUrl,
-        MessageBody: '{"kind":"resend_mobile","target":"+14155550123"}',
+        MessageBody: '{"kind":"resend_mobile","target":"+14155550123","source":"2001:db8::1"}',
       },
     ]);
   });
@@ -31,14 +39,22 @@ describe('the SQS account-code queue', () => {
       jsonAnswer(400, { __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: 'no queue' }),
     ];
     await expect(
-      recording.queue.request({ kind: 'resend_email', target: 'ada@example.com' }),
+      recording.queue.request({ kind: 'resend_email', target: 'ada@example.com', source: 'x' }),
     ).rejects.toMatchObject({ name: 'QueueDoesNotExist' });
   });
 
   it('reads back what it wrote and nothing else', () => {
     expect(
+      accountCodeMessageCodec.decode(
+        '{"kind":"resend_email","target":"ada@example.com","source":"192.0.2.1"}',
+      ),
+    ).toEqual({
+      message: { kind: 'resend_email', target: 'ada@example.com', source: '192.0.2.1' },
+    });
+    // A message queued before sources were counted: all such count as one source.
+    expect(
       accountCodeMessageCodec.decode('{"kind":"resend_email","target":"ada@example.com"}'),
-    ).toEqual({ message: { kind: 'resend_email', target: 'ada@example.com' } });
+    ).toEqual({ message: { kind: 'resend_email', target: 'ada@example.com', source: 'unqueued' } });
     for (const body of [
       '',
       'null',

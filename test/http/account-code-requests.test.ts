@@ -211,6 +211,7 @@ describe('signup', () => {
       [fresh, unverified, verified].map((target, index) => ({
         kind: 'signup',
         target,
+        source: expect.any(String),
         correlation_id: requestIds[index],
       })),
     );
@@ -332,6 +333,7 @@ describe('forgotPassword', () => {
       [unknown, unverified, verified].map((target) => ({
         kind: 'forgot_password',
         target,
+        source: expect.any(String),
         correlation_id: expect.stringMatching(/^req-/),
       })),
     );
@@ -530,7 +532,7 @@ describe('sendOtp with purpose login', () => {
 
     for (const { answer, calls: made } of results) {
       expect(made).toEqual({
-        dynamo: ['UpdateItem RATE#', 'UpdateItem RATE#', 'GetItem SMS_SENDS# consistent sends'],
+        dynamo: ['UpdateItem RATE#', 'UpdateItem RATE#', 'BatchGetItem'],
         sqs: ['SendMessage'],
       });
       expect(answer.status).toBe(200);
@@ -543,6 +545,7 @@ describe('sendOtp with purpose login', () => {
       phones.map((target) => ({
         kind: 'sms_login',
         target,
+        source: expect.any(String),
         correlation_id: expect.stringMatching(/^req-/),
       })),
     );

@@ -783,7 +783,7 @@ describe('tokens, addresses, logs and the web ACL', () => {
     });
   });
 
-  it('caps SMS per stage: the allow-list and the hourly cap on every texting function, alarms at 80 % and at the cap', () => {
+  it('caps SMS per stage: the allow-list, the hourly cap, its generic share and the per-account generic caps on every texting function, alarms at 80 % and at the cap', () => {
     for (const [entry, shared] of routesByEntry(routes)) {
       const needs = mergedNeeds(shared);
       const environment = environmentOf(entry);
@@ -791,6 +791,10 @@ describe('tokens, addresses, logs and the web ACL', () => {
         expect(environment.SMS_ALLOWED_COUNTRIES, entry).toBe('US,GB');
       }
       expect(environment.SMS_MAX_PER_HOUR, entry).toBe(needs.sms ? '50' : undefined);
+      // The share kept for sign-in texts and one account's generic codes, at their defaults.
+      expect(environment.SMS_RESERVED_PERCENT, entry).toBe(needs.sms ? '10' : undefined);
+      expect(environment.GENERIC_SMS_NUMBERS_PER_HOUR, entry).toBe(needs.sms ? '5' : undefined);
+      expect(environment.GENERIC_SMS_PER_DAY, entry).toBe(needs.sms ? '20' : undefined);
     }
     // The texting functions' own log lines, counted into the stage's namespace.
     const texting = [...routesByEntry(routes)]

@@ -18,13 +18,17 @@ describe('the local stand-in for the account-code queue', () => {
     const { worker, received } = recordingWorker(() => ({ batchItemFailures: [] }));
     const local = new LocalAccountCodeQueue(worker);
 
-    await local.request({ kind: 'forgot_password', target: 'ada@example.com' });
+    await local.request({
+      kind: 'forgot_password',
+      target: 'ada@example.com',
+      source: '192.0.2.1',
+    });
     const idle = await local.idle(2_000);
 
     expect(idle).toBe(true);
     expect(received).toHaveLength(1);
     expect(received[0]?.Records[0]).toMatchObject({
-      body: '{"kind":"forgot_password","target":"ada@example.com"}',
+      body: '{"kind":"forgot_password","target":"ada@example.com","source":"192.0.2.1"}',
       eventSource: 'aws:sqs',
       attributes: { ApproximateReceiveCount: '1' },
     });
@@ -39,7 +43,7 @@ describe('the local stand-in for the account-code queue', () => {
     });
     const local = new LocalAccountCodeQueue(worker, { visibilityTimeoutMs: 30 });
 
-    await local.request({ kind: 'resend_email', target: 'ada@example.com' });
+    await local.request({ kind: 'resend_email', target: 'ada@example.com', source: '192.0.2.1' });
 
     expect(await local.idle(2_000)).toBe(true);
     expect(received.map((event) => event.Records[0]?.attributes.ApproximateReceiveCount)).toEqual([
@@ -55,7 +59,7 @@ describe('the local stand-in for the account-code queue', () => {
     }));
     const local = new LocalAccountCodeQueue(worker, { visibilityTimeoutMs: 1 });
 
-    await local.request({ kind: 'resend_email', target: 'ada@example.com' });
+    await local.request({ kind: 'resend_email', target: 'ada@example.com', source: '192.0.2.1' });
 
     expect(await local.idle(5_000)).toBe(true);
     expect(received.map((event) => event.Records[0]?.attributes.ApproximateReceiveCount)).toEqual([
@@ -76,7 +80,7 @@ describe('the local stand-in for the account-code queue', () => {
     }));
     const local = new LocalAccountCodeQueue(worker, { visibilityTimeoutMs: 60_000 });
 
-    await local.request({ kind: 'resend_email', target: 'ada@example.com' });
+    await local.request({ kind: 'resend_email', target: 'ada@example.com', source: '192.0.2.1' });
 
     expect(await local.idle(200)).toBe(false);
     local.stop();

@@ -18,10 +18,11 @@ export interface ForgotPasswordResult {
 export async function forgotPassword(
   deps: { users: Pick<UserRepository, 'emailStanding'>; codeQueue: AccountCodeQueue },
   email: string,
+  source: string,
 ): Promise<ForgotPasswordResult> {
   const [standing] = await Promise.all([
     deps.users.emailStanding(email),
-    deps.codeQueue.request({ kind: 'forgot_password', target: email }),
+    deps.codeQueue.request({ kind: 'forgot_password', target: email, source }),
   ]);
   if (standing === 'unverified') {
     return {
@@ -51,10 +52,11 @@ export async function sendForgotPasswordCode(
   directory: Pick<AccountDirectory, 'findByEmail' | 'markSignupRecovery'>,
   codes: AccountCodes,
   email: string,
+  source: string,
 ): Promise<void> {
   const user = await directory.findByEmail(email);
   if (user === undefined) return;
   if (!user.emailVerified) await directory.markSignupRecovery(user.id, email);
   const purpose = user.emailVerified ? 'password_reset' : 'signup';
-  await sendWithoutTelling(() => codes.send('email', email, purpose));
+  await sendWithoutTelling(() => codes.send('email', email, purpose, source));
 }

@@ -66,24 +66,35 @@ export const currentPasswordRequired = () =>
  */
 export async function resetPassword(
   deps: AccountCheckDeps,
-  input: { email: string; otp: string; newPassword: string },
+  input: { email: string; otp: string; newPassword: string; source: string },
 ): Promise<void> {
   refuseEmailAsPassword(input.newPassword, input.email, 'new_password');
   // A reset that fails part-way (sessions not all ended) gives the code back: its retry does
   // the whole reset again rather than leaving the old sessions alive behind a spent code.
-  await deps.codes.verifyThen('email', input.email, 'password_reset', input.otp, async () => {
-    const user = await deps.users.findByEmail(input.email);
-    if (user === undefined) {
-      throw new ServiceError('invalid_otp', 'The code is not valid for this email');
-    }
-    const newHash = await hashPassword(input.newPassword);
-    if (!(await deps.users.recoverWithPassword(user.id, user.passwordHash, newHash))) {
-      throw new ServiceError('conflict', 'The password was changed meanwhile; request a new code');
-    }
-    await Promise.all([
-      deps.sessions.revokeAll(user.id),
-      deps.throttle.clear(input.email),
-      deps.codeQueue.request({ kind: 'notice', notice: 'password_reset', target: user.email }),
-    ]);
-  });
+  const terms = { source: input.source };
+  await deps.codes.verifyThen(
+    'email',
+    input.email,
+    'password_reset',
+    input.otp,
+    async () => {
+      const user = await deps.users.findByEmail(input.email);
+      if (user === undefined) {
+        throw new ServiceError('invalid_otp', 'The code is not valid for this email');
+      }
+      const newHash = await hashPassword(input.newPassword);
+      if (!(await deps.users.recoverWithPassword(user.id, user.passwordHash, newHash))) {
+        throw new ServiceError(
+          'conflict',
+          'The password was changed meanwhile; request a new code',
+        );
+      }
+      await Promise.all([
+        deps.sessions.revokeAll(user.id),
+        deps.throttle.clear(input.email),
+        deps.codeQueue.request({ kind: 'notice', notice: 'password_reset', target: user.email }),
+      ]);
+    },
+    terms,
+  );
 }

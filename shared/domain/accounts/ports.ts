@@ -282,19 +282,21 @@ export interface SessionRepository {
 /** One-time codes as the account use-cases need them; the OTP engine implements this. */
 export interface AccountCodes {
   /**
-   * Issues a code for the target and sends it; throws rate_limited during a cooldown. `subject`
-   * (a user id) is whom the code proves the target for: verifying it answers that subject.
+   * Issues a code for the target, asked for by `source` (the request's counting address), and
+   * sends it; throws rate_limited during the source's cooldown or over a send cap. `subject` (a
+   * user id) is whom the code proves the target for: verifying it answers that subject.
    */
   send(
     channel: 'email' | 'sms',
     target: string,
     purpose: AccountCodePurpose,
+    source: string,
     subject?: string,
   ): Promise<void>;
   /**
    * Consumes a code (throws invalid_otp, otp_expired or too_many_attempts), then runs what it
    * proves with whom it was issued for; when that fails for a reason a retry may fix (not a
-   * ServiceError), the code is put back for the retry.
+   * ServiceError), the code is put back for the retry. Wrong codes are counted for `source`.
    */
   verifyThen<T>(
     channel: 'email' | 'sms',
@@ -302,6 +304,7 @@ export interface AccountCodes {
     purpose: AccountCodePurpose,
     code: string,
     effect: (proof: { subject?: string }) => Promise<T>,
+    terms: { source: string },
   ): Promise<T>;
 }
 
@@ -332,7 +335,16 @@ export const accountCodeRequestKinds = [
  * Never a code: the worker issues it.
  */
 export type AccountCodeRequest =
-  | { kind: (typeof accountCodeRequestKinds)[number]; target: string; subject?: string }
+  /**
+   * `source`: the counting address of the request that asked for the code (its send limits and
+   * wrong codes are counted per source).
+   */
+  | {
+      kind: (typeof accountCodeRequestKinds)[number];
+      target: string;
+      subject?: string;
+      source: string;
+    }
   /** A security notice to the account's email; `detail` is what it names (a new email). */
   | { kind: 'notice'; notice: SecurityNotice; target: string; detail?: string };
 

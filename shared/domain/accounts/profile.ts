@@ -73,7 +73,12 @@ export async function updateProfile(
   if (email !== undefined) {
     required.push('email');
     work.push(
-      deps.codeQueue.request({ kind: 'resend_email', target: email, subject: current.id }),
+      deps.codeQueue.request({
+        kind: 'resend_email',
+        target: email,
+        subject: current.id,
+        source: caller.source,
+      }),
       deps.codeQueue.request({
         kind: 'notice',
         notice: 'email_change_requested',
@@ -85,7 +90,12 @@ export async function updateProfile(
   if (phone !== undefined) {
     required.push('phone');
     work.push(
-      deps.codeQueue.request({ kind: 'resend_mobile', target: phone, subject: current.id }),
+      deps.codeQueue.request({
+        kind: 'resend_mobile',
+        target: phone,
+        subject: current.id,
+        source: caller.source,
+      }),
     );
   }
   await Promise.all(work);

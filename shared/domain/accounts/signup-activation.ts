@@ -46,19 +46,27 @@ export async function verifySignup(
   input: { email: string; otp: string },
   client: SignInClient,
 ): Promise<ActivationResponse> {
+  // The caller's counting address: its wrong codes are its own (docs/otp.md).
+  const source = client.source;
   const { activated, phone } = await deps.codes.verifyThen(
     'email',
     input.email,
     'signup',
     input.otp,
     () => activate(deps, input.email, client),
+    { source },
   );
   metrics.count('Activations', {});
   if (phone !== undefined) {
     // The activation is stored and its tokens must reach the client: a phone code that cannot be
     // queued is logged, and the user asks for it again (resendMobileOtp).
     await deps.codeQueue
-      .request({ kind: 'resend_mobile', target: phone, subject: activated.user.id })
+      .request({
+        kind: 'resend_mobile',
+        target: phone,
+        subject: activated.user.id,
+        source,
+      })
       .catch((error: unknown) => log.warn('phone code not queued after activation', { error }));
   }
   return activated;

@@ -23,11 +23,15 @@ export interface SignupFollowUpDeps {
  * most once per email per `signupNoticeWindowMs`; no account (it cannot be, short of a deletion)
  * gets nothing.
  */
-export async function followUpSignup(deps: SignupFollowUpDeps, email: string): Promise<void> {
+export async function followUpSignup(
+  deps: SignupFollowUpDeps,
+  email: string,
+  source: string,
+): Promise<void> {
   const holder = await deps.accounts.findByEmail(email);
   if (holder === undefined) return;
   if (!holder.emailVerified) {
-    await sendWithoutTelling(() => deps.codes.send('email', email, 'signup'));
+    await sendWithoutTelling(() => deps.codes.send('email', email, 'signup', source));
     return;
   }
   const now = deps.clock.now();

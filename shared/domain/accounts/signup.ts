@@ -28,6 +28,11 @@ export interface SignupResult {
 export async function signup(
   deps: Pick<AccountCodeDeps, 'users' | 'clock' | 'codeQueue'>,
   input: { name: string; email: string; phone?: string; password: string },
+  /**
+   * The request's counting address, which the code's sends are counted for; a caller without one
+   * is `unknown`, as the HTTP layer names it.
+   */
+  source = 'unknown',
 ): Promise<SignupResult> {
   refuseEmailAsPassword(input.password, input.email, 'password');
   // One Argon2 computation whatever the email: against the pending signup's hash (its salt and
@@ -78,7 +83,7 @@ export async function signup(
         input.name,
         sameSigner ? holderId : user.id,
       ),
-      deps.codeQueue.request({ kind: 'signup', target: user.email }),
+      deps.codeQueue.request({ kind: 'signup', target: user.email, source }),
     ]);
   } catch (error) {
     // The client is told the signup failed, so it must not half exist: a fresh account whose

@@ -1,8 +1,13 @@
 import type { PendingHit } from '../rate-limit.js';
-import { type OtpChannel, type OtpEngine, otpKey } from './engine.js';
+import { type OtpChannel, type OtpEngine, type OtpSource, otpKey } from './engine.js';
 import type { OtpPurpose } from './purposes.js';
 
 export interface CheckOptions {
+  /**
+   * Who checks: the request's counting address. Wrong codes are counted per source, so a source
+   * that never saw the code spends only its own attempts.
+   */
+  source: OtpSource;
   /** For a purpose keyed on its subject (generic): the user claiming the code. */
   subject?: string;
   /** The request's hit on its target's per-minute verification limit. */
@@ -26,7 +31,7 @@ export class OtpChecks {
    * Consumes the code; answers whom it was issued for, if its issuer named someone. For a
    * purpose keyed on its subject (generic), `subject` is the user claiming it: only that user's
    * code is checked. `targetHit`, the request's hit on the target's per-minute verification
-   * limit, is counted in the attempt's reservation. Throws invalid_otp, otp_expired,
+   * limit, is counted in the attempt's reservation with the source's. Throws invalid_otp, otp_expired,
    * too_many_attempts or rate_limited.
    */
   verify(
@@ -34,9 +39,12 @@ export class OtpChecks {
     target: string,
     purpose: OtpPurpose,
     code: string,
-    { subject, targetHit }: CheckOptions = {},
+    { source, subject, targetHit }: CheckOptions,
   ): Promise<{ subject?: string }> {
-    return this.engine.verify(otpKey(channel, target, purpose, subject), code, targetHit);
+    return this.engine.verify(otpKey(channel, target, purpose, subject), code, {
+      source,
+      targetHit,
+    });
   }
 
   /** Like verify, for a caller that needs no subject back: one round trip less. */
@@ -45,9 +53,12 @@ export class OtpChecks {
     target: string,
     purpose: OtpPurpose,
     code: string,
-    { subject, targetHit }: CheckOptions = {},
+    { source, subject, targetHit }: CheckOptions,
   ): Promise<void> {
-    return this.engine.check(otpKey(channel, target, purpose, subject), code, targetHit);
+    return this.engine.check(otpKey(channel, target, purpose, subject), code, {
+      source,
+      targetHit,
+    });
   }
 
   /**
@@ -61,8 +72,11 @@ export class OtpChecks {
     purpose: OtpPurpose,
     code: string,
     effect: (proof: { subject?: string }) => Promise<T>,
-    { targetHit }: Pick<CheckOptions, 'targetHit'> = {},
+    { source, targetHit }: Pick<CheckOptions, 'source' | 'targetHit'>,
   ): Promise<T> {
-    return this.engine.verifyThen(otpKey(channel, target, purpose), code, effect, targetHit);
+    return this.engine.verifyThen(otpKey(channel, target, purpose), code, effect, {
+      source,
+      targetHit,
+    });
   }
 }

@@ -26,15 +26,15 @@ export async function fulfilCodeRequest(
 ): Promise<void> {
   switch (work.kind) {
     case 'signup':
-      return followUpSignup(deps, work.target);
+      return followUpSignup(deps, work.target, work.source);
     case 'forgot_password':
-      return sendForgotPasswordCode(deps.accounts, deps.codes, work.target);
+      return sendForgotPasswordCode(deps.accounts, deps.codes, work.target, work.source);
     case 'resend_email':
-      return sendPendingEmailCode(deps, work.target, work.subject);
+      return sendPendingEmailCode(deps, work.target, work.source, work.subject);
     case 'resend_mobile':
-      return sendPendingMobileCode(deps, work.target, work.subject);
+      return sendPendingMobileCode(deps, work.target, work.source, work.subject);
     case 'sms_login':
-      return sendLoginCode(deps, work.target);
+      return sendLoginCode(deps, work.target, work.source);
     case 'notice':
       return sendNotice(deps.mailer, work);
   }

@@ -3,7 +3,14 @@ import type { Mailer, SmsSender } from '../messages.js';
 import { metrics } from '../metrics.js';
 import { phoneCountry } from '../phone.js';
 import { OtpChecks } from './checks.js';
-import { type IssuedCode, type OtpChannel, type OtpEngine, otpKey } from './engine.js';
+import {
+  type IssuedCode,
+  type OtpChannel,
+  type OtpEngine,
+  type OtpSource,
+  otpKey,
+} from './engine.js';
+import type { GenericSmsAllowance } from './generic-sms.js';
 import type { OtpPurpose } from './purposes.js';
 import type { SmsCap } from './sms-cap.js';
 import { refuseUnlistedSmsCountry } from './sms-countries.js';
@@ -22,15 +29,18 @@ export class OtpCodes extends OtpChecks {
     private readonly smsCountries: readonly string[],
     /** SMS_MAX_PER_HOUR, over every text of the service: each one passes through `send`. */
     readonly smsCap: SmsCap,
+    /** One account's generic texts (GENERIC_SMS_NUMBERS_PER_HOUR, GENERIC_SMS_PER_DAY). */
+    private readonly genericSms: GenericSmsAllowance,
   ) {
     super(engine);
   }
 
   /**
-   * Issues a new code for channel + target + purpose and sends it with the purpose's template;
-   * `subject` (a user id) is whom the code proves the target for (for generic, whose code alone
-   * it is). Throws rate_limited (cooldown, hourly cap of the target, or the service's SMS cap) or
-   * too_many_attempts, with retryAfterSeconds, and invalid_request (field phone_number) for an
+   * Issues a new code for channel + target + purpose, asked for by `source`, and sends it with the
+   * purpose's template; `subject` (a user id) is whom the code proves the target for (for generic,
+   * whose code alone it is). Throws rate_limited (the source's cooldown, the source's or the
+   * target's hourly cap, the service's SMS cap or its generic share, the account's generic texts)
+   * or too_many_attempts, with retryAfterSeconds, and invalid_request (field phone_number) for an
    * SMS to a country off the allow-list. A message SES or SNS did not take is withdrawn (`unsent`)
    * and its error thrown: the caller's retry then sends at once.
    */
@@ -38,11 +48,12 @@ export class OtpCodes extends OtpChecks {
     channel: OtpChannel,
     target: string,
     purpose: OtpPurpose,
+    source: OtpSource,
     subject?: string,
   ): Promise<void> {
     const key = otpKey(channel, target, purpose, subject);
     if (channel === 'email') {
-      const issued = await this.engine.issue(key, subject);
+      const issued = await this.engine.issue(key, source, subject);
       await this.unsent(
         () => this.mailer.send({ to: target, ...codeEmail(purpose, issued.code, minutes(issued)) }),
         () => this.engine.withdraw(key, issued),
@@ -51,19 +62,27 @@ export class OtpCodes extends OtpChecks {
       return;
     }
     refuseUnlistedSmsCountry(target, this.smsCountries, 'phone_number');
-    // Counted before the code is issued, so a refusal by the cap changes nothing else; a code
-    // its own limits refuse gives the text back.
-    const hour = await this.smsCap.take();
+    // Counted before the code is issued, so a refusal by a cap changes nothing else: the
+    // service's hour first (one answer for everybody), then the account's own generic texts; a
+    // text refused later gives back what it took.
+    const takenBack: (() => Promise<void>)[] = [];
+    const giveBack = () => Promise.all(takenBack.map((undo) => undo()));
     let issued: IssuedCode;
     try {
-      issued = await this.engine.issue(key, subject);
+      const counted = await this.smsCap.take(purpose);
+      takenBack.push(() => this.smsCap.giveBack(counted));
+      if (purpose === 'generic' && subject !== undefined) {
+        const generic = await this.genericSms.take(subject, target);
+        takenBack.push(() => this.genericSms.giveBack(generic));
+      }
+      issued = await this.engine.issue(key, source, subject);
     } catch (error) {
-      await this.smsCap.giveBack(hour);
+      await giveBack();
       throw error;
     }
     await this.unsent(
       () => this.sms.send({ to: target, text: codeSms(purpose, issued.code, minutes(issued)) }),
-      () => Promise.all([this.engine.withdraw(key, issued), this.smsCap.giveBack(hour)]),
+      () => Promise.all([this.engine.withdraw(key, issued), giveBack()]),
     );
     // By country: what SMS spend follows, and where SMS pumping shows first.
     metrics.count('OtpSent', { Channel: 'sms', Country: phoneCountry(target) ?? 'unknown' });

@@ -47,22 +47,49 @@ export const otpKey = (
     ? { channel, target, purpose, subject }
     : { channel, target, purpose };
 
+/**
+ * Who asks for a code or checks one: the caller's counting address as the HTTP layer hands it on
+ * (the request's `sourceIp`; an IPv6 caller counted by its /64). Send limits and wrong-code budgets
+ * are per source, so one source cannot spend them for everybody.
+ */
+export type OtpSource = string;
+
 export interface OtpPolicy {
   /** Seconds a code stays valid, per channel. @default email 600, sms 300 */
   lifetimeSeconds: Record<OtpChannel, number>;
-  /** Verify attempts (right or wrong) per key within `attemptWindowSeconds`. @default 5 */
+  /**
+   * Verify attempts (right or wrong) per key and source within `attemptWindowSeconds`: a source
+   * that never saw the code spends its own attempts, never its owner's. @default 5
+   */
   maxAttempts: number;
   /** How long a spent attempt counts, from the first attempt of the window. @default 3600 */
   attemptWindowSeconds: number;
   /**
-   * The window of the purposes that recover an account, shorter: a stranger who spends the
-   * budget of the owner's reset code must not keep the owner from resetting for longer than this
-   * (contract.md, "Identity lifecycle"). @default 900 for password_reset
+   * The window of the purposes that recover an account, shorter: whoever mistyped a reset code
+   * five times waits no longer than this. @default 900 for password_reset
    */
   recoveryAttemptWindowSeconds: number;
-  /** Seconds between two codes for one key. @default 60 */
+  /**
+   * Wrong codes per target (all purposes and sources) in one UTC day. Any 24 hours overlap at
+   * most two UTC days, so no rolling 24 h holds more than twice this: 50 keeps the target within
+   * NIST SP 800-63B §5.2.2's 100 failed checks, in one conditional write. @default 50
+   */
+  failuresPerTargetPerDay: number;
+  /**
+   * Wrong codes per target and source in one UTC day, all purposes: one source alone cannot
+   * spend the target's day (it takes `failuresPerTargetPerDay / failuresPerSourcePerDay`
+   * sources). @default 10
+   */
+  failuresPerSourcePerDay: number;
+  /** Seconds between two codes for one key asked by one source. @default 60 */
   cooldownSeconds: number;
-  /** Codes per channel + target in one clock hour, all purposes together. @default 5 */
+  /** Codes per channel + target and source in one clock hour, all purposes. @default 3 */
+  sendsPerSourcePerHour: number;
+  /**
+   * Codes per channel + target in one clock hour, all purposes and sources: what one address can
+   * be sent at most. Above `sendsPerSourcePerHour`, so one source leaves the owner codes to ask
+   * for. @default 10
+   */
   sendsPerHour: number;
 }
 
@@ -71,8 +98,11 @@ export const defaultOtpPolicy: OtpPolicy = {
   maxAttempts: 5,
   attemptWindowSeconds: 3600,
   recoveryAttemptWindowSeconds: 900,
+  failuresPerTargetPerDay: 50,
+  failuresPerSourcePerDay: 10,
   cooldownSeconds: 60,
-  sendsPerHour: 5,
+  sendsPerSourcePerHour: 3,
+  sendsPerHour: 10,
 };
 
 /** A code as stored: never the code itself, only its keyed digest. Times are epoch ms. */
@@ -82,20 +112,32 @@ export interface StoredOtp {
   expiresAt: number;
   /** Whom the code proves the target for (a user id), when the issuer named one. */
   subject?: string;
+  /** The source that asked for it: its cooldown is that source's alone. */
+  issuedBy?: OtpSource;
 }
 
 export type IssueOutcome =
   | { issued: true }
-  /** The key had a code less than the cooldown ago; `issuedAt` of that code when known. */
+  /** The source had a code for the key less than the cooldown ago; `issuedAt` of that code. */
   | { issued: false; refusedBy: 'cooldown'; lastIssuedAt: number | undefined }
-  | { issued: false; refusedBy: 'hourly_cap' }
-  /** The attempt budget is spent: a new code could not be verified anyway. */
-  | { issued: false; refusedBy: 'attempts'; windowEndsAt: number | undefined };
+  /** The source, or the target from all sources, had its codes of the hour. */
+  | { issued: false; refusedBy: 'source_hourly_cap' | 'hourly_cap' }
+  /** The source's attempt budget is spent: a new code could not be verified by it anyway. */
+  | { issued: false; refusedBy: 'attempts'; windowEndsAt: number | undefined }
+  /** The target's wrong codes of the day reached the ceiling: no code verifies until it ends. */
+  | { issued: false; refusedBy: 'failures' };
+
+/** The counters of wrong codes a reservation took, in the UTC day starting at `dayStart`. */
+export interface FailureDay {
+  /** Epoch seconds. */
+  dayStart: number;
+}
 
 export type AttemptReservation =
-  /** `last`: this attempt spends the budget's last one (a wrong code then burns the code). */
-  | { allowed: true; last: false }
-  | { allowed: true; last: true; windowEndsAt: number }
+  /** `last`: this attempt spends the source's last one (a wrong code then answers 429). */
+  | { allowed: true; last: false; day: FailureDay }
+  | { allowed: true; last: true; windowEndsAt: number; day: FailureDay }
+  /** The source's budget, or a day's wrong-code ceiling, is spent until `windowEndsAt`. */
   | { allowed: false; windowEndsAt: number }
   /** The target's per-minute verification limit refused first (its hit records it too). */
   | { allowed: false; targetLimited: RateLimitDecision };
@@ -113,44 +155,64 @@ export type ClearingConsumeOutcome =
   | { outcome: 'mismatch'; otp: StoredOtp }
   | { outcome: 'none' };
 
+/** What a reserved attempt is counted against: the key's budget for its source, and the day's. */
+export interface AttemptTerms {
+  source: OtpSource;
+  maxAttempts: number;
+  now: number;
+  /** The end of a window opened by this attempt. */
+  windowEndsAt: number;
+  day: FailureDay;
+  failuresPerSourcePerDay: number;
+  failuresPerTargetPerDay: number;
+}
+
+/** What a send is counted against: the source's and the target's codes, and what verifies. */
+export interface IssueTerms {
+  source: OtpSource;
+  /** A code the same source asked for after this (epoch ms) holds the cooldown. */
+  cooldownEdge: number;
+  /** Epoch s. */
+  hourStart: number;
+  sendsPerSourcePerHour: number;
+  sendsPerHour: number;
+  maxAttempts: number;
+  day: FailureDay;
+  failuresPerTargetPerDay: number;
+  now: number;
+}
+
 /**
- * Storage of codes. Each method is one atomic conditional write (or one read), so the rules hold
- * under concurrency: the DynamoDB adapter (shared/adapters/dynamo-otp-store.ts) implements it.
+ * Storage of codes. Each method is one atomic write (a conditional write or one transaction), or
+ * one read, so the rules hold under concurrency: the DynamoDB adapter
+ * (shared/adapters/dynamo-otp-store.ts) implements it.
  */
 export interface OtpStore {
   /**
    * Stores `otp` as the key's live code (superseding the previous one) only if, all at once: the
-   * previous code was issued at or before `cooldownEdge`; the target has fewer than `sendsPerHour`
-   * sends in the hour starting at `hourStart` (epoch s), counting this one; and the key's attempt
-   * budget is not spent.
+   * live code is another source's or was issued at or before `cooldownEdge`; the source has fewer
+   * than `sendsPerSourcePerHour` and the target fewer than `sendsPerHour` sends in the hour
+   * starting at `hourStart` (epoch s), counting this one; the source's attempt budget for the key
+   * is not spent; and the target's wrong codes of the day are under their ceiling.
    */
-  issue(
-    key: OtpKey,
-    otp: StoredOtp,
-    limits: {
-      cooldownEdge: number;
-      hourStart: number;
-      sendsPerHour: number;
-      maxAttempts: number;
-      now: number;
-    },
-  ): Promise<IssueOutcome>;
+  issue(key: OtpKey, otp: StoredOtp, terms: IssueTerms): Promise<IssueOutcome>;
   /**
-   * Spends one attempt of the key's budget, opening a new window (ending at `windowEndsAt`) when
-   * none is open at `now`; refused when `maxAttempts` are already spent in the open window. With
-   * `targetHit`, the same write counts the target's per-minute hit, refused at its limit.
+   * Spends one attempt of the key's budget for the source, opening a new window (ending at
+   * `windowEndsAt`) when none is open at `now`, and counts it, in the same write, as a wrong code
+   * of the day for the source and for the target under their ceilings; refused when any is spent.
+   * With `targetHit`, the same write counts the target's per-minute hit, refused at its limit.
    */
   reserveAttempt(
     key: OtpKey,
-    budget: { maxAttempts: number; now: number; windowEndsAt: number },
+    terms: AttemptTerms,
     targetHit?: PendingHit,
   ): Promise<AttemptReservation>;
   /**
    * Takes back a code that was never sent, all at once: deletes it if it is still the live code
-   * with `codeHash`, and removes its send from the target's hour starting at `hourStart`. A code
-   * superseded meanwhile is left alone, and so is the count.
+   * with `codeHash`, and removes its send from the source's and the target's hour starting at
+   * `hourStart`. A code superseded meanwhile is left alone, and so are the counts.
    */
-  withdraw(key: OtpKey, codeHash: string, hourStart: number): Promise<void>;
+  withdraw(key: OtpKey, codeHash: string, hourStart: number, source: OtpSource): Promise<void>;
   /**
    * Puts back a consumed code as it was, unless a code was issued for the key since (which then
    * stays the live one).
@@ -159,14 +221,20 @@ export interface OtpStore {
   /** Deletes the live code if its digest is `codeHash` (single use); else reports what is there. */
   consume(key: OtpKey, codeHash: string): Promise<ConsumeOutcome>;
   /**
-   * Like consume, and forgets the key's attempt budget in the same write, for a caller that does
-   * not need the code's subject back: a code past its expiry at `now` is left in place.
+   * Like consume, and settles the attempt (`settle`) in the same write, for a caller that does not
+   * need the code's subject back: a code past its expiry at `now` is left in place.
    */
-  consumeClearing(key: OtpKey, codeHash: string, now: number): Promise<ClearingConsumeOutcome>;
-  /** Deletes the live code if it is still the one with `codeHash` (burnt by wrong guesses). */
-  burn(key: OtpKey, codeHash: string): Promise<void>;
-  /** Forgets the attempt budget of the key (after a success). */
-  clearAttempts(key: OtpKey): Promise<void>;
+  consumeSettling(
+    key: OtpKey,
+    codeHash: string,
+    now: number,
+    attempt: { source: OtpSource; day: FailureDay },
+  ): Promise<ClearingConsumeOutcome>;
+  /**
+   * After a right code: forgets the source's attempt budget for the key, and takes the attempt
+   * back from the day's wrong codes (it was counted as one until the code was compared).
+   */
+  settle(key: OtpKey, attempt: { source: OtpSource; day: FailureDay }): Promise<void>;
   /** The subject of the key's stored code (even expired or consumed), if it named one. */
   lastSubject(key: OtpKey): Promise<string | undefined>;
   /** Of the given purposes, the one whose stored code (even expired) was issued last. */
@@ -185,10 +253,37 @@ export interface IssuedCode {
   /** Epoch ms. */
   expiresAt: number;
   lifetimeSeconds: number;
+  /** Who asked for it (what `withdraw` gives the send back to). */
+  source: OtpSource;
+}
+
+/** What a check of a code is counted against besides its key. */
+export interface CheckTerms {
+  source: OtpSource;
+  /** The request's hit on its target's per-minute verification limit. */
+  targetHit?: PendingHit;
 }
 
 const secondsUntil = (epochMs: number, now: number) =>
   Math.max(1, Math.ceil((epochMs - now) / 1000));
+
+const hourOf = (epochMs: number) => {
+  const seconds = Math.floor(epochMs / 1000);
+  return seconds - (seconds % 3600);
+};
+
+const daySeconds = 24 * 3600;
+
+/** The UTC day of `epochMs`, whose wrong codes one pair of counters holds. */
+const dayOf = (epochMs: number): FailureDay => {
+  const seconds = Math.floor(epochMs / 1000);
+  return { dayStart: seconds - (seconds % daySeconds) };
+};
+
+const dayEnd = (day: FailureDay) => (day.dayStart + daySeconds) * 1000;
+
+/** A reservation that lets its guess be compared. */
+type Reserved = Extract<AttemptReservation, { allowed: true }>;
 
 export class OtpEngine {
   private readonly policy: OtpPolicy;
@@ -211,32 +306,38 @@ export class OtpEngine {
   }
 
   /**
-   * A new code for the key, superseding the previous one; `subject` (a user id) is whom it proves
-   * the target for, answered by `verify`. Throws rate_limited (with retryAfterSeconds) during the
-   * cooldown or over the hourly cap, and too_many_attempts while the attempt budget is spent.
-   * Round trips: 1 transaction (+1 read to time a cooldown refusal).
+   * A new code for the key, asked for by `source`, superseding the previous one; `subject` (a
+   * user id) is whom it proves the target for, answered by `verify`. Throws rate_limited (with
+   * retryAfterSeconds) during the source's cooldown or over the source's or the target's hourly
+   * cap, and too_many_attempts while the source's attempt budget or the target's wrong codes of
+   * the day are spent. Round trips: 1 transaction (+1 read to time a cooldown or budget refusal).
    */
-  async issue(key: OtpKey, subject?: string): Promise<IssuedCode> {
+  async issue(key: OtpKey, source: OtpSource, subject?: string): Promise<IssuedCode> {
     const now = this.clock.now();
     // randomInt draws without modulo bias from the CSPRNG.
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const lifetimeSeconds = this.lifetimeSeconds(key.channel);
     const expiresAt = now + lifetimeSeconds * 1000;
-    const nowSeconds = Math.floor(now / 1000);
-    const hourStart = nowSeconds - (nowSeconds % 3600);
+    const hourStart = hourOf(now);
+    const day = dayOf(now);
     const codeHash = await this.digest(key, code);
     const outcome = await this.store.issue(
       key,
-      { codeHash, issuedAt: now, expiresAt, subject },
+      { codeHash, issuedAt: now, expiresAt, subject, issuedBy: source },
       {
+        source,
         cooldownEdge: now - this.policy.cooldownSeconds * 1000,
         hourStart,
+        sendsPerSourcePerHour: this.policy.sendsPerSourcePerHour,
         sendsPerHour: this.policy.sendsPerHour,
         maxAttempts: this.policy.maxAttempts,
+        day,
+        failuresPerTargetPerDay: this.policy.failuresPerTargetPerDay,
         now,
       },
     );
-    if (outcome.issued) return { code, issuedAt: now, expiresAt, lifetimeSeconds };
+    if (outcome.issued) return { code, issuedAt: now, expiresAt, lifetimeSeconds, source };
+    const hourEnds = secondsUntil((hourStart + 3600) * 1000, now);
     switch (outcome.refusedBy) {
       case 'cooldown':
         throw new ServiceError(
@@ -251,54 +352,59 @@ export class OtpEngine {
             limit: 'otp-cooldown',
           },
         );
+      case 'source_hourly_cap':
+        throw new ServiceError(
+          'rate_limited',
+          `At most ${this.policy.sendsPerSourcePerHour} codes an hour can be asked for one address from one place`,
+          [],
+          { retryAfterSeconds: hourEnds, limit: 'otp-source-hourly-cap' },
+        );
       case 'hourly_cap':
         throw new ServiceError(
           'rate_limited',
           `At most ${this.policy.sendsPerHour} codes an hour can be sent to one address`,
           [],
-          {
-            retryAfterSeconds: secondsUntil((hourStart + 3600) * 1000, now),
-            limit: 'otp-hourly-cap',
-          },
+          { retryAfterSeconds: hourEnds, limit: 'otp-hourly-cap' },
         );
       case 'attempts':
-        throw new ServiceError('too_many_attempts', 'Too many wrong codes; try again later', [], {
-          retryAfterSeconds: secondsUntil(
-            outcome.windowEndsAt ?? now + this.attemptWindowSeconds(key.purpose) * 1000,
-            now,
-          ),
-          limit: 'otp-attempts',
-        });
+        throw this.tooManyAttempts(
+          outcome.windowEndsAt ?? now + this.attemptWindowSeconds(key.purpose) * 1000,
+          now,
+        );
+      case 'failures':
+        throw this.tooManyAttempts(dayEnd(day), now);
     }
   }
 
   /**
    * Takes back an issued code whose message could not be sent (SES or SNS failing): it no longer
-   * verifies, and neither holds the cooldown nor counts against the target's hourly cap — so the
-   * sender's retry (the client's, or the queue's redelivery) issues and sends a fresh one at once
-   * instead of being refused for a code nobody got. Round trips: 1 transaction.
+   * verifies, and neither holds the cooldown nor counts against the hourly caps — so the sender's
+   * retry (the client's, or the queue's redelivery) issues and sends a fresh one at once instead
+   * of being refused for a code nobody got. Round trips: 1 transaction.
    */
   async withdraw(key: OtpKey, issued: IssuedCode): Promise<void> {
-    const issuedSeconds = Math.floor(issued.issuedAt / 1000);
     await this.store.withdraw(
       key,
       await this.digest(key, issued.code),
-      issuedSeconds - (issuedSeconds % 3600),
+      hourOf(issued.issuedAt),
+      issued.source,
     );
   }
 
   /**
-   * Consumes the key's code if `code` is it. Every call first spends one attempt of the budget,
-   * so no more than `maxAttempts` guesses are ever compared per window, however many arrive at
-   * once; the fifth wrong one burns the code. Throws invalid_otp, otp_expired or
+   * Consumes the key's code if `code` is it. Every call first reserves one attempt of the
+   * source's budget for the key and one wrong code of the target's day, so no more than
+   * `maxAttempts` guesses per source and `failuresPerTargetPerDay` per target are ever compared,
+   * however many arrive at once; a source's fifth wrong one answers too_many_attempts, and the
+   * code stays for the other sources (its owner). Throws invalid_otp, otp_expired or
    * too_many_attempts (429). Answers the code's subject, if its issuer named one.
    *
    * `targetHit` is the request's hit on its target's per-minute verification limit: counted in
    * the attempt's reservation (rate_limited when the limit refuses).
-   * Round trips: success 3 (reserve, consume, clear budget); wrong 2.
+   * Round trips: success 3 (reserve, consume, settle); wrong 2.
    */
-  async verify(key: OtpKey, code: string, targetHit?: PendingHit): Promise<{ subject?: string }> {
-    const consumed = await this.counted(key, () => this.consume(key, code, targetHit));
+  async verify(key: OtpKey, code: string, terms: CheckTerms): Promise<{ subject?: string }> {
+    const consumed = await this.counted(key, () => this.consume(key, code, terms));
     return { subject: consumed.subject };
   }
 
@@ -315,9 +421,9 @@ export class OtpEngine {
     key: OtpKey,
     code: string,
     effect: (proof: { subject?: string }) => Promise<T>,
-    targetHit?: PendingHit,
+    terms: CheckTerms,
   ): Promise<T> {
-    const consumed = await this.counted(key, () => this.consume(key, code, targetHit));
+    const consumed = await this.counted(key, () => this.consume(key, code, terms));
     try {
       return await effect({ subject: consumed.subject });
     } catch (error) {
@@ -346,15 +452,11 @@ export class OtpEngine {
   }
 
   /** The single use of a code: answers it as stored once it is consumed. */
-  private async consume(
-    key: OtpKey,
-    code: string,
-    targetHit: PendingHit | undefined,
-  ): Promise<StoredOtp> {
+  private async consume(key: OtpKey, code: string, terms: CheckTerms): Promise<StoredOtp> {
     const now = this.clock.now();
     // Hashed first: a pepper that cannot be read fails the request before an attempt is spent.
     const codeHash = await this.digest(key, code);
-    const reservation = await this.reserve(key, now, targetHit);
+    const reservation = await this.reserve(key, now, terms);
     // The digest is compared inside DynamoDB's condition: only keyed digests meet, so timing
     // says nothing about the code, and the delete is the single use (one winner).
     const result = await this.store.consume(key, codeHash);
@@ -362,70 +464,68 @@ export class OtpEngine {
       // TTL deletes lazily: a code past its expiry may still be stored.
       if (result.otp.expiresAt <= now) throw expired();
       try {
-        await this.store.clearAttempts(key);
+        await this.store.settle(key, { source: terms.source, day: reservation.day });
       } catch (error) {
         // The code is consumed and the caller proven: a budget left in place only ends with its
-        // window, which is no reason to fail the verification.
-        log.warn('otp attempt budget not cleared', { error });
+        // window, and a right code left counted as wrong only tightens the day's ceiling.
+        log.warn('otp attempt not settled', { error });
       }
       return result.otp;
     }
-    return this.refuse(key, result, reservation, now);
+    return this.refuse(result, reservation, now);
   }
 
   /**
    * Like verify, for a caller that needs no subject back and has nothing left to do once the code
-   * is consumed (a generic code, whose subject is in its key): the consumption clears the budget
-   * in the same transaction, and nothing could fail after it that would call for the code back.
-   * Round trips: 2 (reserve, consume and clear), a wrong code included.
+   * is consumed (a generic code, whose subject is in its key): the consumption settles the
+   * attempt in the same transaction, and nothing could fail after it that would call for the
+   * code back. Round trips: 2 (reserve, consume and settle), a wrong code included.
    */
-  async check(key: OtpKey, code: string, targetHit?: PendingHit): Promise<void> {
+  async check(key: OtpKey, code: string, terms: CheckTerms): Promise<void> {
     return this.counted(key, async () => {
       const now = this.clock.now();
       const codeHash = await this.digest(key, code);
-      const reservation = await this.reserve(key, now, targetHit);
-      const result = await this.store.consumeClearing(key, codeHash, now);
+      const reservation = await this.reserve(key, now, terms);
+      const result = await this.store.consumeSettling(key, codeHash, now, {
+        source: terms.source,
+        day: reservation.day,
+      });
       if (result.outcome === 'consumed') return;
       if (result.outcome === 'expired') throw expired();
-      return this.refuse(key, result, reservation, now);
+      return this.refuse(result, reservation, now);
     });
   }
 
-  private async reserve(
-    key: OtpKey,
-    now: number,
-    targetHit: PendingHit | undefined,
-  ): Promise<{ last: false } | { last: true; windowEndsAt: number }> {
+  private async reserve(key: OtpKey, now: number, terms: CheckTerms): Promise<Reserved> {
     const reservation = await this.store.reserveAttempt(
       key,
       {
+        source: terms.source,
         maxAttempts: this.policy.maxAttempts,
         now,
         windowEndsAt: now + this.attemptWindowSeconds(key.purpose) * 1000,
+        day: dayOf(now),
+        failuresPerSourcePerDay: this.policy.failuresPerSourcePerDay,
+        failuresPerTargetPerDay: this.policy.failuresPerTargetPerDay,
       },
-      targetHit,
+      terms.targetHit,
     );
     if (reservation.allowed) return reservation;
     if ('targetLimited' in reservation) {
-      throw routeLimited(reservation.targetLimited, targetHit?.window.scope ?? 'otp-target');
+      throw routeLimited(reservation.targetLimited, terms.targetHit?.window.scope ?? 'otp-target');
     }
     throw this.tooManyAttempts(reservation.windowEndsAt, now);
   }
 
   /** The answer to a code that did not verify (wrong, expired, none pending). */
-  private async refuse(
-    key: OtpKey,
+  private refuse(
     result: { outcome: 'mismatch'; otp: StoredOtp } | { outcome: 'none' },
-    reservation: { last: false } | { last: true; windowEndsAt: number },
+    reservation: Reserved,
     now: number,
-  ): Promise<never> {
-    if (result.outcome === 'mismatch') {
-      if (result.otp.expiresAt <= now) throw expired();
-      if (reservation.last) {
-        await this.store.burn(key, result.otp.codeHash);
-        throw this.tooManyAttempts(reservation.windowEndsAt, now);
-      }
-    }
+  ): never {
+    if (result.outcome === 'mismatch' && result.otp.expiresAt <= now) throw expired();
+    // The source's last attempt: it is told, and refused until its window ends. The code stays,
+    // for the sources that saw it.
     if (reservation.last) throw this.tooManyAttempts(reservation.windowEndsAt, now);
     // One answer for a wrong code and for no code: telling them apart would reveal that a code
     // is pending, and so that an account exists for the address.

@@ -8,7 +8,7 @@ import { ServiceError } from '../errors.js';
 import type { PendingHit } from '../rate-limit.js';
 import type { OtpChecks } from './checks.js';
 import type { OtpCodes } from './codes.js';
-import { defaultOtpPolicy } from './engine.js';
+import { defaultOtpPolicy, type OtpSource } from './engine.js';
 import type { SmsPurpose } from './purposes.js';
 import { refuseUnlistedSmsCountry } from './sms-countries.js';
 
@@ -54,6 +54,8 @@ export interface SmsCodeRequest {
   phone: string;
   purpose: SmsPurpose;
   userId?: string;
+  /** The caller's counting address: send limits and wrong codes are counted per source. */
+  source: OtpSource;
 }
 
 /** Purpose generic confirms a number for a signed-in user, and only for that user. */
@@ -84,7 +86,7 @@ export async function sendOtp(
   refuseUnlistedSmsCountry(request.phone, deps.smsCountries, 'phone_number');
   const answer = { phone: request.phone, purpose: request.purpose };
   if (request.purpose === 'generic') {
-    await deps.codes.send('sms', request.phone, 'generic', signedInUser(request));
+    await deps.codes.send('sms', request.phone, 'generic', request.source, signedInUser(request));
     return {
       ...answer,
       message: 'We sent a 6-digit code by SMS',
@@ -94,7 +96,7 @@ export async function sendOtp(
   // The cap's refusal depends on the service alone, so it may be told to every caller; a text
   // the worker would be refused is then never queued.
   await deps.codes.smsCap.refuseWhenSpent();
-  await deps.queue.request({ kind: 'sms_login', target: request.phone });
+  await deps.queue.request({ kind: 'sms_login', target: request.phone, source: request.source });
   return {
     ...answer,
     message: 'If this number is the verified phone of an account, we sent it a 6-digit code by SMS',
@@ -107,10 +109,14 @@ export async function sendOtp(
  * active account only (findByPhone finds no account by a pending phone), and not while the phone
  * waits to be confirmed again after a password reset.
  */
-export async function sendLoginCode(deps: OtpOperationDeps, phone: string): Promise<void> {
+export async function sendLoginCode(
+  deps: OtpOperationDeps,
+  phone: string,
+  source: OtpSource,
+): Promise<void> {
   const user = await deps.accounts.findByPhone(phone);
   if (user === undefined || !phoneSignsIn(user)) return;
-  await sendWithoutTelling(() => deps.codes.send('sms', phone, 'login'));
+  await sendWithoutTelling(() => deps.codes.send('sms', phone, 'login', source));
 }
 
 export interface GenericVerification {
@@ -135,7 +141,11 @@ export async function verifyOtp(
   // its budget cleared in two round trips. A login code is put back if the sign-in then fails.
   if (request.purpose === 'generic') {
     const subject = signedInUser(request);
-    await deps.codes.check('sms', request.phone, 'generic', request.code, { subject, targetHit });
+    await deps.codes.check('sms', request.phone, 'generic', request.code, {
+      source: request.source,
+      subject,
+      targetHit,
+    });
     // A code sent to a signed-in session and entered in one: if the number is the account's own
     // phone, waiting since a password reset, it signs in by SMS again (one conditional write).
     await deps.accounts.confirmPhoneAgain(subject, request.phone);
@@ -155,7 +165,7 @@ export async function verifyOtp(
       }
       return deps.accounts.signInWithPhone(user.id, request.phone, client);
     },
-    { targetHit },
+    { source: request.source, targetHit },
   );
 }
 
@@ -173,8 +183,9 @@ const resendAnswer = (what: string, expiresIn: number): CodeSent => ({
 export async function resendEmailOtp(
   deps: { queue: AccountCodeQueue },
   email: string,
+  source: OtpSource,
 ): Promise<CodeSent> {
-  await deps.queue.request({ kind: 'resend_email', target: email });
+  await deps.queue.request({ kind: 'resend_email', target: email, source });
   return resendAnswer('email', defaultOtpPolicy.lifetimeSeconds.email);
 }
 
@@ -182,10 +193,11 @@ export async function resendEmailOtp(
 export async function resendMobileOtp(
   deps: { queue: AccountCodeQueue; smsCountries: readonly string[] },
   phone: string,
+  source: OtpSource,
 ): Promise<CodeSent> {
   // Depends on the number alone, so it reveals nothing about accounts.
   refuseUnlistedSmsCountry(phone, deps.smsCountries, 'mobile_number');
-  await deps.queue.request({ kind: 'resend_mobile', target: phone });
+  await deps.queue.request({ kind: 'resend_mobile', target: phone, source });
   return resendAnswer('number', defaultOtpPolicy.lifetimeSeconds.sms);
 }
 
@@ -199,12 +211,13 @@ export async function resendMobileOtp(
 export async function sendPendingEmailCode(
   deps: OtpOperationDeps,
   email: string,
+  source: OtpSource,
   subject?: string,
 ): Promise<void> {
   if (subject === undefined) {
     const holder = await deps.accounts.findByEmail(email);
     if (holder !== undefined && !holder.emailVerified) {
-      await sendWithoutTelling(() => deps.codes.send('email', email, 'signup'));
+      await sendWithoutTelling(() => deps.codes.send('email', email, 'signup', source));
       return;
     }
   }
@@ -212,7 +225,9 @@ export async function sendPendingEmailCode(
   const owner = subject ?? (await deps.codes.engine.lastSubject(key));
   const account = owner === undefined ? undefined : await deps.accounts.findById(owner);
   if (account?.pendingEmail !== email) return;
-  await sendWithoutTelling(() => deps.codes.send('email', email, 'verification', account.id));
+  await sendWithoutTelling(() =>
+    deps.codes.send('email', email, 'verification', source, account.id),
+  );
 }
 
 /**
@@ -224,13 +239,14 @@ export async function sendPendingEmailCode(
 export async function sendPendingMobileCode(
   deps: OtpOperationDeps,
   phone: string,
+  source: OtpSource,
   subject?: string,
 ): Promise<void> {
   const key = { channel: 'sms', target: phone, purpose: 'verification' } as const;
   const owner = subject ?? (await deps.codes.engine.lastSubject(key));
   const account = owner === undefined ? undefined : await deps.accounts.findById(owner);
   if (account?.pendingPhone !== phone || !account.emailVerified) return;
-  await sendWithoutTelling(() => deps.codes.send('sms', phone, 'verification', account.id));
+  await sendWithoutTelling(() => deps.codes.send('sms', phone, 'verification', source, account.id));
 }
 
 const invalidOtp = (what: string) =>
@@ -250,7 +266,7 @@ const takenMeanwhile = (field: string, what: string) =>
  */
 export async function verifyEmailOtp(
   deps: OtpCheckDeps,
-  input: { email: string; otp: string },
+  input: { email: string; otp: string; source: OtpSource },
   targetHit?: PendingHit,
 ): Promise<{ verified: true; email: string }> {
   const purpose =
@@ -274,7 +290,7 @@ export async function verifyEmailOtp(
       if (outcome === 'stale') throw invalidOtp('email');
       return { verified: true, email: input.email };
     },
-    { targetHit },
+    { source: input.source, targetHit },
   );
 }
 
@@ -285,7 +301,7 @@ export async function verifyEmailOtp(
  */
 export async function verifyMobileOtp(
   deps: OtpCheckDeps & { queue: AccountCodeQueue },
-  input: { phone: string; otp: string },
+  input: { phone: string; otp: string; source: OtpSource },
   targetHit?: PendingHit,
 ): Promise<{ verified: true; phone: string }> {
   const subject = await deps.codes.verifyThen(
@@ -302,7 +318,7 @@ export async function verifyMobileOtp(
       if (outcome === 'stale' || subject === undefined) throw invalidOtp('phone number');
       return subject;
     },
-    { targetHit },
+    { source: input.source, targetHit },
   );
   // The phone is confirmed and the answer must say so: a notice that cannot be queued is logged
   // (a retry of this request would find its code spent).

@@ -1451,7 +1451,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited */
+            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2544,7 +2544,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited */
+            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3061,7 +3061,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited */
+            /** @description Too many requests: too_many_attempts, rate_limited. `rate_limited`: this caller asked for a code for the number less than 60 s ago, or for 3 codes to it this hour; the number was sent 10 codes this hour; the service’s texts of the hour are spent (generic codes: all but the share kept for sign-in and verification, SMS_RESERVED_PERCENT); or, for generic, the signed-in account had codes texted to GENERIC_SMS_NUMBERS_PER_HOUR numbers this hour or GENERIC_SMS_PER_DAY codes today.. `too_many_attempts` (generic): this caller spent its attempts at the number’s code, or the number’s wrong codes of the day reached their ceiling: a new code could not be verified. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3198,7 +3198,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited */
+            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3567,7 +3567,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited */
+            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3702,7 +3702,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited */
+            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts. */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

@@ -38,6 +38,7 @@ export class MemoryCodes implements AccountCodes {
     channel: 'email' | 'sms',
     target: string,
     purpose: AccountCodePurpose,
+    _source: string,
     subject?: string,
   ) {
     const code = String(100000 + this.sent.length);
@@ -112,7 +113,7 @@ export function inlineSignupQueue(
   return {
     // Other work (notices, a signup phone's code) is the worker's, tested on its own.
     async request(work) {
-      if (work.kind === 'signup') await followUpSignup(followUp, work.target);
+      if (work.kind === 'signup') await followUpSignup(followUp, work.target, work.source);
     },
   };
 }
