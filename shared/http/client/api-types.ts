@@ -545,7 +545,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The event types an endpoint can subscribe to, with the JSON Schema of each payload */
+        /** The event types an endpoint can subscribe to, with the JSON Schema of each payload; filters: status, created_after, created_before (every type is active, none has a creation time) */
         get: operations["listEventTypes"];
         put?: never;
         post?: never;
@@ -5407,6 +5407,9 @@ export interface operations {
             query?: {
                 page?: number;
                 per_page?: number;
+                status?: "active";
+                created_after?: string;
+                created_before?: string;
             };
             header?: never;
             path?: never;

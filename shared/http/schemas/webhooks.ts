@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { eventTypes } from '../../domain/event-types.js';
 import { endpointStatuses, testEventType } from '../../domain/webhooks/model.js';
 import { identifier, page, perPage, pointInTime } from './fields.js';
-import { deliveryStatuses } from './vocabulary.js';
+import { deliveryStatuses, eventTypeStatuses } from './vocabulary.js';
 
 /** Requests of outbound webhook management and event publication (contract.md). */
 
@@ -67,13 +67,27 @@ export const DeliveryPathParams = /* @__PURE__ */ v.object({
   delivery_id: identifier,
 });
 
-/** page / per_page of a list without filters. */
-export const PageQuery = /* @__PURE__ */ v.strictObject({ page, per_page: perPage });
-
 const createdFilters = {
   created_after: /* @__PURE__ */ v.optional(pointInTime),
   created_before: /* @__PURE__ */ v.optional(pointInTime),
 };
+
+/**
+ * The list parameters every list takes (contract.md, "Every list accepts status, created_after
+ * and created_before"), for the event catalogue: its types are all `active` and have no creation
+ * time, so the filters are checked as on every list and keep every type (docs/webhooks.md).
+ */
+export const ListEventTypesQuery = /* @__PURE__ */ v.strictObject({
+  page,
+  per_page: perPage,
+  status: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ v.picklist(
+      eventTypeStatuses,
+      `must be one of: ${/* @__PURE__ */ eventTypeStatuses.join(', ')}`,
+    ),
+  ),
+  ...createdFilters,
+});
 
 export const ListWebhooksQuery = /* @__PURE__ */ v.strictObject({
   page,
