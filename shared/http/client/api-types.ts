@@ -4712,9 +4712,9 @@ export interface operations {
                 page?: number;
                 per_page?: number;
                 status?: "pending" | "delivered" | "failed";
+                event_type?: "order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded" | "webhook.test";
                 created_after?: string;
                 created_before?: string;
-                event_type?: "order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded" | "webhook.test";
             };
             header?: never;
             path: {

@@ -65,8 +65,8 @@ export const DeliveryPathParams = /* @__PURE__ */ v.object({
 
 /**
  * The query every list takes (contract.md, "Every list accepts status, created_after and
- * created_before"): page, per_page, a `status` among `statuses`, the creation window — and
- * `more`, a list's own filters.
+ * created_before"): page, per_page, a `status` among `statuses`, `more` (a list's own filters)
+ * and the creation window, in the order their refusals are listed.
  */
 const listQuery = <const TStatuses extends v.PicklistOptions, TMore extends v.ObjectEntries>(
   statuses: TStatuses,
@@ -76,9 +76,9 @@ const listQuery = <const TStatuses extends v.PicklistOptions, TMore extends v.Ob
     page,
     per_page: perPage,
     status: /* @__PURE__ */ v.optional(/* @__PURE__ */ oneOf(statuses)),
+    ...more,
     created_after: /* @__PURE__ */ v.optional(pointInTime),
     created_before: /* @__PURE__ */ v.optional(pointInTime),
-    ...more,
   });
 
 /**
