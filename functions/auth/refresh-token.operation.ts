@@ -16,4 +16,4 @@ export const operation = apiOperation({
 });
 
 /** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
-export const answer: Answer = { data: r.TokenPair, errors: ['invalid_token'] };
+export const answer: Answer = { data: r.TokenPair, errors: ['invalid_token', 'conflict'] };

@@ -1,4 +1,5 @@
 import { type Answer, receiverOperation } from '../../shared/http/operation.js';
+import { gatewayARequest } from '../../shared/http/schemas/inbound.js';
 import * as r from '../../shared/http/schemas/responses.js';
 
 export const operation = receiverOperation({
@@ -15,4 +16,8 @@ export const operation = receiverOperation({
 });
 
 /** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
-export const answer: Answer = { data: r.InboundReceived, signedWith: 'gatewayASignature' };
+export const answer: Answer = {
+  data: r.InboundReceived,
+  signedWith: 'gatewayASignature',
+  receives: gatewayARequest,
+};

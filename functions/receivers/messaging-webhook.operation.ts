@@ -1,4 +1,8 @@
 import { type Answer, type Needs, receiverOperation } from '../../shared/http/operation.js';
+import {
+  messagingHandshakeRequest,
+  messagingNotificationRequest,
+} from '../../shared/http/schemas/inbound.js';
 import * as r from '../../shared/http/schemas/responses.js';
 
 /** One function serves both: the platform's one callback URL (GET handshake, POST events). */
@@ -28,10 +32,15 @@ export const notificationOperation = receiverOperation({
 });
 
 /** What the handshake answers, for the OpenAPI document (the route table reads it). */
-export const verificationAnswer: Answer = { document: 'text', errors: ['forbidden'] };
+export const verificationAnswer: Answer = {
+  document: 'text',
+  errors: ['forbidden'],
+  receives: messagingHandshakeRequest,
+};
 
 /** What a notification answers, for the OpenAPI document (the route table reads it). */
 export const notificationAnswer: Answer = {
   data: r.InboundReceived,
   signedWith: 'messagingSignature',
+  receives: messagingNotificationRequest,
 };

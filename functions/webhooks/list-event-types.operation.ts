@@ -1,6 +1,6 @@
 import { type Answer, apiOperation } from '../../shared/http/operation.js';
 import * as r from '../../shared/http/schemas/responses.js';
-import { PageQuery } from '../../shared/http/schemas/webhooks.js';
+import { ListEventTypesQuery } from '../../shared/http/schemas/webhooks.js';
 
 export const operation = apiOperation({
   name: 'listEventTypes',
@@ -9,9 +9,10 @@ export const operation = apiOperation({
   entry: 'functions/webhooks/list-event-types.ts',
   auth: 'none',
   tag: 'events',
-  summary: 'The event types an endpoint can subscribe to, with the JSON Schema of each payload',
+  summary:
+    'The event types an endpoint can subscribe to, with the JSON Schema of each payload; filters: status, created_after, created_before (every type is active, none has a creation time)',
   needs: {},
-  query: PageQuery,
+  query: ListEventTypesQuery,
 });
 
 /** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */

@@ -7,6 +7,8 @@ import { tableName } from '../config.js';
 import type {
   NewSession,
   RefreshState,
+  RefreshTarget,
+  RefreshWrite,
   SessionRepository,
   SignInChanges,
 } from '../domain/accounts/ports.js';
@@ -15,12 +17,23 @@ import { epochSeconds } from '../domain/clock.js';
 import { Refusal } from '../domain/errors.js';
 import {
   type AccountUpdate,
+  accountStillReadsAs,
   accountUpdateInput,
   activationClauses,
+  publicUserFromItem,
+  publicUserItem,
   userFromItem,
 } from './dynamo-users.js';
 import { counterKeyOf, countHitIn, hitsIn } from './dynamo-window-counter.js';
-import { batchGetAll, deleteItems, dynamo, getItem, queryAll, transactWrite } from './dynamodb.js';
+import {
+  batchGetAll,
+  deleteItems,
+  dynamo,
+  getItem,
+  queryAll,
+  type TransactionOutcome,
+  transactWrite,
+} from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
@@ -30,8 +43,14 @@ import { ttlAttribute } from './table-definition.js';
  *   user_agent of the sign-in, in the user's partition, so listing or revoking all of a user's
  *   sessions is one strongly consistent Query (no index lag to outlive). Revoking a session
  *   deletes this item, which every authenticated call reads.
- * - `REFRESH#<sha256>`: one per refresh token ever issued, kept for its 30 days so that a rotated
- *   token presented again is recognised (reuse detection) rather than merely unknown.
+ * - `REFRESH#<sha256>`: one per refresh token ever issued, naming its user and session (the token
+ *   itself is opaque), kept for its 30 days so that a rotated token presented again is recognised
+ *   (reuse detection) rather than merely unknown. While a token is current its item also holds
+ *   `holder`, a copy of what answers show of the account (`publicUserItem`): a refresh reads it
+ *   with the token, one read, and its write checks that the account still reads so
+ *   (`accountStillReadsAs`). Rotation removes the copy from the used token's item and gives it to
+ *   its successor's, so one copy per session is current; a rotated item keeps its `rotated_at`
+ *   and the `access_kid` that signed its successor's access token, nothing secret.
  */
 
 const refreshExpiry = (now: number) => epochSeconds(now) + refreshTokenSeconds;
@@ -64,6 +83,53 @@ function signInUpdate(userId: string, changes: SignInChanges, now: number) {
   return accountUpdateInput(userId, update);
 }
 
+/** A refresh token's item: whose it is and, while it is current, its copy of the account. */
+const refreshTokenItem = (
+  tokenHash: string,
+  {
+    userId,
+    sessionId,
+    holder,
+    now,
+  }: Pick<RefreshTarget, 'userId' | 'sessionId' | 'holder'> & { now: number },
+  expiresAt: number,
+) => ({
+  ...keys.refreshToken(tokenHash),
+  user_id: userId,
+  session_id: sessionId,
+  issued_at: now,
+  holder: publicUserItem(holder),
+  [ttlAttribute]: expiresAt,
+});
+
+/** The account copy a token's item holds (items written before there was one hold none). */
+const holderIn = (item: Record<string, unknown> | undefined) =>
+  item?.holder !== null && typeof item?.holder === 'object'
+    ? publicUserFromItem(item.holder as Record<string, unknown>)
+    : undefined;
+
+/**
+ * What a refresh's transaction answered: `reasons` name its leading items in order; the account
+ * check follows them (the account as it is comes back when it failed), then the hit, if any.
+ */
+function refreshWriteOf(
+  outcome: TransactionOutcome,
+  reasons: ('already_rotated' | 'session_gone')[],
+): RefreshWrite {
+  if (outcome.ok) return { done: true };
+  const reason = reasons[outcome.failedIndex];
+  if (reason !== undefined) return { done: false, reason };
+  if (outcome.failedIndex === reasons.length) {
+    const { failedItem } = outcome;
+    return {
+      done: false,
+      reason: 'holder_changed',
+      holder: failedItem === undefined ? undefined : publicUserFromItem(failedItem),
+    };
+  }
+  return { done: false, reason: 'hit_moved' };
+}
+
 export const dynamoSessionRepository: SessionRepository = {
   async start(session: NewSession, changes: SignInChanges) {
     const { sessionId, userId, refreshTokenHash, client, now } = session;
@@ -86,13 +152,7 @@ export const dynamoSessionRepository: SessionRepository = {
       {
         Put: {
           TableName: tableName(),
-          Item: {
-            ...keys.refreshToken(refreshTokenHash),
-            user_id: userId,
-            session_id: sessionId,
-            issued_at: now,
-            [ttlAttribute]: expiresAt,
-          },
+          Item: refreshTokenItem(refreshTokenHash, session, expiresAt),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
@@ -111,61 +171,60 @@ export const dynamoSessionRepository: SessionRepository = {
     }
   },
 
-  async loadForRefresh(userId, sessionId, tokenHash, hit): Promise<RefreshState> {
+  async loadForRefresh({ tokenHash, successorHash, hit, userId }): Promise<RefreshState> {
+    const extra = [
+      ...(hit === undefined ? [] : [counterKeyOf(hit)]),
+      ...(userId === undefined ? [] : [keys.user(userId)]),
+    ];
     const result = await dynamo().send(
       new TransactGetCommand({
         TransactItems: [
-          { Get: { TableName: tableName(), Key: keys.refreshToken(tokenHash) } },
-          { Get: { TableName: tableName(), Key: keys.session(userId, sessionId) } },
-          { Get: { TableName: tableName(), Key: keys.user(userId) } },
-          ...(hit === undefined
-            ? []
-            : [{ Get: { TableName: tableName(), Key: counterKeyOf(hit) } }]),
-        ],
+          keys.refreshToken(tokenHash),
+          keys.refreshToken(successorHash),
+          ...extra,
+        ].map((Key) => ({ Get: { TableName: tableName(), Key } })),
       }),
     );
-    const [token, session, user, counter] = (result.Responses ?? []).map(
-      (response) => response.Item,
-    );
-    // The ids come from the presented token: the stored token must agree with them.
-    const tokenMatches =
-      token !== undefined && token.user_id === userId && token.session_id === sessionId;
+    const [token, successor, ...rest] = (result.Responses ?? []).map((response) => response.Item);
+    const counter = hit === undefined ? undefined : rest.shift();
+    const user = rest.shift();
     return {
-      token: tokenMatches
-        ? {
-            expiresAt: Number(token[ttlAttribute]) * 1000,
-            rotatedAt: token.rotated_at === undefined ? undefined : Number(token.rotated_at),
-          }
-        : undefined,
-      sessionLive: session !== undefined,
-      user: user === undefined ? undefined : userFromItem(user),
+      token:
+        token === undefined
+          ? undefined
+          : {
+              userId: String(token.user_id),
+              sessionId: String(token.session_id),
+              expiresAt: Number(token[ttlAttribute]) * 1000,
+              rotatedAt: token.rotated_at === undefined ? undefined : Number(token.rotated_at),
+              accessKid: typeof token.access_kid === 'string' ? token.access_kid : undefined,
+              holder: holderIn(token),
+            },
+      successor: successor === undefined ? undefined : { holder: holderIn(successor) },
+      user: user === undefined ? undefined : publicUserFromItem(user),
       hitsBefore: hit === undefined ? undefined : hitsIn(counter),
     };
   },
 
-  async rotate({ userId, sessionId, tokenHash, successorHash, now, hit }) {
+  async rotate({ tokenHash, successorHash, accessKid, now, ...target }) {
+    const { userId, sessionId } = target;
     const expiresAt = refreshExpiry(now);
     const outcome = await transactWrite({
       TransactItems: [
         {
+          // Used: it keeps what reuse detection and the grace need, and gives up its copy.
           Update: {
             TableName: tableName(),
             Key: keys.refreshToken(tokenHash),
-            UpdateExpression: 'SET rotated_at = :now',
+            UpdateExpression: 'SET rotated_at = :now, access_kid = :kid REMOVE holder',
             ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(rotated_at)',
-            ExpressionAttributeValues: { ':now': now },
+            ExpressionAttributeValues: { ':now': now, ':kid': accessKid },
           },
         },
         {
           Put: {
             TableName: tableName(),
-            Item: {
-              ...keys.refreshToken(successorHash),
-              user_id: userId,
-              session_id: sessionId,
-              issued_at: now,
-              [ttlAttribute]: expiresAt,
-            },
+            Item: refreshTokenItem(successorHash, { ...target, now }, expiresAt),
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -180,14 +239,34 @@ export const dynamoSessionRepository: SessionRepository = {
             ExpressionAttributeValues: { ':ttl': expiresAt, ':now': now },
           },
         },
+        accountStillReadsAs(target.holder),
         // The request's own rate-limit hit, when it rides along: no write of its own.
-        ...(hit === undefined ? [] : [countHitIn(hit.pending, hit.before)]),
+        ...(target.hit === undefined ? [] : [countHitIn(target.hit.pending, target.hit.before)]),
       ],
     });
-    if (outcome.ok) return 'rotated';
-    return (['already_rotated', 'already_rotated', 'session_gone', 'hit_moved'] as const)[
-      outcome.failedIndex
-    ]!;
+    return refreshWriteOf(outcome, ['already_rotated', 'already_rotated', 'session_gone']);
+  },
+
+  async confirm(target) {
+    const outcome = await transactWrite({
+      TransactItems: [
+        {
+          ConditionCheck: {
+            TableName: tableName(),
+            Key: keys.session(target.userId, target.sessionId),
+            ConditionExpression: 'attribute_exists(pk)',
+          },
+        },
+        accountStillReadsAs(target.holder),
+        ...(target.hit === undefined ? [] : [countHitIn(target.hit.pending, target.hit.before)]),
+      ],
+    });
+    return refreshWriteOf(outcome, ['session_gone']);
+  },
+
+  async holderOf(userId) {
+    const item = await getItem(keys.user(userId));
+    return item === undefined ? undefined : publicUserFromItem(item);
   },
 
   async isLive(sessionId, userId) {

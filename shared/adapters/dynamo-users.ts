@@ -7,7 +7,7 @@ import {
   type ProfileChanges,
   type UserRepository,
 } from '../domain/accounts/ports.js';
-import { newId, type User } from '../domain/accounts/user.js';
+import { newId, type PublicUser, type User } from '../domain/accounts/user.js';
 import { systemClock } from '../domain/clock.js';
 import { Refusal } from '../domain/errors.js';
 import { getItem, transactWrite, updateIf } from './dynamodb.js';
@@ -43,6 +43,98 @@ export function userFromItem(item: Record<string, unknown>): User {
     phoneConfirmationRequired: item.phone_confirmation_required === true,
     signupNames: item.signup_names instanceof Set ? [...item.signup_names].map(String) : [],
     createdAt: String(item.created_at),
+  };
+}
+
+/** What answers show of the account an item holds, read as `userFromItem` reads it. */
+export function publicUserFromItem(item: Record<string, unknown>): PublicUser {
+  const user = userFromItem(item);
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    phone: user.phone,
+    pendingEmail: user.pendingEmail,
+    pendingPhone: user.pendingPhone,
+    gender: user.gender,
+    onlineStatus: user.onlineStatus,
+    emailVerified: user.emailVerified,
+    phoneConfirmationRequired: user.phoneConfirmationRequired,
+    createdAt: user.createdAt,
+  };
+}
+
+/** The attributes of a `PublicUser` as the account's item names them (null ones left out). */
+export function publicUserItem(user: PublicUser): Record<string, string | boolean> {
+  const item: Record<string, string | boolean> = {
+    user_id: user.id,
+    name: user.name,
+    email: user.email,
+    online_status: user.onlineStatus,
+    email_verified: user.emailVerified,
+    phone_confirmation_required: user.phoneConfirmationRequired,
+    created_at: user.createdAt,
+  };
+  const optional = {
+    phone: user.phone,
+    pending_email: user.pendingEmail,
+    pending_phone: user.pendingPhone,
+    gender: user.gender,
+  };
+  for (const [attribute, value] of Object.entries(optional)) {
+    if (value !== null) item[attribute] = value;
+  }
+  return item;
+}
+
+/** The attributes `publicUserItem` may write: those `publicUserFromItem` reads. */
+const publicAttributes = [
+  'user_id',
+  'name',
+  'email',
+  'phone',
+  'pending_email',
+  'pending_phone',
+  'gender',
+  'online_status',
+  'email_verified',
+  'phone_confirmation_required',
+  'created_at',
+] as const;
+
+/**
+ * A transaction's check that the account still reads as `user` (by `publicUserFromItem`'s rules:
+ * a flag that is not true reads false, a value that is not a string reads null); when it does
+ * not, the account's item as it is comes back with the cancellation.
+ */
+export function accountStillReadsAs(user: PublicUser) {
+  const expected = publicUserItem(user);
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const conditions = publicAttributes.map((attribute, index) => {
+    const name = `#a${index}`;
+    names[name] = attribute;
+    const value = expected[attribute];
+    if (value === undefined) {
+      values[':string'] = 'S';
+      return `(attribute_not_exists(${name}) OR NOT attribute_type(${name}, :string))`;
+    }
+    if (value === false) {
+      values[':true'] = true;
+      return `(attribute_not_exists(${name}) OR ${name} <> :true)`;
+    }
+    values[`:v${index}`] = value;
+    return `${name} = :v${index}`;
+  });
+  return {
+    ConditionCheck: {
+      TableName: tableName(),
+      Key: keys.user(user.id),
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+    },
   };
 }
 

@@ -8,6 +8,7 @@ import { answerOf, errorsOf } from './answers.js';
 import { eventTypeDocument } from './event-types.js';
 import { serversOf } from './openapi-servers.js';
 import type { Answer } from './operation.js';
+import { maxReceiverBodyBytes } from './receiver-handler.js';
 import { statusOfCode } from './responses.js';
 import type { DocumentedRoute, HttpRouteEntry } from './route-table.js';
 import { page, perPage } from './schemas/fields.js';
@@ -77,6 +78,20 @@ const namedResponses: Record<string, unknown> = toJsonSchemaDefs(responseSchemas
 
 const errorCodes = Object.keys(statusOfCode);
 
+const gatewayASignatureRule = 'Hex HMAC-SHA256 of the raw body with the shared secret.';
+const gatewayBSignatureRule =
+  '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">`; five minutes of tolerance.';
+
+/**
+ * The security of a receiver: its signature header, or the header its sender's own brand uses
+ * (either is read, so either satisfies it).
+ */
+const signatureAlternatives: Record<NonNullable<Answer['signedWith']>, string[]> = {
+  gatewayASignature: ['gatewayASignature', 'razorpaySignature'],
+  gatewayBSignature: ['gatewayBSignature', 'stripeSignature'],
+  messagingSignature: ['messagingSignature'],
+};
+
 const components = {
   securitySchemes: {
     bearerAuth: {
@@ -97,15 +112,25 @@ const components = {
       type: 'apiKey',
       in: 'header',
       name: 'X-Gateway-A-Signature',
-      description:
-        'Hex HMAC-SHA256 of the raw body with the shared secret (also read from X-Razorpay-Signature).',
+      description: gatewayASignatureRule,
+    },
+    razorpaySignature: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Razorpay-Signature',
+      description: `The gateway's own name for X-Gateway-A-Signature: ${gatewayASignatureRule}`,
     },
     gatewayBSignature: {
       type: 'apiKey',
       in: 'header',
       name: 'Gateway-B-Signature',
-      description:
-        '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">` (also read from Stripe-Signature); five minutes of tolerance.',
+      description: gatewayBSignatureRule,
+    },
+    stripeSignature: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'Stripe-Signature',
+      description: `The gateway's own name for Gateway-B-Signature: ${gatewayBSignatureRule}`,
     },
     messagingSignature: {
       type: 'apiKey',
@@ -265,6 +290,21 @@ const tooManyRequests = (answer: Answer): string[] => [
 
 const anyIdentifier = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' };
 
+/** The longest header value a receiver's documented headers state (what a header block holds). */
+const maxHeaderValueLength = 8192;
+
+const signedBodyDescription = `The event exactly as its sender signed it: the signature covers these raw bytes, and they are verified as received, so send them unmodified (no re-serialising: the same whitespace, key order and escapes). At most ${maxReceiverBodyBytes} bytes. Senders declare application/json; the bytes are read the same under any media type. The schema states what the receiver reads; every other field is the sender's own and is kept as sent.`;
+
+/**
+ * Why a receiver's answers carry no X-RateLimit-* headers, and the one limit its sender can meet:
+ * every receiver's description, and its 429.
+ */
+const receiverLimitsSentence =
+  "No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).";
+
+const receiverThrottled =
+  "Throttled: more calls at once than the receiver's reserved concurrency. Lambda's Function URL answers this itself, not in the error envelope and without X-RateLimit-* or Retry-After; senders retry on their own schedule.";
+
 function operation(route: HttpRouteEntry): JsonObject {
   const parameters: JsonObject[] = [];
   // The schema the handler validates its path with (`params` of its definition), else any id.
@@ -280,18 +320,30 @@ function operation(route: HttpRouteEntry): JsonObject {
       schema: { maxLength: 64, ...(pathFields[match[1]!] ?? anyIdentifier) },
     });
   }
-  if (route.query) {
-    const schema = jsonSchema(route.query);
+  const answer = answerOf(route);
+  // A receiver's request is stated by its answer (it validates no schema: it reads raw bytes).
+  const receives = route.surface === 'function-url' ? (answer.receives ?? {}) : undefined;
+  const query = receives === undefined ? route.query : receives.query;
+  if (query) {
+    const schema = jsonSchema(query);
     const properties = (schema.properties ?? {}) as Record<string, JsonObject>;
     const required = new Set((schema.required ?? []) as string[]);
     // A query schema is an object schema: its entries are the fields' own schemas.
-    const fields = ('entries' in route.query ? route.query.entries : {}) as Record<string, unknown>;
+    const fields = ('entries' in query ? query.entries : {}) as Record<string, unknown>;
     for (const [name, property] of Object.entries(properties)) {
       const schema = queryIntegers.get(fields[name]) ?? property;
       parameters.push({ name, in: 'query', required: required.has(name), schema });
     }
   }
-  const answer = answerOf(route);
+  for (const [name, description] of Object.entries(receives?.headers ?? {})) {
+    parameters.push({
+      name,
+      in: 'header',
+      required: false,
+      description,
+      schema: { type: 'string', maxLength: maxHeaderValueLength },
+    });
+  }
   if (answer.idempotencyKey) {
     parameters.push({
       name: 'Idempotency-Key',
@@ -343,13 +395,15 @@ function operation(route: HttpRouteEntry): JsonObject {
       },
     };
   }
+  // Not the service's answer: Lambda's own, at the receiver's reserved concurrency.
+  if (route.surface === 'function-url') responses['429'] = { description: receiverThrottled };
   const security =
     route.auth === 'iam'
       ? [{ awsSigV4: [] }]
       : route.surface === 'function-url'
         ? answer.signedWith === undefined
           ? []
-          : [{ [answer.signedWith]: [] }]
+          : signatureAlternatives[answer.signedWith].map((scheme) => ({ [scheme]: [] }))
         : route.auth === 'user'
           ? [{ apiKey: [], bearerAuth: [] }]
           : // Alternatives: with the key alone, or with a Bearer token too (its summary says when).
@@ -358,10 +412,12 @@ function operation(route: HttpRouteEntry): JsonObject {
             : [{ apiKey: [] }];
   // The limits the handler applies: its definition's, the very objects this document reads.
   const limits: OwnLimit[] = route.surface === 'api' ? (route.limits ?? []) : [];
+  const description =
+    receives === undefined ? limits.map(limitSentence).join(' ') : receiverLimitsSentence;
   return {
     operationId: route.name,
     summary: route.summary,
-    ...(limits.length > 0 ? { description: limits.map(limitSentence).join(' ') } : {}),
+    ...(description === '' ? {} : { description }),
     tags: [route.tag],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.body
@@ -369,6 +425,20 @@ function operation(route: HttpRouteEntry): JsonObject {
           requestBody: {
             required: true,
             content: { 'application/json': { schema: jsonSchema(route.body) } },
+          },
+        }
+      : {}),
+    ...(receives?.body
+      ? {
+          requestBody: {
+            required: true,
+            description: signedBodyDescription,
+            content: {
+              'application/json': { schema: jsonSchema(receives.body) },
+              // The bytes are read whatever type the sender declares (a Function URL hands
+              // non-text types over base64-encoded, and the receiver decodes them first).
+              '*/*': { schema: { description: 'The same JSON event, under another media type' } },
+            },
           },
         }
       : {}),
@@ -510,7 +580,8 @@ export function openApiDocument(
       title: 'Account, OTP and webhook service',
       version: '1.0.0',
       description:
-        'Sign-up with email OTP, JWT sessions with rotating refresh tokens, SMS OTP, password reset, inbound gateway webhooks and signed outbound webhooks. Envelopes, error codes and rate limits as documented in the README.',
+        'Sign-up with email OTP, JWT sessions with rotating refresh tokens, SMS OTP, password reset, inbound gateway webhooks and signed outbound webhooks. Envelopes, error codes and rate limits as documented in the README.\n\n' +
+        'Rate-limit headers: every answer of an API operation carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset of the window that counted it (a 429 also Retry-After), whatever its status. Two kinds of answer count in no window, and so carry none: CORS preflights (OPTIONS on an API path), which the API gateway answers itself without calling the service — a preflight is never counted, so a refused one has no window to report and costs the caller nothing of its limit —, and the receivers’ answers (tag receivers: their descriptions say why).',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'The operators of this deployment' },
     },

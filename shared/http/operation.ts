@@ -176,8 +176,27 @@ export interface Answer {
   optionalBearer?: true;
   /** Reads an optional Idempotency-Key header: a repeat answers the first request's result. */
   idempotencyKey?: true;
-  /** A receiver's signature scheme (components.securitySchemes). */
+  /**
+   * A receiver's signature scheme (components.securitySchemes); the document lists the header
+   * each sender's own brand uses (`X-Razorpay-Signature`, `Stripe-Signature`) as the alternative.
+   */
   signedWith?: 'gatewayASignature' | 'gatewayBSignature' | 'messagingSignature';
+  /** What a receiver's caller sends: a receiver has no request schema of its own. */
+  receives?: ReceiverRequest;
+}
+
+/**
+ * A receiver's request as its sender makes it, for the document. A receiver reads the exact
+ * bytes its sender signed rather than a parsed body, so nothing here is validated by a schema:
+ * these state what the receiver requires (shared/domain/inbound/sources.ts) and reads.
+ */
+export interface ReceiverRequest {
+  /** The JSON event posted as the body (its bytes are what the signature covers). */
+  body?: v.GenericSchema;
+  /** Query parameters: the messaging handshake's `hub.*`. */
+  query?: v.GenericSchema;
+  /** Headers read besides the signature's, each with what it carries. */
+  headers?: Record<string, string>;
 }
 
 /** Behind API Gateway (stage v1), with the usage plans and the per-client rate limit. */

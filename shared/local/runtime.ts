@@ -557,17 +557,21 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     }
     const { statusCode, body } = errorResponse(
       'invalid_request',
-      `The request could not be parsed as HTTP/1.1 (${error.code ?? 'malformed'})`,
+      error.code === 'HPE_INVALID_METHOD'
+        ? 'The request method is not an HTTP method: methods are case-sensitive (POST, not post)'
+        : `The request could not be parsed as HTTP/1.1 (${error.code ?? 'malformed'})`,
     );
     // `rawPacket` is the chunk the parser failed in: the envelope goes out when it visibly starts
-    // a request of a method other than HEAD (whose answers have no body), else the status alone.
-    const method = /^([A-Z]+) /.exec(
-      error.rawPacket?.subarray(0, 16).toString('latin1') ?? '',
-    )?.[1];
-    const sent = method !== undefined && method !== 'HEAD' ? body : '';
+    // a request line (whatever its method's spelling: `post` is refused as HTTP, not as a
+    // request without a body) of a method other than HEAD (whose answers have no body), else the
+    // status alone, with no content type that would promise one.
+    const method = requestLineMethod.exec(error.rawPacket?.toString('latin1') ?? '')?.[1];
+    const envelope = method !== undefined && method.toUpperCase() !== 'HEAD';
+    const sent = envelope ? body : '';
     socket.end(
-      `HTTP/1.1 ${statusCode} Bad Request\r\ncontent-type: application/json; charset=utf-8\r\n` +
-        `content-length: ${Buffer.byteLength(sent)}\r\nconnection: close\r\n\r\n${sent}`,
+      `HTTP/1.1 ${statusCode} Bad Request\r\n${envelope ? 'content-type: application/json; charset=utf-8\r\n' : ''}` +
+        `content-length: ${Buffer.byteLength(sent)}\r\nx-request-id: ${randomUUID()}\r\n` +
+        `connection: close\r\n\r\n${sent}`,
     );
   });
   server.keepAliveTimeout = 5_000;
@@ -603,6 +607,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     },
   };
 }
+
+/** The method of a chunk that starts like a request line (`METHOD target HTTP/…`), however spelt. */
+const requestLineMethod = /^(\S{1,32}) \S+ HTTP\//;
 
 /**
  * The in-process stand-ins for the three work queues and for EventBridge Scheduler, installed

@@ -63,7 +63,7 @@ export class AccountClient {
       body: text ? JSON.parse(text) : undefined,
       headers: response.headers,
     };
-    checkContract(method, path, answer);
+    checkContract(method, path, answer, { headers: new Headers(headers), body: init.body });
     return answer;
   }
 

@@ -1,6 +1,17 @@
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createHash, randomBytes } from 'node:crypto';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalService, startLocalService } from '../support/local-service.js';
+import { putIfAbsent } from '../../shared/adapters/dynamodb.js';
+import { keys } from '../../shared/adapters/keys.js';
+import { ttlAttribute } from '../../shared/adapters/table-definition.js';
+import { epochSeconds } from '../../shared/domain/clock.js';
+import { scanTable } from '../reliability/consistency.js';
+import {
+  type LocalService,
+  serviceTableEndpoint,
+  startLocalService,
+  useServiceTable,
+} from '../support/local-service.js';
 import { AccountClient, uniqueEmail, uniquePhone } from './accounts-support.js';
 
 let service: LocalService;
@@ -9,6 +20,8 @@ let api: AccountClient;
 beforeAll(async () => {
   service = await startLocalService();
   api = new AccountClient(service);
+  // The tests that look at what is stored read the service's own DynamoDB Local.
+  useServiceTable(service);
 });
 
 afterAll(async () => {
@@ -222,7 +235,7 @@ describe('refresh tokens', () => {
     expect(profile.status).toBe(200);
   });
 
-  it('gives concurrent refreshes of one token the same successor', async () => {
+  it('gives concurrent refreshes of one token the same successor pair, access token included', async () => {
     const { tokens } = await api.verifiedAccount();
 
     const answers = await Promise.all(
@@ -233,6 +246,112 @@ describe('refresh tokens', () => {
 
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
     expect(new Set(answers.map((answer) => answer.body.data.refresh_token)).size).toBe(1);
+    expect(new Set(answers.map((answer) => answer.body.data.access_token)).size).toBe(1);
+  });
+
+  it('hands a refresh repeated within 10 seconds the identical pair, with its time left', async () => {
+    const { tokens } = await api.verifiedAccount();
+    const first = await api.post('/auth/refresh-token', { refresh_token: tokens.refresh_token });
+    await api.advanceClock(6);
+
+    const again = await api.post('/auth/refresh-token', { refresh_token: tokens.refresh_token });
+
+    expect(again.status).toBe(200);
+    expect(again.body.data.refresh_token).toBe(first.body.data.refresh_token);
+    expect(again.body.data.access_token).toBe(first.body.data.access_token);
+    expect(decodeJwt(again.body.data.access_token).jti).toBe(
+      decodeJwt(first.body.data.access_token).jti,
+    );
+    expect(first.body.data.expires_in).toBe(900);
+    expect(again.body.data.expires_in).toBeGreaterThanOrEqual(893);
+    expect(again.body.data.expires_in).toBeLessThanOrEqual(894);
+    // The pair works, once: its refresh token rotates as any other.
+    const next = await api.post('/auth/refresh-token', {
+      refresh_token: again.body.data.refresh_token,
+    });
+    expect(next.status).toBe(200);
+    expect(next.body.data.access_token).not.toBe(again.body.data.access_token);
+  });
+
+  it('answers a refresh with the account as it is now, not as it was at sign-in', async () => {
+    const { tokens } = await api.verifiedAccount();
+    await api.call('PUT', '/profile/update', {
+      token: tokens.access_token,
+      body: { name: 'Ada King', gender: 'female' },
+    });
+
+    const answer = await api.post('/auth/refresh-token', { refresh_token: tokens.refresh_token });
+
+    expect(answer.body.data.user).toMatchObject({ name: 'Ada King', gender: 'female' });
+    const next = await api.post('/auth/refresh-token', {
+      refresh_token: answer.body.data.refresh_token,
+    });
+    expect(next.body.data.user).toMatchObject({ name: 'Ada King', gender: 'female' });
+  });
+
+  it('issues opaque refresh tokens: 256 random bits that name neither the user nor the session', async () => {
+    const { tokens } = await api.verifiedAccount();
+    const rotated = await api.post('/auth/refresh-token', { refresh_token: tokens.refresh_token });
+
+    for (const pair of [tokens, rotated.body.data]) {
+      const { sub, sid } = decodeJwt(pair.access_token);
+      expect(pair.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(Buffer.from(pair.refresh_token, 'base64url')).toHaveLength(32);
+      expect(pair.refresh_token).not.toContain(String(sub).slice(4));
+      expect(pair.refresh_token).not.toContain(String(sid).slice(4));
+    }
+  });
+
+  it('stores no token of a pair, nor its text: someone who reads the table cannot take the grace pair', async () => {
+    const { tokens } = await api.verifiedAccount();
+    const first = await api.post('/auth/refresh-token', { refresh_token: tokens.refresh_token });
+    const again = await api.post('/auth/refresh-token', { refresh_token: tokens.refresh_token });
+    expect(again.body.data.access_token).toBe(first.body.data.access_token);
+
+    const stored = JSON.stringify(await scanTable(serviceTableEndpoint(service), 'service-local'));
+
+    const secrets = [tokens.refresh_token, first.body.data.refresh_token];
+    const signatures = [tokens, first.body.data].map((pair) => pair.access_token.split('.')[2]);
+    for (const secret of [...secrets, ...signatures]) expect(stored).not.toContain(secret);
+    // What is stored of a refresh token is its hash.
+    const hash = createHash('sha256').update(first.body.data.refresh_token).digest('base64url');
+    expect(stored).toContain(`REFRESH#${hash}`);
+  });
+
+  it('keeps a token issued before tokens were opaque working until it rotates, into an opaque one', async () => {
+    const { tokens } = await api.verifiedAccount();
+    const { sub, sid } = decodeJwt(tokens.access_token);
+    // The old shape: `<user id>.<session id>.<secret>`, stored as the hash of the whole text.
+    const legacy = `${sub}.${sid}.${randomBytes(32).toString('base64url')}`;
+    const now = await api.advanceClock(0);
+    await putIfAbsent({
+      ...keys.refreshToken(createHash('sha256').update(legacy).digest('base64url')),
+      user_id: sub,
+      session_id: sid,
+      issued_at: now,
+      [ttlAttribute]: epochSeconds(now) + 30 * 24 * 3600,
+    });
+    const forged = `${sub}.${sid}.${randomBytes(32).toString('base64url')}`;
+
+    const rotated = await api.post('/auth/refresh-token', { refresh_token: legacy });
+    const again = await api.post('/auth/refresh-token', { refresh_token: legacy });
+    const guessed = await api.post('/auth/refresh-token', { refresh_token: forged });
+
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.data.refresh_token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(rotated.body.data.user.id).toBe(sub);
+    expect(again.body.data.refresh_token).toBe(rotated.body.data.refresh_token);
+    expect(again.body.data.access_token).toBe(rotated.body.data.access_token);
+    // Knowing the ids (an access token shows them) is not knowing a token.
+    expect([guessed.status, guessed.body.error.code]).toEqual([401, 'invalid_token']);
+    const next = await api.post('/auth/refresh-token', {
+      refresh_token: rotated.body.data.refresh_token,
+    });
+    expect(next.status).toBe(200);
+    await api.advanceClock(11);
+    const replay = await api.post('/auth/refresh-token', { refresh_token: legacy });
+    expect(replay.status).toBe(401);
+    expect(replay.body.error.message).toMatch(/already used; the session has been revoked/);
   });
 
   it('revokes the session when a rotated token comes back after 10 seconds', async () => {

@@ -112,6 +112,32 @@ describe('hostile transport against the local runtime', () => {
     expect(json(response)).toEqual(errorEnvelope('invalid_request'));
   });
 
+  it.each([
+    ['a lower-case method', 'post /v1/auth/login HTTP/1.1\r\nHost: localhost\r\n\r\n'],
+    ['a method with a stray character', 'P@ST /v1/auth/login HTTP/1.1\r\nHost: localhost\r\n\r\n'],
+    ['an unknown protocol', 'GET /v1/openapi.json HTTP/9\r\nHost: localhost\r\n\r\n'],
+  ])('answers a request line with %s with the 400 envelope', async (_, bytes) => {
+    const response = await raw(bytes);
+    expect(response.status).toBe(400);
+    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(json(response)).toEqual(errorEnvelope('invalid_request'));
+  });
+
+  it.each([
+    ['HEAD', 'HEAD /v1/openapi.json HTTP/1.1\r\nBad Header\r\n\r\n'],
+    ['head', 'head /v1/openapi.json HTTP/1.1\r\nHost: localhost\r\n\r\n'],
+    ['garbage', '\u0001\u0002\u0003 nonsense\r\n\r\n'],
+  ])(
+    'answers unparseable framing of %s with a bare 400 that claims no JSON body',
+    async (_, bytes) => {
+      const response = await raw(bytes);
+      expect(response.status).toBe(400);
+      expect(response.body).toBe('');
+      expect(response.headers['content-type']).toBeUndefined();
+      expect(response.headers['content-length']).toBe('0');
+    },
+  );
+
   it.each(['HEAD', 'GET'])(
     'answers a %s whose header block is too large with 431, no body, and closes',
     async (method) => {

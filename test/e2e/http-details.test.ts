@@ -31,6 +31,13 @@ const securityHeaders = {
   'strict-transport-security': 'max-age=31536000; includeSubDomains',
 };
 
+/** What the test reads of a receiver's operation in the served document. */
+interface ReceiverDocument {
+  tags: string[];
+  description?: string;
+  responses: Record<string, { description: string; headers?: Record<string, unknown> }>;
+}
+
 const headersOf = (headers: Headers, names: string[]) =>
   Object.fromEntries(names.map((name) => [name, headers.get(name)]));
 
@@ -147,6 +154,33 @@ describe('HTTP details through the local runtime', () => {
       const wrongMethod = await preflight(allowedOrigin, 'DELETE');
       expect(wrongMethod.status).toBe(403);
       expect(wrongMethod.headers.get('access-control-allow-origin')).toBeNull();
+    });
+
+    it('answers refused preflights and receivers without rate-limit headers, and the served document says why', async () => {
+      const document = (await (await fetch(`${service.baseUrl}/openapi.json`)).json()) as {
+        info: { description: string };
+        paths: Record<string, Record<string, ReceiverDocument>>;
+      };
+      const refused = await preflight('https://evil.example', 'POST');
+      const unsigned = await client.call('POST', '/gateway-b-webhook', { raw: '{}' });
+
+      for (const answer of [refused, unsigned]) {
+        expect(answer.headers.get('x-request-id')).toBeTruthy();
+        expect(answer.headers.get('x-ratelimit-limit')).toBeNull();
+        expect(answer.headers.get('x-ratelimit-remaining')).toBeNull();
+      }
+      expect(document.info.description).toMatch(
+        /CORS preflights \(OPTIONS on an API path\), which the API gateway answers itself .* a preflight is never counted/,
+      );
+      const receivers = Object.values(document.paths)
+        .flatMap((methods) => Object.values(methods))
+        .filter((operation) => operation.tags.includes('receivers'));
+      expect(receivers).toHaveLength(6);
+      for (const receiver of receivers) {
+        expect(receiver.description).toMatch(/carry no X-RateLimit-\* headers/);
+        expect(receiver.responses['429']?.description).toMatch(/reserved concurrency/);
+        expect(Object.keys(receiver.responses['200']?.headers ?? {})).toEqual(['X-Request-Id']);
+      }
     });
 
     it('lets an allowed origin read the answer and its rate-limit headers', async () => {

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../functions/routes.js';
 import { dynamoInboundAttemptLog } from '../../shared/adapters/dynamo-inbound-attempts.js';
 import { inboundEventState } from '../../shared/adapters/dynamo-inbound-events.js';
 import { findMessagingRecord } from '../../shared/adapters/dynamo-messaging-records.js';
@@ -48,20 +49,22 @@ async function call(
   headers: Record<string, string> = {},
   method = 'POST',
 ): Promise<Answer> {
-  const response = await fetch(`${service.baseUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', ...headers },
-    body,
-  });
+  const sent = { headers: new Headers({ 'content-type': 'application/json', ...headers }), body };
+  const response = await fetch(`${service.baseUrl}${path}`, { method, ...sent });
   const text = await response.text();
   expect(response.status, `${method} ${path}: ${text}`).toBeLessThan(500);
-  checkContract(method, path, {
-    status: response.status,
-    headers: response.headers,
-    body: response.headers.get('content-type')?.startsWith('application/json')
-      ? JSON.parse(text)
-      : text,
-  });
+  checkContract(
+    method,
+    path,
+    {
+      status: response.status,
+      headers: response.headers,
+      body: response.headers.get('content-type')?.startsWith('application/json')
+        ? JSON.parse(text)
+        : text,
+    },
+    sent,
+  );
   return {
     status: response.status,
     contentType: response.headers.get('content-type'),
@@ -299,6 +302,61 @@ describe('the messaging platform', () => {
         timeout: 10_000,
       })
       .toBeDefined();
+  });
+});
+
+describe('the receivers in the OpenAPI document', () => {
+  /** A signed request each receiver accepts, as its sender makes it (every header it reads). */
+  const signedCalls: Record<string, () => Promise<Answer>> = {
+    ...Object.fromEntries(
+      [
+        ['handleGatewayAWebhook', '/gateway-a-webhook-listener'],
+        ['handleGatewayAWebhookEnhanced', '/gateway-a-webhook-enhanced'],
+        ['handleGatewayASubscriptionWebhook', '/subscriptions/gateway-a'],
+      ].map(([name, path]) => [
+        name,
+        () => {
+          const body = JSON.stringify(
+            gatewayAPaymentEvent('payment.authorized', { id: `pay_${randomUUID()}` }),
+          );
+          return call(path!, body, {
+            'x-gateway-a-signature': hexHmac('gateway-a-new', body),
+            'x-gateway-a-event-id': `evt_${randomUUID()}`,
+          });
+        },
+      ]),
+    ),
+    handleGatewayBWebhook: () => {
+      const body = JSON.stringify(gatewayBEvent('customer.created', { id: 'cus_doc' }));
+      return call('/gateway-b-webhook', body, {
+        'gateway-b-signature': gatewayBHeader(body, Date.now(), 'whsec_b_new'),
+      });
+    },
+    messagingWebhookVerification: () =>
+      call(
+        '/messaging?hub.mode=subscribe&hub.verify_token=verify-me&hub.challenge=42',
+        undefined,
+        {},
+        'GET',
+      ),
+    messagingWebhookNotification: () => {
+      const body = JSON.stringify(messagingNotification(`wamid.${randomUUID()}`, 'wamid.doc'));
+      return call('/messaging', body, {
+        'x-hub-signature-256': `sha256=${hexHmac('messaging-app-secret', body)}`,
+      });
+    },
+  };
+
+  it('takes a signed request at every receiver, carrying nothing the document does not declare', async () => {
+    const receivers = operations
+      .filter((route) => route.surface === 'function-url')
+      .map((route) => route.name);
+    expect(Object.keys(signedCalls).sort()).toEqual([...receivers].sort());
+
+    for (const name of receivers) {
+      // call() holds the request to the document too: every query parameter, header and body.
+      expect((await signedCalls[name]!()).status, name).toBe(200);
+    }
   });
 });
 

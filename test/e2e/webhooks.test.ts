@@ -419,6 +419,39 @@ describe('the event catalogue over HTTP', { timeout: 60_000 }, () => {
     }
   });
 
+  it('takes the parameters every list takes, checked as on every list', async () => {
+    const list = (query: string) => client.call('GET', `/event-types?${query}`);
+
+    const filtered = await list(
+      'page=2&per_page=5&status=active&created_after=2020-01-01&created_before=2030-01-31T00:00:00Z',
+    );
+    const wrongStatus = await list('status=enabled');
+    const impossibleDate = await list('created_after=2026-02-30');
+    const emptyWindow = await list('created_after=2030-01-01&created_before=2020-01-01');
+
+    expect(filtered.status).toBe(200);
+    expect(filtered.body.meta).toEqual({ page: 2, per_page: 5, total: 11 });
+    expect(filtered.body.data.map((entry: { type: string }) => entry.type)).toEqual([
+      'delivery.picked_up',
+      'delivery.in_transit',
+      'delivery.completed',
+      'payment.successful',
+      'payment.failed',
+    ]);
+    expect(wrongStatus.status).toBe(400);
+    expect(wrongStatus.body.error.details).toEqual([
+      { field: 'status', message: 'status must be one of: active' },
+    ]);
+    expect(impossibleDate.status).toBe(400);
+    expect(impossibleDate.body.error.details).toEqual([
+      { field: 'created_after', message: expect.any(String) },
+    ]);
+    expect(emptyWindow.status).toBe(400);
+    expect(emptyWindow.body.error.details).toEqual([
+      { field: 'created_after', message: 'created_after must be before created_before' },
+    ]);
+  });
+
   it('serves an OpenAPI document that validates, webhooks section included', async () => {
     const document = (await successOf(api.GET('/openapi.json'))) as {
       webhooks: Record<string, unknown>;

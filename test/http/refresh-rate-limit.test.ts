@@ -108,13 +108,15 @@ describe('a refresh and its client’s rate limit', () => {
     const pair = await signedIn();
     const ip = addressFor();
     const rotated = await refresh(pair.refreshToken, ip);
-    // Within the 10 s grace, the same token gets the same successor: nothing written but the hit.
+    // Within the 10 s grace, the same token gets the same pair: its write rotates nothing,
+    // checks the session and counts the hit.
     calls = [];
     const again = await refresh(pair.refreshToken, ip);
     expect(again.body.data.refresh_token).toBe(rotated.body.data.refresh_token);
-    expect(calls).toEqual(['TransactGetItems', 'UpdateItem']);
+    expect(again.body.data.access_token).toBe(rotated.body.data.access_token);
+    expect(calls).toEqual(['TransactGetItems', 'TransactWriteItems']);
     // Unknown, malformed and invalid requests are counted too.
-    const unknown = await refresh(`${pair.user.id}.ses_${'A'.repeat(22)}.${'B'.repeat(43)}`, ip);
+    const unknown = await refresh('B'.repeat(43), ip);
     const malformed = await refresh('made-up-token', ip);
     const invalid = await refresh({ body: '{"refresh_token": 7}' }, ip);
     const unparsable = await refresh({ body: '{' }, ip);
@@ -215,6 +217,29 @@ describe('a refresh and its client’s rate limit', () => {
     const descendant = await refresh(rotated.body.data.refresh_token, ip);
     expect(descendant.status).toBe(401);
     expect(descendant.body.error.message).toMatch(/session of this refresh token has ended/);
+  });
+
+  it('answers the account as it is when it changed since the token was issued, in one round trip more', async () => {
+    const pair = await signedIn();
+    const ip = addressFor();
+    await accountDependencies().users.update(pair.user.id, { name: 'Ada King' });
+    calls = [];
+
+    const answer = await refresh(pair.refreshToken, ip);
+
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.user.name).toBe('Ada King');
+    expect(remaining(answer)).toBe(limit - 1);
+    expect(calls).toEqual([
+      'TransactGetItems',
+      'TransactWriteItems', // cancelled: the account no longer reads as the token's copy
+      'TransactWriteItems',
+    ]);
+    // The successor holds the account as it is: back to two round trips.
+    calls = [];
+    const next = await refresh(answer.body.data.refresh_token, ip);
+    expect(next.body.data.user.name).toBe('Ada King');
+    expect(calls).toEqual(['TransactGetItems', 'TransactWriteItems']);
   });
 
   it('refuses an expired token, counted', async () => {

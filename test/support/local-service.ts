@@ -90,13 +90,19 @@ export async function startLocalService(
   }
 }
 
+/** The endpoint of the service's DynamoDB Local, as its start-up line names it. */
+export function serviceTableEndpoint(service: LocalService): string {
+  const endpoint = /DynamoDB Local at (http:\/\/\S+?)\)/.exec(service.output())?.[1];
+  if (endpoint === undefined) throw new Error(`no DynamoDB endpoint in:\n${service.output()}`);
+  return endpoint;
+}
+
 /**
  * Points this test process's repositories at the service's own DynamoDB Local and table, so a
  * black-box test can read the state and audit the service wrote.
  */
 export function useServiceTable(service: LocalService): void {
-  const endpoint = /DynamoDB Local at (http:\/\/\S+?)\)/.exec(service.output())?.[1];
-  if (endpoint === undefined) throw new Error(`no DynamoDB endpoint in:\n${service.output()}`);
+  const endpoint = serviceTableEndpoint(service);
   process.env.TABLE_NAME = 'service-local';
   useDynamo(dynamoDocumentClient({ endpoint }));
 }

@@ -1,6 +1,6 @@
 import type { AccountCodePurpose } from '../otp/purposes.js';
 import type { PendingHit } from '../rate-limit.js';
-import type { User } from './user.js';
+import type { PublicUser, User } from './user.js';
 
 /** What the account use-cases need from storage; DynamoDB adapters implement these. */
 
@@ -179,6 +179,8 @@ export interface NewSession {
   sessionId: string;
   userId: string;
   refreshTokenHash: string;
+  /** The account as the sign-in leaves it: what its first refresh answers (`RefreshState`). */
+  holder: PublicUser;
   client: SignInClient;
   /** Epoch ms. */
   now: number;
@@ -211,20 +213,59 @@ export interface SignInChanges {
   checkedPasswordHash?: string;
 }
 
+/** A refresh token's item, as one read finds it. Times are epoch ms. */
+export interface StoredRefreshToken {
+  userId: string;
+  sessionId: string;
+  expiresAt: number;
+  /** When it was rotated, if it was. */
+  rotatedAt?: number;
+  /** The key that signed the access token issued with its successor. */
+  accessKid?: string;
+  /**
+   * The account as the token's item holds it while the token is current (a rotation takes it
+   * off): what a refresh answers, held to the account by the refresh's write.
+   */
+  holder?: PublicUser;
+}
+
 export interface RefreshState {
   /** Undefined when no such token was ever issued (or it expired and was removed). */
-  /** Epoch ms. */
-  token?: { expiresAt: number; rotatedAt?: number };
-  sessionLive: boolean;
-  user?: User;
+  token?: StoredRefreshToken;
+  /**
+   * Its successor's item, when that successor was issued (as this key derives it), with its copy
+   * of the account while it is current.
+   */
+  successor?: { holder?: PublicUser };
+  /** The account, when the read was asked to read it (a token whose text names it). */
+  user?: PublicUser;
   /** Hits already in the window of the pending hit read along, if one was. */
   hitsBefore?: number;
 }
 
-/** A request's pending hit, counted by `rotate` if its window still holds `before` hits. */
+/** A request's pending hit, counted by a refresh's write if its window still holds `before` hits. */
 export interface JoinedHit {
   pending: PendingHit;
   before: number;
+}
+
+/**
+ * How a refresh's write ended. It is conditioned on the account still being what `holder` says
+ * (the answer is made from it): when it is not, nothing is written and the account as it is now
+ * comes back (`holder` undefined: it is gone).
+ */
+export type RefreshWrite =
+  | { done: true }
+  | { done: false; reason: 'already_rotated' | 'session_gone' | 'hit_moved' }
+  | { done: false; reason: 'holder_changed'; holder?: PublicUser };
+
+/** What a refresh's write is about: a live session of a user, answered as `holder`. */
+export interface RefreshTarget {
+  userId: string;
+  sessionId: string;
+  holder: PublicUser;
+  /** The request's hit on its client's window, counted in the write. */
+  hit?: JoinedHit;
 }
 
 export interface SessionRepository {
@@ -235,29 +276,37 @@ export interface SessionRepository {
    */
   start(session: NewSession, changes: SignInChanges): Promise<void>;
   /**
-   * One transactional read of the token, its session and its user — and of the window counter
-   * of `hit`, when given.
+   * One transactional read of the presented token's item and its successor's — and of the
+   * window counter of `hit` and of the account `userId`, when given.
    */
-  loadForRefresh(
-    userId: string,
-    sessionId: string,
-    tokenHash: string,
-    hit?: PendingHit,
-  ): Promise<RefreshState>;
-  /**
-   * Marks the presented token used and stores its successor, only if it was unused and the
-   * session is live: the conditional write that makes refresh tokens single-use. The session
-   * records it as its last use. With `hit`, the same transaction counts it, only if its window
-   * still holds `hit.before` hits (`hit_moved` otherwise: nothing is written).
-   */
-  rotate(input: {
-    userId: string;
-    sessionId: string;
+  loadForRefresh(input: {
     tokenHash: string;
     successorHash: string;
-    now: number;
-    hit?: JoinedHit;
-  }): Promise<'rotated' | 'already_rotated' | 'session_gone' | 'hit_moved'>;
+    hit?: PendingHit;
+    userId?: string;
+  }): Promise<RefreshState>;
+  /**
+   * Marks the presented token used and stores its successor (holding `holder`), only if it was
+   * unused, the session is live and the account is still `holder`: the conditional write that
+   * makes refresh tokens single-use. The session records it as its last use. With `hit`, the
+   * same transaction counts it, only if its window still holds `hit.before` hits.
+   */
+  rotate(
+    input: RefreshTarget & {
+      tokenHash: string;
+      successorHash: string;
+      /** The key that signs the access token issued with the successor. */
+      accessKid: string;
+      now: number;
+    },
+  ): Promise<RefreshWrite>;
+  /**
+   * The write of a refresh repeated within its grace, which rotates nothing: whether the session
+   * is live and the account still `holder`, with the hit counted if given — one transaction.
+   */
+  confirm(input: RefreshTarget): Promise<RefreshWrite>;
+  /** One strongly consistent read of the account, as answers show it. */
+  holderOf(userId: string): Promise<PublicUser | undefined>;
   /** One strongly consistent read: whether the session exists for this user. */
   isLive(sessionId: string, userId: string): Promise<boolean>;
   /** One strongly consistent read of both: whether the session exists, and its user. */

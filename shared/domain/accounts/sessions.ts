@@ -1,40 +1,56 @@
+import { epochSeconds } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { metrics } from '../metrics.js';
 import { type PendingHit, rateLimited } from '../rate-limit.js';
-import { accessTokenSeconds } from './access-tokens.js';
+import { type AccessTokenStamp, accessTokenSeconds } from './access-tokens.js';
 import type { AccountDeps } from './deps.js';
-import { dropsSignup, type SessionRecord, type SignInChanges, type SignInClient } from './ports.js';
 import {
+  dropsSignup,
+  type RefreshState,
+  type RefreshTarget,
+  type RefreshWrite,
+  type SessionRecord,
+  type SignInChanges,
+  type SignInClient,
+  type StoredRefreshToken,
+} from './ports.js';
+import {
+  accessTokenIdOf,
   hashRefreshToken,
   newRefreshToken,
-  parseRefreshToken,
+  type PresentedToken,
+  readRefreshToken,
   reuseGraceMs,
   successorOf,
 } from './refresh-tokens.js';
-import { newId, type User } from './user.js';
+import { newId, type PublicUser, type User } from './user.js';
 
 /** A session signed in: its tokens, and whose they are (the API's token answer is its view). */
 export interface SignedIn {
   accessToken: string;
-  /** Seconds the access token lives. */
+  /** Seconds the access token has left to live. */
   expiresIn: number;
   refreshToken: string;
-  user: User;
+  user: PublicUser;
 }
 
 const invalidRefreshToken = (message = 'The refresh token is invalid or expired') =>
   new ServiceError('invalid_token', message);
 
+/** The pair of a session, its access token new or, with `stamp`, issued again. */
 async function signedInAs(
   deps: AccountDeps,
-  user: User,
+  user: PublicUser,
   sessionId: string,
   refreshToken: string,
+  stamp?: AccessTokenStamp,
 ): Promise<SignedIn> {
   const { accessTokens } = await deps.tokenKeys();
+  const now = deps.clock.now();
+  const issuedAt = stamp?.issuedAt ?? now;
   return {
-    accessToken: await accessTokens.issue({ userId: user.id, sessionId }),
-    expiresIn: accessTokenSeconds,
+    accessToken: await accessTokens.issue({ userId: user.id, sessionId }, stamp),
+    expiresIn: accessTokenSeconds - (epochSeconds(now) - epochSeconds(issuedAt)),
     refreshToken,
     user,
   };
@@ -52,17 +68,7 @@ export async function startSession(
   changes: SignInChanges,
 ): Promise<SignedIn> {
   const sessionId = newId('ses');
-  const refreshToken = newRefreshToken({ userId: user.id, sessionId });
-  await deps.sessions.start(
-    {
-      sessionId,
-      userId: user.id,
-      refreshTokenHash: hashRefreshToken(refreshToken),
-      client,
-      now: deps.clock.now(),
-    },
-    changes,
-  );
+  const refreshToken = newRefreshToken();
   const { activation } = changes;
   const signedIn: User =
     activation === undefined
@@ -77,6 +83,17 @@ export async function startSession(
           signupContested: false,
           signupRecovery: false,
         };
+  await deps.sessions.start(
+    {
+      sessionId,
+      userId: user.id,
+      refreshTokenHash: hashRefreshToken(refreshToken),
+      holder: signedIn,
+      client,
+      now: deps.clock.now(),
+    },
+    changes,
+  );
   return signedInAs(deps, signedIn, sessionId, refreshToken);
 }
 
@@ -88,15 +105,19 @@ type RefreshResult =
 /**
  * Exchanges a refresh token for a new pair (rotation). The token is single-use by a conditional
  * write; a token presented again within 10 seconds (two tabs refreshing at once) gets the same
- * successor, and one presented later is treated as stolen: its whole session is revoked.
+ * successor pair — the same refresh token and the same access token, computed again from the
+ * presented token (refresh-tokens.ts), never stored — and one presented later is treated as
+ * stolen: its whole session is revoked.
  *
- * `hit` is the request's pending hit on its client's rate-limit window: read along with the
- * token and counted by the rotation's own transaction, so a refresh is two round trips in all,
- * the limiter's included. A path that writes nothing (an invalid token, the grace path) leaves
- * it to the HTTP layer, which counts it alone; a hit over the limit is refused before anything
+ * The token is opaque, so one read finds its item by its hash — with its successor's and the
+ * request's rate-limit window — and one write does the rest: rotates it (or, within the grace,
+ * confirms the session), counts the request's pending `hit`, and holds the account to the copy
+ * the token's item keeps, which is what the answer shows. Two round trips in all, the limiter's
+ * included; +1 when the account changed since the token was issued (the write answers it as it
+ * is now, and is made again), +1 for a reuse's revocation, +2 when another request of the same
+ * client moved its counter in between. A path that writes nothing (an invalid token) leaves the
+ * hit to the HTTP layer, which counts it alone; a hit over the limit is refused before anything
  * is written.
- * Round trips: one transactional read, one transactional write (+1 for a reuse's revocation,
- * +2 when another request of the same client moved its counter in between).
  */
 export async function refreshSession(
   deps: AccountDeps,
@@ -109,20 +130,63 @@ export async function refreshSession(
   return result.tokens;
 }
 
+const refused = (message?: string): RefreshResult => ({
+  outcome: 'refused',
+  refusal: invalidRefreshToken(message),
+});
+
+const sessionGone = () => refused('The session of this refresh token has ended');
+
+/** The stored token, if it is the presented one's and still usable at `now`. */
+function usable(
+  state: RefreshState,
+  shape: PresentedToken,
+  now: number,
+): StoredRefreshToken | undefined {
+  const { token } = state;
+  if (token === undefined || token.expiresAt <= now) return undefined;
+  // A token whose text names its ids must name the stored ones.
+  if (
+    shape.kind === 'named' &&
+    (token.userId !== shape.userId || token.sessionId !== shape.sessionId)
+  ) {
+    return undefined;
+  }
+  return token;
+}
+
+/**
+ * A refresh's one write, held to the account as `copy` shows it. When the account changed since
+ * that copy was taken, the write answers it as it is now and is made again with it — three tries
+ * at most: accounts are not edited many times a second. Undefined when the account is gone.
+ */
+async function writeHeldTo(
+  copy: PublicUser | undefined,
+  write: (holder: PublicUser) => Promise<RefreshWrite>,
+): Promise<{ written: RefreshWrite; holder: PublicUser } | undefined> {
+  let holder = copy;
+  for (let tries = 1; holder !== undefined; tries++) {
+    const written = await write(holder);
+    if (written.done || written.reason !== 'holder_changed' || tries === 3) {
+      return { written, holder };
+    }
+    holder = written.holder;
+  }
+  return undefined;
+}
+
 async function exchange(
   deps: AccountDeps,
   presented: string,
   hit: PendingHit | undefined,
 ): Promise<RefreshResult> {
-  const refused = (message?: string): RefreshResult => ({
-    outcome: 'refused',
-    refusal: invalidRefreshToken(message),
-  });
-  const parts = parseRefreshToken(presented);
-  if (parts === undefined) return refused();
-  const tokenHash = hashRefreshToken(presented);
-  const { refreshSuccessorKey } = await deps.tokenKeys();
+  const shape = readRefreshToken(presented);
+  if (shape === undefined) return refused();
+  const { refreshSuccessorKey, accessTokens } = await deps.tokenKeys();
   const successor = successorOf(presented, refreshSuccessorKey);
+  const accessTokenId = accessTokenIdOf(presented, refreshSuccessorKey);
+  const tokenHash = hashRefreshToken(presented);
+  const successorHash = hashRefreshToken(successor);
   /** Counts the hit alone unless it is counted already; refuses a request over the limit. */
   const countAlone = async () => {
     await hit?.count();
@@ -134,29 +198,24 @@ async function exchange(
   let passes = 2;
   for (let pass = 0; pass < passes; pass++) {
     const pending = hit?.counted ? undefined : hit;
-    const state = await deps.sessions.loadForRefresh(
-      parts.userId,
-      parts.sessionId,
+    const state = await deps.sessions.loadForRefresh({
       tokenHash,
-      pending,
-    );
+      successorHash,
+      hit: pending,
+      // A token of the old shape names its user: read the account along (its item holds none).
+      userId: shape.kind === 'named' ? shape.userId : undefined,
+    });
     const hitsBefore = state.hitsBefore ?? 0;
     if (pending !== undefined && hitsBefore >= pending.limit) await countAlone();
     const now = deps.clock.now();
-    if (state.token === undefined || state.token.expiresAt <= now) return refused();
-    if (!state.sessionLive || state.user === undefined) {
-      return refused('The session of this refresh token has ended');
-    }
-    const { rotatedAt } = state.token;
-    if (rotatedAt !== undefined) {
-      if (now - rotatedAt <= reuseGraceMs) {
-        return {
-          outcome: 'grace',
-          tokens: await signedInAs(deps, state.user, parts.sessionId, successor),
-        };
-      }
+    const token = usable(state, shape, now);
+    if (token === undefined) return refused();
+    const { userId, sessionId, rotatedAt } = token;
+    const joined = pending === undefined ? undefined : { pending, before: hitsBefore };
+    const graced = rotatedAt !== undefined && now - rotatedAt <= reuseGraceMs;
+    if (rotatedAt !== undefined && !graced) {
       await countAlone();
-      await deps.sessions.revoke(parts.userId, parts.sessionId);
+      await deps.sessions.revoke(userId, sessionId);
       return {
         outcome: 'reuse_detected',
         refusal: invalidRefreshToken(
@@ -164,28 +223,52 @@ async function exchange(
         ),
       };
     }
-    const outcome = await deps.sessions.rotate({
-      userId: parts.userId,
-      sessionId: parts.sessionId,
-      tokenHash,
-      successorHash: hashRefreshToken(successor),
-      now,
-      hit: pending === undefined ? undefined : { pending, before: hitsBefore },
+    // Within the grace the successor was issued as this key derives it, unless the signing seeds
+    // changed meanwhile: then there is no pair to give again.
+    if (graced && state.successor === undefined) return refused();
+    // The pair a rotation issues, and issues again within its grace: the same stamp each time.
+    const stamp: AccessTokenStamp = graced
+      ? { id: accessTokenId, issuedAt: rotatedAt, kid: token.accessKid }
+      : { id: accessTokenId, issuedAt: now, kid: accessTokens.signerKid };
+    const copy =
+      (graced ? state.successor?.holder : (token.holder ?? state.user)) ??
+      (await deps.sessions.holderOf(userId));
+    const held = await writeHeldTo(copy, (holder) => {
+      const target: RefreshTarget = { userId, sessionId, holder, hit: joined };
+      return graced
+        ? deps.sessions.confirm(target)
+        : deps.sessions.rotate({
+            ...target,
+            tokenHash,
+            successorHash,
+            accessKid: accessTokens.signerKid,
+            now,
+          });
     });
-    if (outcome === 'rotated') {
+    if (held === undefined) return sessionGone();
+    const { written, holder } = held;
+    if (written.done) {
       pending?.countedAfter(hitsBefore);
       return {
-        outcome: 'rotated',
-        tokens: await signedInAs(deps, state.user, parts.sessionId, successor),
+        outcome: graced ? 'grace' : 'rotated',
+        tokens: await signedInAs(deps, holder, sessionId, successor, stamp),
       };
     }
-    if (outcome === 'session_gone') return refused('The session of this refresh token has ended');
-    // Another request of this client was counted meanwhile: count this one alone, then rotate
+    if (written.reason === 'session_gone') return sessionGone();
+    if (written.reason === 'holder_changed') {
+      // Changed at every try: nothing was written, so the same token works again.
+      throw new ServiceError(
+        'conflict',
+        'The account changed while the refresh was made; the refresh token is unused, try again',
+      );
+    }
+    // Another request of this client was counted meanwhile: count this one alone, then start
     // again from a fresh read (the token may have been rotated meanwhile too).
-    if (outcome === 'hit_moved') {
+    if (written.reason === 'hit_moved') {
       await countAlone();
       passes += 1;
     }
+    // already_rotated: another refresh of the token won; the next pass takes the grace path.
   }
   return refused();
 }

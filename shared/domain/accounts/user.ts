@@ -55,6 +55,26 @@ export interface User {
 export const phoneSignsIn = (user: User): boolean =>
   user.emailVerified && user.phone !== null && !user.phoneConfirmationRequired;
 
+/**
+ * What the API shows of an account: the `user` of every answer that carries one (no hash, no
+ * signup state). A refresh answers it from the copy its token's item holds, which its rotation
+ * holds to the account (dynamo-sessions.ts).
+ */
+export type PublicUser = Pick<
+  User,
+  | 'id'
+  | 'name'
+  | 'email'
+  | 'phone'
+  | 'pendingEmail'
+  | 'pendingPhone'
+  | 'gender'
+  | 'onlineStatus'
+  | 'emailVerified'
+  | 'phoneConfirmationRequired'
+  | 'createdAt'
+>;
+
 /** `prefix_` + 128 random bits, base64url: unguessable, and safe inside keys and tokens. */
 export const newId = (prefix: 'usr' | 'ses'): string =>
   `${prefix}_${randomBytes(16).toString('base64url')}`;

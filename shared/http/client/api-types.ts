@@ -545,7 +545,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The event types an endpoint can subscribe to, with the JSON Schema of each payload */
+        /** The event types an endpoint can subscribe to, with the JSON Schema of each payload; filters: status, created_after, created_before (every type is active, none has a creation time) */
         get: operations["listEventTypes"];
         put?: never;
         post?: never;
@@ -581,7 +581,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Gateway A payment and order events */
+        /**
+         * Gateway A payment and order events
+         * @description No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
+         */
         post: operations["handleGatewayAWebhook"];
         delete?: never;
         options?: never;
@@ -598,7 +601,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Gateway A events, enhanced verification */
+        /**
+         * Gateway A events, enhanced verification
+         * @description No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
+         */
         post: operations["handleGatewayAWebhookEnhanced"];
         delete?: never;
         options?: never;
@@ -615,7 +621,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Gateway A subscription events */
+        /**
+         * Gateway A subscription events
+         * @description No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
+         */
         post: operations["handleGatewayASubscriptionWebhook"];
         delete?: never;
         options?: never;
@@ -632,7 +641,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** All gateway B events */
+        /**
+         * All gateway B events
+         * @description No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
+         */
         post: operations["handleGatewayBWebhook"];
         delete?: never;
         options?: never;
@@ -647,10 +659,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Messaging platform subscription handshake */
+        /**
+         * Messaging platform subscription handshake
+         * @description No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
+         */
         get: operations["messagingWebhookVerification"];
         put?: never;
-        /** Messaging platform notifications */
+        /**
+         * Messaging platform notifications
+         * @description No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
+         */
         post: operations["messagingWebhookNotification"];
         delete?: never;
         options?: never;
@@ -1736,6 +1754,25 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "invalid_token";
+                        };
+                    };
+                };
+            };
+            /** @description Conflict: conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "conflict";
                         };
                     };
                 };
@@ -5407,6 +5444,9 @@ export interface operations {
             query?: {
                 page?: number;
                 per_page?: number;
+                status?: "active";
+                created_after?: string;
+                created_before?: string;
             };
             header?: never;
             path?: never;
@@ -5637,11 +5677,27 @@ export interface operations {
     handleGatewayAWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The gateway's id of the event: kept on the call's audit record only, since the signature does not cover it (the signed bytes are the dedupe key) */
+                "X-Gateway-A-Event-Id"?: string;
+                /** @description The gateway's own name for X-Gateway-A-Event-Id, read when that is absent */
+                "X-Razorpay-Event-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The event exactly as its sender signed it: the signature covers these raw bytes, and they are verified as received, so send them unmodified (no re-serialising: the same whitespace, key order and escapes). At most 1048576 bytes. Senders declare application/json; the bytes are read the same under any media type. The schema states what the receiver reads; every other field is the sender's own and is kept as sent. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event type, e.g. `payment.captured`; `subscription.*` go to subscription handling */
+                    event: string;
+                    /** @description The entities of the event (`payment.entity`, …) */
+                    payload?: Record<string, unknown>;
+                };
+                "*/*": unknown;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -5716,6 +5772,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Throttled: more calls at once than the receiver's reserved concurrency. Lambda's Function URL answers this itself, not in the error envelope and without X-RateLimit-* or Retry-After; senders retry on their own schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unexpected error; the body carries no internals: internal_error */
             500: {
@@ -5737,11 +5800,27 @@ export interface operations {
     handleGatewayAWebhookEnhanced: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The gateway's id of the event: kept on the call's audit record only, since the signature does not cover it (the signed bytes are the dedupe key) */
+                "X-Gateway-A-Event-Id"?: string;
+                /** @description The gateway's own name for X-Gateway-A-Event-Id, read when that is absent */
+                "X-Razorpay-Event-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The event exactly as its sender signed it: the signature covers these raw bytes, and they are verified as received, so send them unmodified (no re-serialising: the same whitespace, key order and escapes). At most 1048576 bytes. Senders declare application/json; the bytes are read the same under any media type. The schema states what the receiver reads; every other field is the sender's own and is kept as sent. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event type, e.g. `payment.captured`; `subscription.*` go to subscription handling */
+                    event: string;
+                    /** @description The entities of the event (`payment.entity`, …) */
+                    payload?: Record<string, unknown>;
+                };
+                "*/*": unknown;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -5816,6 +5895,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Throttled: more calls at once than the receiver's reserved concurrency. Lambda's Function URL answers this itself, not in the error envelope and without X-RateLimit-* or Retry-After; senders retry on their own schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unexpected error; the body carries no internals: internal_error */
             500: {
@@ -5837,11 +5923,27 @@ export interface operations {
     handleGatewayASubscriptionWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The gateway's id of the event: kept on the call's audit record only, since the signature does not cover it (the signed bytes are the dedupe key) */
+                "X-Gateway-A-Event-Id"?: string;
+                /** @description The gateway's own name for X-Gateway-A-Event-Id, read when that is absent */
+                "X-Razorpay-Event-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The event exactly as its sender signed it: the signature covers these raw bytes, and they are verified as received, so send them unmodified (no re-serialising: the same whitespace, key order and escapes). At most 1048576 bytes. Senders declare application/json; the bytes are read the same under any media type. The schema states what the receiver reads; every other field is the sender's own and is kept as sent. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event type, e.g. `payment.captured`; `subscription.*` go to subscription handling */
+                    event: string;
+                    /** @description The entities of the event (`payment.entity`, …) */
+                    payload?: Record<string, unknown>;
+                };
+                "*/*": unknown;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -5916,6 +6018,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Throttled: more calls at once than the receiver's reserved concurrency. Lambda's Function URL answers this itself, not in the error envelope and without X-RateLimit-* or Retry-After; senders retry on their own schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unexpected error; the body carries no internals: internal_error */
             500: {
@@ -5941,7 +6050,20 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The event exactly as its sender signed it: the signature covers these raw bytes, and they are verified as received, so send them unmodified (no re-serialising: the same whitespace, key order and escapes). At most 1048576 bytes. Senders declare application/json; the bytes are read the same under any media type. The schema states what the receiver reads; every other field is the sender's own and is kept as sent. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The event id: a repeat of it is answered as a duplicate */
+                    id: string;
+                    /** @description The event type; `customer.subscription.*`, `invoice.*` and `checkout.session.completed` go to subscription handling, every other type to general handling */
+                    type: string;
+                    /** @description The object the event is about, as `data.object` */
+                    data?: Record<string, unknown>;
+                };
+                "*/*": unknown;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -6017,6 +6139,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Throttled: more calls at once than the receiver's reserved concurrency. Lambda's Function URL answers this itself, not in the error envelope and without X-RateLimit-* or Retry-After; senders retry on their own schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Unexpected error; the body carries no internals: internal_error */
             500: {
                 headers: {
@@ -6036,7 +6165,11 @@ export interface operations {
     };
     messagingWebhookVerification: {
         parameters: {
-            query?: never;
+            query: {
+                "hub.mode": "subscribe";
+                "hub.verify_token": string;
+                "hub.challenge": string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6098,6 +6231,13 @@ export interface operations {
                     };
                 };
             };
+            /** @description Throttled: more calls at once than the receiver's reserved concurrency. Lambda's Function URL answers this itself, not in the error envelope and without X-RateLimit-* or Retry-After; senders retry on their own schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Unexpected error; the body carries no internals: internal_error */
             500: {
                 headers: {
@@ -6122,7 +6262,17 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description The event exactly as its sender signed it: the signature covers these raw bytes, and they are verified as received, so send them unmodified (no re-serialising: the same whitespace, key order and escapes). At most 1048576 bytes. Senders declare application/json; the bytes are read the same under any media type. The schema states what the receiver reads; every other field is the sender's own and is kept as sent. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the notification is about, e.g. `whatsapp_business_account` */
+                    object?: string;
+                    entry?: Record<string, unknown>[];
+                };
+                "*/*": unknown;
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -6197,6 +6347,13 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Throttled: more calls at once than the receiver's reserved concurrency. Lambda's Function URL answers this itself, not in the error envelope and without X-RateLimit-* or Retry-After; senders retry on their own schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unexpected error; the body carries no internals: internal_error */
             500: {

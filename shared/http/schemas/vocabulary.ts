@@ -8,5 +8,11 @@
 /** The documented set of gender values (docs/api.md). */
 export const genders = ['female', 'male', 'non_binary', 'other', 'prefer_not_to_say'] as const;
 
+/**
+ * An event type's status, for the `status` filter every list takes: each type the catalogue lists
+ * can be subscribed to, which is what `active` says.
+ */
+export const eventTypeStatuses = ['active'] as const;
+
 /** A delivery's status as clients see it (attempting and paused read as pending). */
 export const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;

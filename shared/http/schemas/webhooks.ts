@@ -2,14 +2,15 @@ import * as v from 'valibot';
 import { eventTypes } from '../../domain/event-types.js';
 import { endpointStatuses, testEventType } from '../../domain/webhooks/model.js';
 import { identifier, page, perPage, pointInTime } from './fields.js';
-import { deliveryStatuses } from './vocabulary.js';
+import { deliveryStatuses, eventTypeStatuses } from './vocabulary.js';
 
 /** Requests of outbound webhook management and event publication (contract.md). */
 
-const eventType = /* @__PURE__ */ v.picklist(
-  eventTypes,
-  `must be one of: ${/* @__PURE__ */ eventTypes.join(', ')}`,
-);
+/** One of `options`, refused in words that list them. */
+const oneOf = <const TOptions extends v.PicklistOptions>(options: TOptions) =>
+  /* @__PURE__ */ v.picklist(options, `must be one of: ${options.join(', ')}`);
+
+const eventType = /* @__PURE__ */ oneOf(eventTypes);
 
 const url = /* @__PURE__ */ v.pipe(
   /* @__PURE__ */ v.string('must be a string'),
@@ -47,12 +48,7 @@ export const UpdateWebhookRequest = /* @__PURE__ */ v.pipe(
     url: /* @__PURE__ */ v.optional(url),
     events: /* @__PURE__ */ v.optional(events),
     description: /* @__PURE__ */ v.optional(description),
-    status: /* @__PURE__ */ v.optional(
-      /* @__PURE__ */ v.picklist(
-        endpointStatuses,
-        `must be one of: ${/* @__PURE__ */ endpointStatuses.join(', ')}`,
-      ),
-    ),
+    status: /* @__PURE__ */ v.optional(/* @__PURE__ */ oneOf(endpointStatuses)),
   }),
   /* @__PURE__ */ v.check(
     (patch) => updatable.some((field) => patch[field] !== undefined),
@@ -67,44 +63,36 @@ export const DeliveryPathParams = /* @__PURE__ */ v.object({
   delivery_id: identifier,
 });
 
-/** page / per_page of a list without filters. */
-export const PageQuery = /* @__PURE__ */ v.strictObject({ page, per_page: perPage });
+/**
+ * The query every list takes (contract.md, "Every list accepts status, created_after and
+ * created_before"): page, per_page, a `status` among `statuses`, `more` (a list's own filters)
+ * and the creation window, in the order their refusals are listed.
+ */
+const listQuery = <const TStatuses extends v.PicklistOptions, TMore extends v.ObjectEntries>(
+  statuses: TStatuses,
+  more: TMore,
+) =>
+  /* @__PURE__ */ v.strictObject({
+    page,
+    per_page: perPage,
+    status: /* @__PURE__ */ v.optional(/* @__PURE__ */ oneOf(statuses)),
+    ...more,
+    created_after: /* @__PURE__ */ v.optional(pointInTime),
+    created_before: /* @__PURE__ */ v.optional(pointInTime),
+  });
 
-const createdFilters = {
-  created_after: /* @__PURE__ */ v.optional(pointInTime),
-  created_before: /* @__PURE__ */ v.optional(pointInTime),
-};
+/**
+ * The event catalogue's: its types are all `active` and have no creation time, so the filters
+ * are checked as on every list and keep every type (docs/webhooks.md).
+ */
+export const ListEventTypesQuery = /* @__PURE__ */ listQuery(eventTypeStatuses, {});
 
-export const ListWebhooksQuery = /* @__PURE__ */ v.strictObject({
-  page,
-  per_page: perPage,
-  status: /* @__PURE__ */ v.optional(
-    /* @__PURE__ */ v.picklist(
-      endpointStatuses,
-      `must be one of: ${/* @__PURE__ */ endpointStatuses.join(', ')}`,
-    ),
-  ),
-  ...createdFilters,
-});
+export const ListWebhooksQuery = /* @__PURE__ */ listQuery(endpointStatuses, {});
 
 const deliverableTypes = [...eventTypes, testEventType] as const;
 
-export const ListDeliveriesQuery = /* @__PURE__ */ v.strictObject({
-  page,
-  per_page: perPage,
-  status: /* @__PURE__ */ v.optional(
-    /* @__PURE__ */ v.picklist(
-      deliveryStatuses,
-      `must be one of: ${/* @__PURE__ */ deliveryStatuses.join(', ')}`,
-    ),
-  ),
-  event_type: /* @__PURE__ */ v.optional(
-    /* @__PURE__ */ v.picklist(
-      deliverableTypes,
-      `must be one of: ${/* @__PURE__ */ deliverableTypes.join(', ')}`,
-    ),
-  ),
-  ...createdFilters,
+export const ListDeliveriesQuery = /* @__PURE__ */ listQuery(deliveryStatuses, {
+  event_type: /* @__PURE__ */ v.optional(/* @__PURE__ */ oneOf(deliverableTypes)),
 });
 
 export const RecoverWebhookRequest = /* @__PURE__ */ v.strictObject({

@@ -1,12 +1,12 @@
 import type { ProfileUpdateResult } from '../../domain/accounts/profile.js';
 import type { SessionSummary, SignedIn } from '../../domain/accounts/sessions.js';
 import type { ActivationResponse } from '../../domain/accounts/signup-activation.js';
-import type { User } from '../../domain/accounts/user.js';
+import type { PublicUser } from '../../domain/accounts/user.js';
 
 /** The public (snake_case) shapes of the account answers (contract.md); the use-cases return domain objects. */
 
 /** The `user` object of API responses: no hash, no internal state. */
-export const userView = (user: User) => ({
+export const userView = (user: PublicUser) => ({
   id: user.id,
   name: user.name,
   email: user.email,

@@ -48,6 +48,27 @@ describe('access tokens', () => {
   });
 });
 
+describe('an access token issued again', () => {
+  it('is the same text from the same stamp, on any function that holds its key, even a rotation later', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 10, 27, 12, 0, 0));
+    const first = await tokensWith(['old'], ['new'], clock);
+    const stamp = {
+      id: 'c0ffee00-0000-8000-8000-000000000000',
+      issuedAt: clock.now(),
+      kid: first.signerKid,
+    };
+    const token = await first.issue(claims, stamp);
+    clock.advance(9_000);
+    // Another function, deployed with the new key signing: it still holds the old one.
+    const later = await tokensWith(['new', 'old'], [], clock);
+
+    expect(await first.issue(claims, stamp)).toBe(token);
+    expect(await later.issue(claims, stamp)).toBe(token);
+    expect(await later.issue(claims)).not.toBe(token);
+    expect(await later.verify(token)).toEqual(claims);
+  });
+});
+
 describe('access-token key rotation', () => {
   it('derives the same key from the same seed, so every function agrees', async () => {
     const [a, b] = await Promise.all([signingKeyFromSeed('seed'), signingKeyFromSeed('seed')]);

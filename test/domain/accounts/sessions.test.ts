@@ -70,15 +70,28 @@ describe('refresh rotation', () => {
     expect(await isLive(first.accessToken).catch(() => false)).toBe(false);
   });
 
-  it('gives concurrent refreshes of one token the same successor', async () => {
+  it('gives concurrent refreshes of one token the same successor pair', async () => {
     const first = await signedUpUser(accounts);
     const results = await Promise.all(
       Array.from({ length: 5 }, () => refreshSession(accounts.deps, first.refreshToken)),
     );
     const successors = new Set(results.map((result) => result.refreshToken));
     expect(successors.size).toBe(1);
+    expect(new Set(results.map((result) => result.accessToken)).size).toBe(1);
     const next = await refreshSession(accounts.deps, results[0]!.refreshToken);
     expect(next.refreshToken).not.toBe(results[0]!.refreshToken);
+  });
+
+  it('gives no pair within the grace to a session that ended meanwhile', async () => {
+    const first = await signedUpUser(accounts);
+    const second = await refreshSession(accounts.deps, first.refreshToken);
+    await logout(accounts.deps, second.accessToken);
+
+    // A stolen copy of the rotated token, presented at once: the session is over.
+    await expect(refreshSession(accounts.deps, first.refreshToken)).rejects.toMatchObject({
+      code: 'invalid_token',
+      message: 'The session of this refresh token has ended',
+    });
   });
 
   it('expires a refresh token after 30 days', async () => {
