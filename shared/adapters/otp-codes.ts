@@ -1,4 +1,4 @@
-import { secret, smsAllowedCountries, smsMaxPerHour } from '../config.js';
+import { smsAllowedCountries, smsMaxPerHour } from '../config.js';
 import { systemClock } from '../domain/clock.js';
 import type { Mailer } from '../domain/messages.js';
 import { OtpChecks } from '../domain/otp/checks.js';
@@ -7,6 +7,7 @@ import { OtpEngine } from '../domain/otp/engine.js';
 import { SmsCap } from '../domain/otp/sms-cap.js';
 import { dynamoOtpStore } from './dynamo-otp-store.js';
 import { dynamoSmsCounter } from './dynamo-sms-counter.js';
+import { secret } from './secrets.js';
 import { mailer } from './ses-mailer.js';
 import { smsSender } from './sns-sms-sender.js';
 
