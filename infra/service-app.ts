@@ -98,7 +98,8 @@ export function addServiceStacks(app: App, routes: readonly Route[] = routeTable
 export function resourceCounts(assembly: CloudAssembly): string[] {
   return assembly.stacks.map((stack) => {
     const count = Object.keys(stack.template.Resources ?? {}).length;
-    const over = count > resourceBudget ? ` — over the budget of ${resourceBudget}: split an area` : '';
+    const over =
+      count > resourceBudget ? ` — over the budget of ${resourceBudget}: split an area` : '';
     return `${stack.stackName}: ${count} resources${over}`;
   });
 }

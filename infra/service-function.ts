@@ -107,8 +107,8 @@ export interface ServiceResources {
  * locally by esbuild (no Docker), source maps, X-Ray active tracing, its own log group with a
  * retention, the stage's name as SERVICE_NAME (the `service` of its log lines and the namespace
  * of its embedded metrics), and its own role that may write only to that log group (no AWS
- * managed policy). Each code or configuration change publishes a version, and callers reach it
- * through the `live` alias only (`live`), which a deploy moves to the new version step by step
+ * managed policy). Each code or configuration change publishes a version, and callers reach the
+ * function through its `live` alias only, which a deploy moves to the new version step by step
  * (CodeDeploy, infra/area-stack.ts).
  * The bind methods grant a permission and set the environment that goes with it in one call, so
  * the two cannot drift apart.

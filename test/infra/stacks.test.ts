@@ -76,10 +76,12 @@ describe('the stacks of a stage', () => {
 
   it('change only the new operation’s area, and the API’s deployment, when an operation is added', () => {
     const listSessions = routes.find((route) => route.name === 'listSessions') as ApiRoute;
+    // A function of its own (synthesized without bundling, its entry need only exist).
     const counted: Route = {
       ...listSessions,
       name: 'countSessions',
       path: '/auth/sessions/count',
+      entry: 'functions/auth/list-sessions.operation.ts',
       summary: 'How many live sessions the caller has',
     };
     const withOperation = synthStage({}, [...routes, counted]);
@@ -89,6 +91,9 @@ describe('the stacks of a stage', () => {
         JSON.stringify(json(stage, part).Resources),
     );
     expect(changed).toEqual(['accounts', 'edge']);
+    const functions = (synthesized: SynthesizedStage) =>
+      ofType(json(synthesized, 'accounts'), 'AWS::Lambda::Function').length;
+    expect(functions(withOperation)).toBe(functions(stage) + 1);
   });
 
   it('refuse two areas sharing the first segment of a path, at synth', () => {
