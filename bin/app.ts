@@ -1,4 +1,7 @@
 import { App } from 'aws-cdk-lib';
-import { addServiceStack } from '../infra/service-app.js';
+import { addServiceStacks, resourceCounts } from '../infra/service-app.js';
 
-addServiceStack(new App());
+const app = new App();
+addServiceStacks(app);
+// What each stack holds, on stderr (stdout may carry a template): `npm run synth` shows it.
+for (const line of resourceCounts(app.synth())) console.error(line);

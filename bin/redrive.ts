@@ -4,7 +4,7 @@
  * Moves the messages of a work queue's dead-letter queue back to the queue, with SQS's own
  * message move task (StartMessageMoveTask): SQS moves them in the background, at up to `--rate`
  * messages a second (its own pace by default), and the command returns at once unless `--wait`
- * asks it to report until the task ends. The stage's stack outputs name both queues
+ * asks it to report until the task ends. The stage's data stack outputs name both queues
  * (infra/stack-outputs.ts). Uses the AWS credentials and region of the environment, as the AWS
  * CLI does (docs/operations.md, "Redriving a dead-letter queue", lists the permissions).
  *
@@ -62,7 +62,7 @@ function request(argv: string[]): Request {
 }
 
 async function queueArns(stage: string, queue: string) {
-  const stackName = stackNameOf(stage);
+  const stackName = stackNameOf(stage, 'data');
   const cloudFormation = new CloudFormationClient({});
   const { Stacks } = await cloudFormation.send(new DescribeStacksCommand({ StackName: stackName }));
   const outputs = new Map(
@@ -97,7 +97,7 @@ async function redrive({ queue, stage, rate, wait }: Request): Promise<number> {
   const waiting = await waitingIn(sqs, source);
   if (waiting === 0) {
     console.log(
-      `Nothing to move: the ${queue} dead-letter queue of ${stackNameOf(stage)} is empty.`,
+      `Nothing to move: the ${queue} dead-letter queue of ${stackNameOf(stage, 'data')} is empty.`,
     );
     return 0;
   }

@@ -4,9 +4,11 @@ import { fileURLToPath } from 'node:url';
 import {
   AssetHashType,
   CfnOutput,
+  CrossStackReferences,
   DefaultStackSynthesizer,
   DockerImage,
   Duration,
+  ReferenceStrength,
   RemovalPolicy,
   Stack,
   Token,
@@ -45,11 +47,10 @@ export class DashboardApiKey extends Construct {
   /** `{{resolve:secretsmanager:…}}`: never the value itself. */
   readonly value: string;
 
-  constructor(scope: Construct, id: string, props: { generation: number }) {
+  constructor(scope: Construct, id: string, props: { generation: number; name: string }) {
     super(scope, id);
-    const stack = Stack.of(this);
     const secret = new secretsmanager.Secret(this, `Value${props.generation}`, {
-      description: `API key value of the developer dashboard's CloudFront distribution (${stack.stackName}), generation ${props.generation}`,
+      description: `API key value of the developer dashboard's CloudFront distribution (${props.name}), generation ${props.generation}`,
       // API Gateway takes 20 to 128 characters; the web ACL compares it byte for byte.
       generateSecretString: { excludePunctuation: true, passwordLength: 64 },
     });
@@ -59,13 +60,20 @@ export class DashboardApiKey extends Construct {
       'Rotated by deploying with a bumped dashboardApiKeyGeneration, which creates a new secret and updates the API key, the distribution and the web ACL together; a rotation function would change the value without the deploy that dynamic references need to pick it up.',
     );
     this.value = secret.secretValue.unsafeUnwrap();
-    // Not attached to the stage here (that would make it depend on every method, and the
-    // functions read its id): the usage plan links it to the stage.
-    this.apiKey = new apigateway.ApiKey(this, 'Key', {
-      apiKeyName: `${stack.stackName}-dashboard`,
+    // Not attached to the stage here (the stage is deployed after the functions that read its
+    // id): the edge stack's usage plan links it to the stage.
+    this.apiKey = new apigateway.ApiKey(this, `Key${props.generation}`, {
+      apiKeyName: `${props.name}-dashboard`,
       description: 'Developer dashboard: held only by the CloudFront distribution',
       value: this.value,
     });
+    // The other stacks read the key's id and value as outputs of this one (Fn::GetStackOutput),
+    // not as exports, which would forbid the replacement a rotation is. Both construct ids hold
+    // the generation, so a rotation renames the outputs, changes the readers' templates, and
+    // CloudFormation reads the new values there.
+    for (const replaced of [secret, this.apiKey]) {
+      CrossStackReferences.of(replaced).produce(ReferenceStrength.WEAK);
+    }
   }
 }
 
@@ -240,7 +248,7 @@ export const siteFileGroups = [
 
 export interface DashboardSiteProps {
   /** The REST API whose stage `/v1` the distribution relays `/v1/*` to. */
-  restApi: apigateway.RestApi;
+  restApi: apigateway.IRestApi;
   /** The key the distribution adds to every `/v1/*` request. */
   apiKey: DashboardApiKey;
   /** `dashboardDomainName` + `dashboardCertificateArn` (us-east-1). */

@@ -1,4 +1,4 @@
-import { Stack } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -6,6 +6,8 @@ import { Construct } from 'constructs';
 import type { DeliveryScheduler as DeliverySchedulerBinding } from './service-function.js';
 
 export interface DeliverySchedulerProps {
+  /** The group's name: the stage's (`<service>-<stage>-deliveries`), fixed. */
+  groupName: string;
   deliveryQueue: IQueue;
 }
 
@@ -22,10 +24,11 @@ export class DeliveryScheduler extends Construct implements DeliverySchedulerBin
 
   constructor(scope: Construct, id: string, props: DeliverySchedulerProps) {
     super(scope, id);
-    this.group = new scheduler.CfnScheduleGroup(this, 'Group', {
-      name: `${Stack.of(this).stackName}-deliveries`,
-    });
-    this.groupName = this.group.ref;
+    this.group = new scheduler.CfnScheduleGroup(this, 'Group', { name: props.groupName });
+    // Its schedules are retries not made yet: deleting the group would drop them.
+    this.group.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    // The name, not a reference: functions of other stacks name it in their grants.
+    this.groupName = props.groupName;
     this.deliveryQueue = props.deliveryQueue;
     this.role = new iam.Role(this, 'Role', {
       description: 'Assumed by delivery retry schedules to enqueue the next attempt',

@@ -1,11 +1,11 @@
-import { Duration, Stack } from 'aws-cdk-lib';
-import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { type MetricName, metricDefinitions } from '../shared/domain/metrics.js';
 import type { Route } from '../shared/http/route-table.js';
+import { inGroups, sumOf } from './metric-math.js';
 import { type RunbookSection, withRunbook } from './runbooks.js';
 import type { WorkQueue } from './work-queue.js';
 
@@ -20,9 +20,10 @@ export interface OperatedFunction {
 export interface ServiceOperationsProps {
   /** Where every alarm reports. */
   alarmAction: cloudwatch.IAlarmAction;
-  /** The namespace of the functions' embedded metrics (their SERVICE_NAME: the stack's name). */
+  /** The namespace of the functions' embedded metrics (their SERVICE_NAME: the stage's name). */
   namespace: string;
-  restApi: apigateway.RestApi;
+  /** The REST API's name: API Gateway's metrics are per API name. */
+  restApiName: string;
   table: dynamodb.ITable;
   queues: Record<string, WorkQueue>;
   functions: readonly OperatedFunction[];
@@ -66,32 +67,14 @@ const tableOperations = [
   dynamodb.Operation.TRANSACT_GET_ITEMS,
 ];
 
-/** CloudWatch evaluates at most ten metrics in one alarm's math. */
-const metricsPerAlarm = 10;
-
 /** `functions/auth/login.ts` → `auth`. */
 const familyOf = (entry: string) => entry.split('/')[1] ?? entry;
 
 /**
- * The sum of `metrics` per period; missing points count as none. The metrics' ids derive from the
- * label: ids must be unique across a graph that shows several sums.
- */
-function sumOf(metrics: readonly cloudwatch.IMetric[], label: string): cloudwatch.MathExpression {
-  const prefix = `m_${label.toLowerCase().replace(/[^a-z0-9]+/g, '_')}_`;
-  const ids = metrics.map((_, index) => `${prefix}${index}`);
-  return new cloudwatch.MathExpression({
-    expression: `SUM([${ids.join(', ')}])`,
-    usingMetrics: Object.fromEntries(metrics.map((metric, index) => [ids[index]!, metric])),
-    label,
-    period: fiveMinutes,
-  });
-}
-
-/**
  * The stage's operations: a CloudWatch dashboard of its traffic, errors, latencies, business
- * metrics, queues, DynamoDB, SMS spend and email reputation, and the alarms that the rest of the
- * stack does not already raise (docs/operations.md has a runbook for each). Built last, so the
- * dashboard's alarm widget lists every alarm of the stack.
+ * metrics, queues, DynamoDB, SMS spend and email reputation, and the alarms that the service
+ * stacks do not already raise (docs/operations.md has a runbook for each). Built last, so the
+ * dashboard's alarm widget lists every alarm of every stack of the stage.
  */
 export class ServiceOperations extends Construct {
   readonly dashboard: cloudwatch.Dashboard;
@@ -102,11 +85,14 @@ export class ServiceOperations extends Construct {
     private readonly props: ServiceOperationsProps,
   ) {
     super(scope, id);
-    const receivers = props.functions.filter((item) => item.surface === 'function-url');
-    for (const { fn } of receivers) this.receiverAlarms(fn);
     this.throttleAlarm(props.functions.filter((item) => item.surface !== 'function-url'));
+    this.alarm('Api5xxAlarm', {
+      metric: this.api('5XXError', 'Sum'),
+      description: 'API Gateway answered 5xx (a 5xx is a bug)',
+      runbook: 'api-5xx',
+    });
     this.alarm('ApiLatencyAlarm', {
-      metric: props.restApi.metricLatency({ statistic: 'p99', period: fiveMinutes }),
+      metric: this.api('Latency', 'p99'),
       threshold: apiP99LatencyAlarmMs,
       evaluationPeriods: 3,
       description: `API Gateway's p99 latency stayed over ${apiP99LatencyAlarmMs} ms for 15 minutes`,
@@ -152,27 +138,6 @@ export class ServiceOperations extends Construct {
     this.dashboard = this.buildDashboard();
   }
 
-  /** A receiver answers 5xx without failing its invocation, so both count as its errors. */
-  private receiverAlarms(fn: lambda.Function): void {
-    const name = fn.node.id;
-    this.alarm(`${name}ErrorsAlarm`, {
-      metric: sumOf(
-        [
-          fn.metricErrors({ statistic: 'Sum', period: fiveMinutes }),
-          fn.metric('Url5xxCount', { statistic: 'Sum', period: fiveMinutes }),
-        ],
-        `${name} errors and 5xx answers`,
-      ),
-      description: `${name} failed or answered 5xx: a gateway's webhooks are not being taken`,
-      runbook: 'receiver-errors',
-    });
-    this.alarm(`${name}ThrottlesAlarm`, {
-      metric: fn.metricThrottles({ statistic: 'Sum', period: fiveMinutes }),
-      description: `${name} was throttled at its reserved concurrency: calls were refused with 429`,
-      runbook: 'receiver-throttles',
-    });
-  }
-
   /**
    * Throttling of any other function (the account's unreserved concurrency ran out): alarms of
    * ten functions each (the most one alarm's math may read), under one composite alarm that
@@ -180,12 +145,12 @@ export class ServiceOperations extends Construct {
    */
   private throttleAlarm(functions: readonly OperatedFunction[]): void {
     const groups: cloudwatch.IAlarm[] = [];
-    for (let start = 0; start < functions.length; start += metricsPerAlarm) {
-      const group = functions.slice(start, start + metricsPerAlarm);
+    for (const group of inGroups(functions)) {
       groups.push(
         sumOf(
           group.map(({ fn }) => fn.metricThrottles({ statistic: 'Sum', period: fiveMinutes })),
           'throttled invocations',
+          fiveMinutes,
         ).createAlarm(this, `LambdaThrottles${groups.length + 1}`, {
           alarmDescription: withRunbook(
             `Throttled invocations of ${group.map(({ fn }) => fn.node.id).join(', ')}`,
@@ -235,6 +200,18 @@ export class ServiceOperations extends Construct {
     });
     alarm.addAlarmAction(this.props.alarmAction);
     return alarm;
+  }
+
+  /** One of API Gateway's metrics of the stage's API. */
+  private api(metricName: string, statistic: string, label?: string): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: 'AWS/ApiGateway',
+      metricName,
+      dimensionsMap: { ApiName: this.props.restApiName },
+      statistic,
+      period: fiveMinutes,
+      label,
+    });
   }
 
   /** One of the service's own metrics (shared/domain/metrics.ts), without dimensions. */
@@ -310,6 +287,7 @@ export class ServiceOperations extends Construct {
         sumOf(
           members.map(({ fn }) => metricOf(fn)),
           `${family} ${what}`,
+          fiveMinutes,
         ),
       );
     const graph = (
@@ -328,8 +306,9 @@ export class ServiceOperations extends Construct {
     const heading = (text: string) =>
       new cloudwatch.TextWidget({ markdown: `## ${text}`, width: 24, height: 1 });
     const queues = Object.entries(props.queues);
-    const alarms = Stack.of(this)
-      .node.findAll()
+    // Every alarm of the stage, whichever stack raised it.
+    const alarms = this.node.root.node
+      .findAll()
       .filter(
         (construct): construct is cloudwatch.Alarm | cloudwatch.CompositeAlarm =>
           (construct instanceof cloudwatch.Alarm &&
@@ -338,7 +317,7 @@ export class ServiceOperations extends Construct {
       );
 
     const dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
-      dashboardName: Stack.of(this).stackName,
+      dashboardName: props.namespace,
       defaultInterval: Duration.hours(6),
     });
     dashboard.addWidgets(
@@ -352,9 +331,9 @@ export class ServiceOperations extends Construct {
     dashboard.addWidgets(heading('Traffic and errors'));
     dashboard.addWidgets(
       graph('API requests and errors', [
-        props.restApi.metricCount({ statistic: 'Sum', period: fiveMinutes, label: 'requests' }),
-        props.restApi.metricClientError({ statistic: 'Sum', period: fiveMinutes, label: '4xx' }),
-        props.restApi.metricServerError({ statistic: 'Sum', period: fiveMinutes, label: '5xx' }),
+        this.api('Count', 'Sum', 'requests'),
+        this.api('4XXError', 'Sum', '4xx'),
+        this.api('5XXError', 'Sum', '5xx'),
       ]),
       graph(
         'Invocations per family',
@@ -373,13 +352,9 @@ export class ServiceOperations extends Construct {
     dashboard.addWidgets(heading('Latency: p50 and p99 per operation family (function duration)'));
     dashboard.addWidgets(
       graph('API Gateway latency', [
-        props.restApi.metricLatency({ statistic: 'p50', period: fiveMinutes, label: 'p50' }),
-        props.restApi.metricLatency({ statistic: 'p99', period: fiveMinutes, label: 'p99' }),
-        props.restApi.metricIntegrationLatency({
-          statistic: 'p99',
-          period: fiveMinutes,
-          label: 'integration p99',
-        }),
+        this.api('Latency', 'p50', 'p50'),
+        this.api('Latency', 'p99', 'p99'),
+        this.api('IntegrationLatency', 'p99', 'integration p99'),
       ]),
       ...[...families].map(([family, members]) =>
         graph(

@@ -22,6 +22,7 @@ export const runbookSections = [
   'email-bounces',
   'email-complaints',
   'signups-stopped',
+  'deploy-rolled-back',
 ] as const;
 
 export type RunbookSection = (typeof runbookSections)[number];

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Aws, type CfnElement, Duration, Stack } from 'aws-cdk-lib';
+import { Aws, Duration, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -11,12 +11,22 @@ import type { IConfigurationSet } from 'aws-cdk-lib/aws-ses';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { type ItemFamily, itemFamilyIndex, leadingKeyPattern } from '../shared/adapters/keys.js';
-import type { IndexName } from '../shared/adapters/table-definition.js';
 import type { SecretName } from '../shared/config.js';
 import type { Needs } from '../shared/http/route-table.js';
 import { acknowledgeFinding } from './acknowledge-finding.js';
 import { bundleAliases, esbuildOptions } from './bundling.js';
 import { extractedBinding, type LambdaArchitecture, nativeBindingHook } from './native-binding.js';
+
+/** What a role may do to the items of a family it reads (`bindTable`). */
+const tableReads = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+/** And of a family it also writes. */
+const tableWrites = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+];
 
 /** Route entries are relative to the project root, one level above this folder. */
 export const projectRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -24,6 +34,11 @@ export const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 export interface ServiceFunctionProps {
   /** The handler module, relative to the project root (a route's `entry`). */
   entry: string;
+  /**
+   * The stage's name (`<service>-<stage>`), its SERVICE_NAME: the `service` of its log lines and
+   * the namespace of its embedded metrics, whichever stack holds it.
+   */
+  serviceName: string;
   description: string;
   /** @default Duration.seconds(10) */
   timeout?: Duration;
@@ -71,8 +86,7 @@ export interface TokenSettings {
 
 /** The EventBridge Scheduler pieces the delivery worker uses for its retry ladder. */
 export interface DeliveryScheduler {
-  /** The schedule group, whose logical id names the grant's resource. */
-  group: CfnElement;
+  /** The group's fixed name (the stage's), which the grant's resource names. */
   groupName: string;
   /** The role schedules assume to send to the delivery queue. */
   role: iam.IRole;
@@ -95,14 +109,18 @@ export interface ServiceResources {
 /**
  * Every Lambda of the service: ARM64 (unless told otherwise), Node.js 24, an ESM bundle built
  * locally by esbuild (no Docker), source maps, X-Ray active tracing, its own log group with a
- * retention, the stack's name as SERVICE_NAME (the `service` of its log lines and the namespace
+ * retention, the stage's name as SERVICE_NAME (the `service` of its log lines and the namespace
  * of its embedded metrics), and its own role that may write only to that log group (no AWS
- * managed policy).
+ * managed policy). Each code or configuration change publishes a version, and callers reach the
+ * function through its `live` alias only, which a deploy moves to the new version step by step
+ * (CodeDeploy, infra/area-stack.ts).
  * The bind methods grant a permission and set the environment that goes with it in one call, so
  * the two cannot drift apart.
  */
 export class ServiceFunction extends NodejsFunction {
   private readonly readsSecrets: boolean;
+  /** What API Gateway, Function URLs, queues and schedules invoke: never `$LATEST`. */
+  readonly live: lambda.Alias;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     const logGroup = new logs.LogGroup(scope, `${id}Logs`, {
@@ -134,12 +152,18 @@ export class ServiceFunction extends NodejsFunction {
       paramsAndSecrets: props.readsSecrets
         ? lambda.ParamsAndSecretsLayerVersion.fromVersion(
             lambda.ParamsAndSecretsVersions.V1_0_103,
-            { logLevel: lambda.ParamsAndSecretsLogLevel.WARN },
+            {
+              logLevel: lambda.ParamsAndSecretsLogLevel.WARN,
+              // How long the extension serves a value before it asks Secrets Manager again: the
+              // most it allows. A rotated secret reaches the function within this and the
+              // function's own minute (shared/adapters/secrets.ts).
+              secretsManagerTtl: Duration.minutes(5),
+            },
           )
         : undefined,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
-        SERVICE_NAME: Stack.of(scope).stackName,
+        SERVICE_NAME: props.serviceName,
         ...props.environment,
       },
       bundling: {
@@ -170,6 +194,7 @@ export class ServiceFunction extends NodejsFunction {
       },
     });
     this.readsSecrets = props.readsSecrets ?? false;
+    this.live = new lambda.Alias(this, 'Live', { aliasName: 'live', version: this.currentVersion });
     acknowledgeFinding(
       role,
       'AwsSolutions-IAM5[Resource::*]',
@@ -179,7 +204,7 @@ export class ServiceFunction extends NodejsFunction {
 
   /** Grants and configures exactly what `needs` lists, down to the table's item families. */
   bindNeeds(needs: Needs, resources: ServiceResources): this {
-    this.bindTable(resources.table, needs.items ?? []);
+    this.bindTable(resources.table, needs.items ?? [], needs.reads ?? []);
     if (needs.email) this.bindEmail(resources.email);
     if (needs.sms) this.bindSms(resources.sms);
     else if (needs.smsAllowList) this.bindSmsAllowList(resources.sms);
@@ -193,39 +218,46 @@ export class ServiceFunction extends NodejsFunction {
         throw new Error(`No secret ${name} was created for ${this.node.id}`);
       this.bindSecret(name, secret);
     }
-    if (needs.secrets?.includes('JWT_SIGNING_KEYS')) this.bindTokens(resources.tokens);
+    const families = [...(needs.items ?? []), ...(needs.reads ?? [])];
+    if (families.includes('accessTokenKeys')) this.bindTokens(resources.tokens);
     return this;
   }
 
   /**
-   * Item reads and writes (transactions included) on the partitions of `families` only: an IAM
+   * Item reads and writes (transactions included) on the partitions of `families` only, and
+   * reads alone (GetItem, BatchGetItem, Query) on those of `readOnly`: an IAM
    * `dynamodb:LeadingKeys` condition on the table, and on each index whose partitions a family
    * lives in, Query on those partitions. No Scan (no key, so no condition could limit it) and no
    * table management: no operation needs them.
    */
-  bindTable(table: ITable, families: readonly ItemFamily[]): this {
-    const byIndex = new Map<IndexName | undefined, string[]>();
-    for (const family of families) {
+  bindTable(
+    table: ITable,
+    families: readonly ItemFamily[],
+    readOnly: readonly ItemFamily[] = [],
+  ): this {
+    const statements = new Map<
+      string,
+      { actions: string[]; resource: string; patterns: string[] }
+    >();
+    const grant = (family: ItemFamily, tableActions: string[]) => {
       const index = itemFamilyIndex(family);
-      byIndex.set(index, [...(byIndex.get(index) ?? []), leadingKeyPattern(family)]);
-    }
-    for (const [index, patterns] of byIndex) {
+      // An index is only ever queried, whether its family is written or only read.
+      const [actions, resource] =
+        index === undefined
+          ? [tableActions, table.tableArn]
+          : [['dynamodb:Query'], `${table.tableArn}/index/${index}`];
+      const key = `${resource} ${actions.join()}`;
+      const statement = statements.get(key) ?? { actions, resource, patterns: [] };
+      statement.patterns.push(leadingKeyPattern(family));
+      statements.set(key, statement);
+    };
+    for (const family of families) grant(family, [...tableReads, ...tableWrites]);
+    for (const family of readOnly) grant(family, tableReads);
+    for (const { actions, resource, patterns } of statements.values()) {
       this.addToRolePolicy(
         new iam.PolicyStatement({
-          actions:
-            index === undefined
-              ? [
-                  'dynamodb:GetItem',
-                  'dynamodb:BatchGetItem',
-                  'dynamodb:Query',
-                  'dynamodb:PutItem',
-                  'dynamodb:UpdateItem',
-                  'dynamodb:DeleteItem',
-                  'dynamodb:BatchWriteItem',
-                  'dynamodb:ConditionCheckItem',
-                ]
-              : ['dynamodb:Query'],
-          resources: [index === undefined ? table.tableArn : `${table.tableArn}/index/${index}`],
+          actions,
+          resources: [resource],
           conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': patterns } },
         }),
       );
@@ -336,8 +368,8 @@ export class ServiceFunction extends NodejsFunction {
     );
     acknowledgeFinding(
       this.role!,
-      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/<${Stack.of(this).getLogicalId(scheduler.group)}>/*]`,
-      "One schedule per delivery attempt, named at run time: the grant is confined to this stack's delivery schedule group.",
+      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${scheduler.groupName}/*]`,
+      "One schedule per delivery attempt, named at run time: the grant is confined to the stage's delivery schedule group.",
     );
     this.addEnvironment('SCHEDULER_GROUP_NAME', scheduler.groupName);
     this.addEnvironment('SCHEDULER_ROLE_ARN', scheduler.role.roleArn);

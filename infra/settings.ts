@@ -12,6 +12,46 @@ export interface DomainSettings {
   certificateArn: string | undefined;
 }
 
+/**
+ * The usage plan of a tier of client apps: what API Gateway lets one app's key do, whatever its
+ * users (the handlers' per-client limit counts each user's address within it).
+ */
+export interface ApiTier {
+  /** Requests per second, refilled evenly (the plan's throttle `rateLimit`). */
+  ratePerSecond: number;
+  /** Requests at once above the rate (`burstLimit`). */
+  burst: number;
+  /** Requests per UTC day, a cost cap for a leaked key; undefined: none. */
+  quotaPerDay: number | undefined;
+}
+
+/** A client app and the tier of its usage plan. */
+export interface ApiClient {
+  name: string;
+  tier: string;
+}
+
+/**
+ * The tiers every stage has, sized for an app's whole traffic (docs/deployment.md, "Three layers
+ * of limits"), by the stage's rate-limit mode; `apiTiers` in cdk.json replaces any of them or adds
+ * others. `dashboard` is the plan of the developer dashboard's own key, shared by its viewers.
+ */
+export const defaultApiTiers: Record<RateLimitMode, Record<string, ApiTier>> = {
+  test: {
+    standard: { ratePerSecond: 20, burst: 40, quotaPerDay: 200_000 },
+    backend: { ratePerSecond: 50, burst: 100, quotaPerDay: 1_000_000 },
+    dashboard: { ratePerSecond: 10, burst: 20, quotaPerDay: 50_000 },
+  },
+  production: {
+    standard: { ratePerSecond: 500, burst: 1_000, quotaPerDay: 25_000_000 },
+    backend: { ratePerSecond: 1_000, burst: 2_000, quotaPerDay: 80_000_000 },
+    dashboard: { ratePerSecond: 50, burst: 100, quotaPerDay: 2_000_000 },
+  },
+};
+
+/** How a deploy moves traffic to new function versions (CodeDeploy). */
+export type TrafficShifting = 'canary' | 'linear' | 'all-at-once';
+
 /** The Route 53 zone that holds the custom domains. */
 export interface HostedZoneSettings {
   hostedZoneId: string;
@@ -76,16 +116,44 @@ export interface ServiceSettings {
    */
   signupDroughtHours: number;
   /**
-   * The usage plan of the stage and the per-client limit of the API handlers (`rateLimitMode`):
-   * test 100/min, production 1,000/min.
+   * The per-client limit of the API handlers, per API key and caller address (`rateLimitMode`):
+   * test 100/min, production 1,000/min; and which default tiers the usage plans have.
    * @default 'test'
    */
   rateLimitMode: RateLimitMode;
   /**
-   * The client apps of the stage (`apiClients`, comma-separated names): each gets its own API
-   * key in the stage's usage plan. At least one, since every method requires a key.
+   * The client apps of the stage (`apiClients`, comma-separated `name` or `name:tier`): each gets
+   * its own API key, in the usage plan of its tier (default `standard`). At least one, since every
+   * method requires a key.
    */
-  apiClients: string[];
+  apiClients: ApiClient[];
+  /**
+   * The tiers' usage plans (`apiTiers`: `{ "<tier>": { "ratePerSecond", "burst", "quotaPerDay" } }`,
+   * a tier given replacing the default of that name).
+   * @default defaultApiTiers of the rate-limit mode
+   */
+  apiTiers: Record<string, ApiTier>;
+  /**
+   * Signed event publications (`POST /v1/events`, SigV4) one source address may make per second
+   * (`eventPublishesPerSecond`): the web ACL's rule for them, and the per-client limit of the
+   * publishing function, instead of the per-user ones a publishing backend would run into.
+   * @default 50 (test), 1,000 (production)
+   */
+  eventPublishesPerSecond: number;
+  /**
+   * How a deploy shifts traffic to the new version of each function (`trafficShifting`):
+   * `canary` (10 % for 5 minutes, then all), `linear` (10 % more each minute), or `all-at-once`;
+   * any of the area's deploy alarms rolls it back.
+   * @default 'canary'
+   */
+  trafficShifting: TrafficShifting;
+  /**
+   * The AWS account and region of the stage (`account`, `region`): one account per stage keeps a
+   * stage's load, quotas and SES and SNS reputation its own.
+   * @default the CLI's credentials (CDK_DEFAULT_ACCOUNT, CDK_DEFAULT_REGION); none offline
+   */
+  account: string | undefined;
+  region: string | undefined;
   /**
    * Reserved concurrency of each inbound receiver (`receiverReservedConcurrency`): a cost guard
    * against floods on the public Function URLs.
@@ -94,8 +162,9 @@ export interface ServiceSettings {
   receiverReservedConcurrency: number;
   /**
    * Requests one source address may make in five minutes before the web ACL answers 429
-   * (`wafRequestsPerIpPer5Minutes`).
-   * @default ten minutes of the plan's allowance: two client apps at full rate behind one address
+   * (`wafRequestsPerIpPer5Minutes`), signed event publications apart.
+   * @default ten minutes of the handlers' per-client limit: 1,000 (test), 10,000 (production),
+   * room for the users of two client apps behind one address
    */
   wafRequestsPerIpPer5Minutes: number;
   /**
@@ -142,12 +211,6 @@ export interface ServiceSettings {
    */
   alarmEmail: string | undefined;
   /**
-   * Bumping `secretsGeneration` changes an environment variable of every function that reads
-   * secrets, so a deploy forces them all to cold start and fetch the rotated values.
-   * @default '1'
-   */
-  secretsGeneration: string;
-  /**
    * The functions' processor (`architecture`): `arm64` (cheaper per GB-second) or `x86_64`.
    * @default 'arm64'
    */
@@ -182,6 +245,48 @@ export function readSettings(scope: Construct): ServiceSettings {
       throw new Error(`Context ${key} of stage ${stage} must be a string, number or boolean`);
     }
     return String(given).trim();
+  };
+  /** A value as given, an object included (a JSON text from `-c` is parsed). */
+  const raw = (key: string): unknown => {
+    const given: unknown =
+      scope.node.tryGetContext(key) ?? (stageBlock as Record<string, unknown>)[key];
+    if (typeof given !== 'string') return given;
+    try {
+      return JSON.parse(given);
+    } catch {
+      throw new Error(`Context ${key} of stage ${stage} must be a JSON object, got "${given}"`);
+    }
+  };
+  const tiersIn = (given: unknown): Record<string, ApiTier> => {
+    if (given === undefined || given === null) return {};
+    if (typeof given !== 'object' || Array.isArray(given)) {
+      throw new Error(`Context apiTiers of stage ${stage} must map tier names to their limits`);
+    }
+    return Object.fromEntries(
+      Object.entries(given as Record<string, Record<string, unknown>>).map(([tier, limits]) => {
+        const count = (field: string, required: boolean): number | undefined => {
+          const value = limits?.[field];
+          if (value === undefined && !required) return undefined;
+          if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+            throw new Error(
+              `Context apiTiers.${tier}.${field} of stage ${stage} must be a positive integer, got "${value}"`,
+            );
+          }
+          return value;
+        };
+        if (!clientPattern.test(tier)) {
+          throw new Error(`Context apiTiers of stage ${stage}: "${tier}" is not a tier name`);
+        }
+        return [
+          tier,
+          {
+            ratePerSecond: count('ratePerSecond', true)!,
+            burst: count('burst', true)!,
+            quotaPerDay: count('quotaPerDay', false),
+          },
+        ];
+      }),
+    );
   };
   const list = (key: string) =>
     (text(key) ?? '')
@@ -233,19 +338,47 @@ export function readSettings(scope: Construct): ServiceSettings {
   }
   const perMinute = rateLimitPerMode[rateLimitMode as RateLimitMode];
 
-  const apiClients = list('apiClients');
+  const apiTiers = {
+    ...defaultApiTiers[rateLimitMode as RateLimitMode],
+    ...tiersIn(raw('apiTiers')),
+  };
+  const apiClients = list('apiClients').map((entry) => {
+    const [name = '', tier = 'standard', ...rest] = entry.split(':');
+    return { name, tier, valid: rest.length === 0 };
+  });
   // `dashboard` names the key only the stage's CloudFront distribution holds.
   const badClient = apiClients.find(
-    (client) => !clientPattern.test(client) || client === 'dashboard',
+    (client) => !client.valid || !clientPattern.test(client.name) || client.name === 'dashboard',
   );
   if (
     apiClients.length === 0 ||
     badClient !== undefined ||
-    new Set(apiClients).size < apiClients.length
+    new Set(apiClients.map((client) => client.name)).size < apiClients.length
   ) {
     throw new Error(
-      `Context apiClients of stage ${stage} must name each client app once (lower-case letters, digits, dashes; not dashboard, the dashboard's own key), got "${text('apiClients') ?? ''}"`,
+      `Context apiClients of stage ${stage} must name each client app once, as name or name:tier (lower-case letters, digits, dashes; not dashboard, the dashboard's own key), got "${text('apiClients') ?? ''}"`,
     );
+  }
+  const unknownTier = apiClients.find((client) => !Object.hasOwn(apiTiers, client.tier));
+  if (unknownTier !== undefined) {
+    throw new Error(
+      `Context apiClients of stage ${stage}: ${unknownTier.name} is in the tier ${unknownTier.tier}, which apiTiers does not declare (declared: ${Object.keys(apiTiers).join(', ')})`,
+    );
+  }
+
+  const trafficShifting = text('trafficShifting') ?? 'canary';
+  if (!['canary', 'linear', 'all-at-once'].includes(trafficShifting)) {
+    throw new Error(
+      `Context trafficShifting must be canary, linear or all-at-once, got "${trafficShifting}"`,
+    );
+  }
+  const account = text('account');
+  if (account !== undefined && !/^\d{12}$/.test(account)) {
+    throw new Error(`Context account of stage ${stage} must be a 12-digit AWS account id`);
+  }
+  const region = text('region');
+  if (region !== undefined && !/^[a-z]{2}(-[a-z]+)+-\d$/.test(region)) {
+    throw new Error(`Context region of stage ${stage} must be an AWS region, got "${region}"`);
   }
 
   const domain = (prefix: 'accounts' | 'api' | 'dashboard'): DomainSettings | undefined => {
@@ -346,7 +479,15 @@ export function readSettings(scope: Construct): ServiceSettings {
     smsMonthlySpendAlarmUsd: positiveInteger('smsMonthlySpendAlarmUsd'),
     signupDroughtHours,
     rateLimitMode: rateLimitMode as RateLimitMode,
-    apiClients,
+    apiClients: apiClients.map(({ name, tier }) => ({ name, tier })),
+    apiTiers,
+    eventPublishesPerSecond: positiveInteger(
+      'eventPublishesPerSecond',
+      rateLimitMode === 'production' ? 1_000 : 50,
+    ),
+    trafficShifting: trafficShifting as TrafficShifting,
+    account,
+    region,
     receiverReservedConcurrency: positiveInteger('receiverReservedConcurrency', 10),
     wafRequestsPerIpPer5Minutes: positiveInteger('wafRequestsPerIpPer5Minutes', 10 * perMinute),
     apiGatewayCloudWatchRole: flag('apiGatewayCloudWatchRole', true),
@@ -358,7 +499,6 @@ export function readSettings(scope: Construct): ServiceSettings {
     jwtAudience: text('jwtAudience'),
     corsAllowedOrigins,
     alarmEmail: text('alarmEmail'),
-    secretsGeneration: text('secretsGeneration') ?? '1',
     architecture,
   };
 }

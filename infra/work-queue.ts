@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -15,26 +15,26 @@ export interface WorkQueueProps {
    * the queue's senders put on a message, shorter than the wait its work can bear.
    */
   maxMessageAge: Duration;
-  /** Where the alarms report. */
-  alarmAction: cloudwatch.IAlarmAction;
 }
 
 /**
- * A queue with its dead-letter queue, an alarm as soon as anything is dead-lettered, and one when
- * the oldest message waits too long (workers failing, throttled, or outpaced).
+ * A queue with its dead-letter queue, in the data stack: both are retained, since the messages in
+ * them are work not done yet. Their alarms live with the other alarms (`addWorkQueueAlarms`), so
+ * changing one never touches the stack that holds the queues.
  */
 export class WorkQueue extends Construct {
   readonly queue: sqs.Queue;
   readonly deadLetterQueue: sqs.Queue;
-  readonly deadLetterAlarm: cloudwatch.Alarm;
-  readonly backlogAlarm: cloudwatch.Alarm;
+  readonly maxMessageAge: Duration;
 
   constructor(scope: Construct, id: string, props: WorkQueueProps) {
     super(scope, id);
+    this.maxMessageAge = props.maxMessageAge;
     this.deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
       retentionPeriod: Duration.days(14),
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
+      removalPolicy: RemovalPolicy.RETAIN,
     });
     this.queue = new sqs.Queue(this, 'Queue', {
       visibilityTimeout: props.visibilityTimeout,
@@ -46,35 +46,48 @@ export class WorkQueue extends Construct {
         queue: this.deadLetterQueue,
         maxReceiveCount: props.maxReceiveCount ?? workQueueSizes.maxReceiveCount,
       },
+      removalPolicy: RemovalPolicy.RETAIN,
     });
-    this.deadLetterAlarm = this.deadLetterQueue
-      .metricApproximateNumberOfMessagesVisible({
-        period: Duration.minutes(1),
-        statistic: 'Maximum',
-      })
-      .createAlarm(this, 'DeadLetterAlarm', {
-        alarmDescription: withRunbook(
-          `Messages in the ${id} dead-letter queue: inspect, fix, then redrive`,
-          'dead-letters',
-        ),
-        threshold: 0,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
-    this.deadLetterAlarm.addAlarmAction(props.alarmAction);
-    this.backlogAlarm = this.queue
-      .metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' })
-      .createAlarm(this, 'BacklogAlarm', {
-        alarmDescription: withRunbook(
-          `The oldest message of the ${id} queue has waited over ${props.maxMessageAge.toHumanString()}`,
-          'queue-backlog',
-        ),
-        threshold: props.maxMessageAge.toSeconds(),
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      });
-    this.backlogAlarm.addAlarmAction(props.alarmAction);
   }
+}
+
+/**
+ * A work queue's alarms: as soon as anything is dead-lettered, and when the oldest message waits
+ * too long (workers failing, throttled, or outpaced).
+ */
+export function addWorkQueueAlarms(
+  scope: Construct,
+  name: string,
+  work: WorkQueue,
+  alarmAction: cloudwatch.IAlarmAction,
+): void {
+  work.deadLetterQueue
+    .metricApproximateNumberOfMessagesVisible({
+      period: Duration.minutes(1),
+      statistic: 'Maximum',
+    })
+    .createAlarm(scope, `${name}DeadLetterAlarm`, {
+      alarmDescription: withRunbook(
+        `Messages in the ${name} dead-letter queue: inspect, fix, then redrive`,
+        'dead-letters',
+      ),
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    })
+    .addAlarmAction(alarmAction);
+  work.queue
+    .metricApproximateAgeOfOldestMessage({ period: Duration.minutes(5), statistic: 'Maximum' })
+    .createAlarm(scope, `${name}BacklogAlarm`, {
+      alarmDescription: withRunbook(
+        `The oldest message of the ${name} queue has waited over ${work.maxMessageAge.toHumanString()}`,
+        'queue-backlog',
+      ),
+      threshold: work.maxMessageAge.toSeconds(),
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    })
+    .addAlarmAction(alarmAction);
 }

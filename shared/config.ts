@@ -7,9 +7,8 @@
  * value fails the cold start.
  *
  * Secrets never sit in the environment on AWS. There, a secret named X is given as `X_SECRET_ARN`
- * and fetched once per cold start through the AWS Parameters and Secrets Lambda Extension (a
- * localhost HTTP call: no Secrets Manager SDK in the bundle). Locally, and in tests, the plain
- * variable X carries the value.
+ * and read through the AWS Parameters and Secrets Lambda Extension (shared/adapters/secrets.ts).
+ * Locally, and in tests, the plain variable X carries the value.
  */
 
 export type RateLimitMode = 'test' | 'production';
@@ -247,48 +246,3 @@ export const secretNames = [
 ] as const;
 
 export type SecretName = (typeof secretNames)[number];
-
-const secretCache = new Map<SecretName, Promise<string>>();
-
-/**
- * A secret's value, fetched at most once per process. Rotatable secrets hold several values
- * separated by commas, newest first (see `secretValues`).
- */
-export function secret(name: SecretName): Promise<string> {
-  let value = secretCache.get(name);
-  if (value === undefined) {
-    value = loadSecret(name);
-    secretCache.set(name, value);
-    value.catch(() => secretCache.delete(name));
-  }
-  return value;
-}
-
-/** The active values of a rotatable secret, newest first. */
-export async function secretValues(name: SecretName): Promise<string[]> {
-  return (await secret(name))
-    .split(',')
-    .map((value) => value.trim())
-    .filter((value) => value !== '');
-}
-
-async function loadSecret(name: SecretName): Promise<string> {
-  const plain = optional(name);
-  if (plain !== undefined) return plain;
-  const arn = required(`${name}_SECRET_ARN`);
-  // The extension listens on localhost and authenticates the caller by the function's own
-  // session token; it caches the value, and so do we, per cold start.
-  const port = optional('PARAMETERS_SECRETS_EXTENSION_HTTP_PORT') ?? '2773';
-  const response = await fetch(
-    `http://localhost:${port}/secretsmanager/get?secretId=${encodeURIComponent(arn)}`,
-    { headers: { 'X-Aws-Parameters-Secrets-Token': required('AWS_SESSION_TOKEN') } },
-  );
-  if (!response.ok) {
-    throw new Error(`Secret ${name} could not be read: extension answered ${response.status}`);
-  }
-  const body = (await response.json()) as { SecretString?: string };
-  if (typeof body.SecretString !== 'string' || body.SecretString === '') {
-    throw new Error(`Secret ${name} is empty`);
-  }
-  return body.SecretString;
-}

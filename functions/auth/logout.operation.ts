@@ -9,7 +9,7 @@ export const operation = apiOperation({
   auth: 'none',
   tag: 'auth',
   summary: 'Revoke the session of the Bearer token, if any; always succeeds',
-  needs: { items: ['user'], secrets: ['JWT_SIGNING_KEYS'] },
+  needs: { items: ['user'], reads: ['accessTokenKeys'] },
 });
 
 /** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */

@@ -9,7 +9,7 @@ export const operation = apiOperation({
   auth: 'none',
   tag: 'meta',
   summary: 'Public keys that verify access tokens',
-  needs: { secrets: ['JWT_SIGNING_KEYS'] },
+  needs: { reads: ['accessTokenKeys'] },
 });
 
 /** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */

@@ -13,7 +13,7 @@ export const operation = apiOperation({
   summary: 'Confirm ownership of an email address',
   needs: {
     items: ['user', 'emailGuard', 'otp', 'otpAttempts', 'otpFailures'],
-    secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'],
+    secrets: ['OTP_PEPPER'],
   },
   body: VerifyEmailOtpRequest,
   limits: [

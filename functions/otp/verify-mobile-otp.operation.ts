@@ -14,7 +14,7 @@ export const operation = apiOperation({
   needs: {
     items: ['user', 'phoneGuard', 'otp', 'otpAttempts', 'otpFailures'],
     accountCodeQueue: true,
-    secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'],
+    secrets: ['OTP_PEPPER'],
   },
   body: VerifyMobileOtpRequest,
   limits: [

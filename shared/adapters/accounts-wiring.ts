@@ -1,7 +1,7 @@
 import type { AccountDeps } from '../domain/accounts/deps.js';
 import { type AccountDirectory, accountDirectory } from '../domain/accounts/directory.js';
 import { systemClock } from '../domain/clock.js';
-import { tokenKeys } from './access-token-keys.js';
+import { tokenKeys, tokenVerifier } from './access-token-keys.js';
 import { dynamoLoginThrottle } from './dynamo-login-throttle.js';
 import { dynamoSessionRepository } from './dynamo-sessions.js';
 import { dynamoUserRepository } from './dynamo-users.js';
@@ -10,8 +10,9 @@ import { lazily } from './lazily.js';
 /**
  * The accounts area's wiring: what its use-cases work with on AWS (or the local stand-ins). Each
  * getter builds its object on first call and returns the same one after. Nothing is read when
- * they are built — the signing keys are loaded when a token is first issued or checked — so a
- * function holds only the secrets and settings its route declares.
+ * they are built — the signing keys are loaded when a token is first issued, the published keys
+ * when one is first checked — so a function holds only the secrets and settings its route
+ * declares.
  *
  * The parts that queue codes or check them live in account-codes-wiring.ts: this module imports
  * no SQS client and no OTP engine, so login and the session operations, which import it, carry
@@ -25,6 +26,7 @@ export const accountDependencies = /* @__PURE__ */ lazily(
     sessions: dynamoSessionRepository,
     throttle: dynamoLoginThrottle,
     tokenKeys,
+    tokenVerifier,
     clock: systemClock,
   }),
 );

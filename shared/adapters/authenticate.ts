@@ -1,7 +1,7 @@
 import { sessionEnded } from '../domain/accounts/access-tokens.js';
 import { ServiceError } from '../domain/errors.js';
 import type { Principal } from '../domain/principal.js';
-import { tokenKeys } from './access-token-keys.js';
+import { tokenVerifier } from './access-token-keys.js';
 import { dynamoSessionRepository } from './dynamo-sessions.js';
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined when there is none. */
@@ -39,6 +39,5 @@ export async function authenticateDeferringSessionCheck(
   if (token === undefined) {
     throw new ServiceError('unauthorized', 'Send an access token as Authorization: Bearer <token>');
   }
-  const { accessTokens } = await tokenKeys();
-  return accessTokens.verify(token);
+  return (await tokenVerifier()).verify(token);
 }

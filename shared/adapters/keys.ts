@@ -66,6 +66,12 @@ export const keys = {
   /** A refresh token, by the SHA-256 of its value. */
   refreshToken: (tokenHash: string) => item(`REFRESH#${tokenHash}`),
   /**
+   * The public keys that verify access tokens, as a JWKS: written by the functions that hold the
+   * signing seeds when the seeds change (a rotation), read by every function that checks a token
+   * (once a minute per running function) and by the JWKS document.
+   */
+  accessTokenKeys: () => item('ACCESS_TOKEN_KEYS'),
+  /**
    * The live OTP for one channel + target + purpose, and the user it is bound to when it is
    * (generic codes: each user's code for a number is its own).
    */
@@ -183,9 +189,10 @@ export const keys = {
 
 /**
  * The partition families of the table and of its indexes: what a function may be granted, each
- * one IAM `dynamodb:LeadingKeys` pattern (a prefix, or an exact value for the fixed gsi2 work
- * partitions). Every partition key that `keys` builds falls in exactly one family (a test holds
- * this), so a new kind of item needs its family here before any function can be given it.
+ * one IAM `dynamodb:LeadingKeys` pattern (a prefix, or an exact value for a fixed partition: the
+ * published token keys, the gsi2 work partitions). Every partition key that `keys` builds falls in
+ * exactly one family (a test holds this), so a new kind of item needs its family here before any
+ * function can be given it.
  */
 export const itemFamilies = {
   /** Accounts and, in the same partition, their sessions. */
@@ -195,6 +202,8 @@ export const itemFamilies = {
   /** Failed password checks and locks, per email and source. */
   loginThrottle: { prefix: 'LOGIN_THROTTLE#' },
   refreshToken: { prefix: 'REFRESH#' },
+  /** The published access-token verification keys: written by issuers only, read by verifiers. */
+  accessTokenKeys: { exact: 'ACCESS_TOKEN_KEYS' },
   otp: { prefix: 'OTP#' },
   otpAttempts: { prefix: 'OTP_ATTEMPTS#' },
   otpSends: { prefix: 'OTP_SENDS#' },

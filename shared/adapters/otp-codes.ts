@@ -1,7 +1,6 @@
 import {
   genericSmsNumbersPerHour,
   genericSmsPerDay,
-  secret,
   smsAllowedCountries,
   smsMaxPerHour,
   smsReservedPercent,
@@ -16,6 +15,7 @@ import { SmsCap } from '../domain/otp/sms-cap.js';
 import { dynamoGenericSmsCounter } from './dynamo-generic-sms-counter.js';
 import { dynamoOtpStore } from './dynamo-otp-store.js';
 import { dynamoSmsCounter } from './dynamo-sms-counter.js';
+import { secret } from './secrets.js';
 import { mailer } from './ses-mailer.js';
 import { smsSender } from './sns-sms-sender.js';
 

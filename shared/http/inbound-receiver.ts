@@ -1,5 +1,5 @@
 import { receiveDependencies } from '../adapters/inbound-wiring.js';
-import { secretValues } from '../config.js';
+import { secretValues } from '../adapters/secrets.js';
 import type { ServiceError } from '../domain/errors.js';
 import type { InboundCall, InboundSource } from '../domain/inbound/model.js';
 import {

@@ -46,6 +46,11 @@ export interface Needs {
    * (`rateCounter`), a route that takes a Bearer token checks the caller's session (`user`).
    */
   items?: ItemFamily[];
+  /**
+   * Item families it reads and never writes (GetItem, BatchGetItem, Query only), besides the
+   * published token keys every route that takes a Bearer token reads (`accessTokenKeys`).
+   */
+  reads?: ItemFamily[];
   /** Sends email through SES. */
   email?: boolean;
   /** Sends SMS through SNS (to phone numbers only). */
@@ -61,9 +66,9 @@ export interface Needs {
   /** Creates and deletes one-time schedules in the delivery schedule group. */
   scheduler?: boolean;
   /**
-   * Secrets read once per cold start, besides those its `auth` or its `secret` implies (a route
-   * that takes a Bearer token verifies it with JWT_SIGNING_KEYS, a receiver checks its calls with
-   * its `secret`: the route table adds them).
+   * Secrets it reads (each re-read once a minute: shared/adapters/secrets.ts), besides the one a
+   * receiver's `secret` names (the route table adds it). JWT_SIGNING_KEYS only where tokens are
+   * issued: a route that checks a Bearer token reads the published public keys instead.
    */
   secrets?: SecretName[];
 }

@@ -25,7 +25,7 @@ export function mergedNeeds(entryRoutes: readonly Route[]): Needs {
   // In one order whichever route names a secret first (the messaging GET and POST name theirs).
   const named = new Set(entryRoutes.flatMap((route) => route.needs.secrets ?? []));
   const secrets = secretNames.filter((name) => named.has(name));
-  const any = (need: Exclude<keyof Needs, 'secrets' | 'items'>) =>
+  const any = (need: Exclude<keyof Needs, 'secrets' | 'items' | 'reads'>) =>
     entryRoutes.some((route) => route.needs[need] === true);
   return {
     email: any('email'),
@@ -37,13 +37,20 @@ export function mergedNeeds(entryRoutes: readonly Route[]): Needs {
     scheduler: any('scheduler'),
     secrets,
     items: itemFamiliesOf(entryRoutes),
+    reads: readOnlyFamiliesOf(entryRoutes),
   };
 }
 
+/** `families` in the order of `itemFamilies`. */
+const inFamilyOrder = (families: ReadonlySet<ItemFamily>): ItemFamily[] =>
+  (Object.keys(itemFamilies) as ItemFamily[]).filter((family) => families.has(family));
+
 /**
- * The item families a function may touch: those its routes declare, plus what every route of its
- * kind touches — an API call counts its client's requests (`rateCounter`), and a route that
- * takes a Bearer token checks the caller's session (`user`). Sorted in the order of `itemFamilies`.
+ * The item families a function may read and write: those its routes declare, plus what every
+ * route of its kind touches — an API call counts its client's requests (`rateCounter`), a route
+ * that takes a Bearer token checks the caller's session (`user`), and a function that holds the
+ * signing seeds publishes their public keys (`accessTokenKeys`). Sorted in the order of
+ * `itemFamilies`.
  */
 export function itemFamiliesOf(entryRoutes: readonly Route[]): ItemFamily[] {
   const families = new Set<ItemFamily>();
@@ -53,6 +60,22 @@ export function itemFamiliesOf(entryRoutes: readonly Route[]): ItemFamily[] {
     if (route.surface === 'api' && takesBearerToken(route.auth)) {
       families.add('user');
     }
+    if (route.needs.secrets?.includes('JWT_SIGNING_KEYS')) families.add('accessTokenKeys');
   }
-  return (Object.keys(itemFamilies) as ItemFamily[]).filter((family) => families.has(family));
+  return inFamilyOrder(families);
+}
+
+/**
+ * The item families a function may only read: those its routes declare as `reads`, and the
+ * published token keys for a route that takes a Bearer token — less what it may also write.
+ */
+export function readOnlyFamiliesOf(entryRoutes: readonly Route[]): ItemFamily[] {
+  const writable = new Set(itemFamiliesOf(entryRoutes));
+  const families = new Set<ItemFamily>();
+  for (const route of entryRoutes) {
+    for (const family of route.needs.reads ?? []) families.add(family);
+    if (route.surface === 'api' && takesBearerToken(route.auth)) families.add('accessTokenKeys');
+  }
+  for (const family of writable) families.delete(family);
+  return inFamilyOrder(families);
 }

@@ -1,11 +1,10 @@
 import type { SecretName } from '../config.js';
-import {
-  type Answer,
-  type ApiOperation,
-  type BackgroundOperation,
-  type HttpMethod,
-  type ReceiverOperation,
-  takesBearerToken,
+import type {
+  Answer,
+  ApiOperation,
+  BackgroundOperation,
+  HttpMethod,
+  ReceiverOperation,
 } from './operation.js';
 
 export type { Auth, HttpMethod, Needs } from './operation.js';
@@ -23,14 +22,9 @@ export type BackgroundRoute = BackgroundOperation;
 export type Route = ApiRoute | FunctionUrlRoute | BackgroundRoute;
 export type HttpRouteEntry = ApiRoute | FunctionUrlRoute;
 
-/**
- * The secret a route's definition implies: a route that takes a Bearer token verifies it, so its
- * function reads the token keys (JWT_SIGNING_KEYS); a receiver checks its calls with its `secret`.
- */
+/** The secret a route's definition implies: a receiver checks its calls with its `secret`. */
 function impliedSecret(route: Route): SecretName | undefined {
-  if (route.surface === 'function-url') return route.secret;
-  if (route.surface === 'api' && takesBearerToken(route.auth)) return 'JWT_SIGNING_KEYS';
-  return undefined;
+  return route.surface === 'function-url' ? route.secret : undefined;
 }
 
 /** A definition with what it implies added to its needs. Added here, never by hand. */

@@ -3,12 +3,17 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { aroundDynamoCalls } from '../adapters/dynamodb.js';
 import { type ItemFamily, itemFamilyOf } from '../adapters/keys.js';
 import { type IndexName, tableIndexes, tableKeys } from '../adapters/table-definition.js';
+import type { Needs } from '../http/operation.js';
 import { itemAccessesOf, type TablePartitionKeys } from './dynamodb-item-access.js';
 
 interface GuardedScope {
   entry: string;
   families: ReadonlySet<ItemFamily>;
+  readOnly: ReadonlySet<ItemFamily>;
 }
+
+/** What a role grants on a family it may only read (infra/service-function.ts, `bindTable`). */
+const readActions = new Set(['GetItem', 'BatchGetItem', 'Query']);
 
 const scopes = new AsyncLocalStorage<GuardedScope>();
 
@@ -19,13 +24,20 @@ const partitionKeys: TablePartitionKeys = {
   ),
 };
 
-/** Runs `handler` as the function of `entry`: allowed only the item families given. */
+/**
+ * Runs `handler` as the function of `entry`: allowed only the item families given, those of
+ * `reads` for reading only.
+ */
 export function guardedHandler<TArgs extends unknown[], TResult>(
   entry: string,
-  families: readonly ItemFamily[],
+  access: Pick<Needs, 'items' | 'reads'>,
   handler: (...args: TArgs) => Promise<TResult>,
 ): (...args: TArgs) => Promise<TResult> {
-  const scope = { entry, families: new Set(families) };
+  const scope = {
+    entry,
+    families: new Set(access.items),
+    readOnly: new Set(access.reads),
+  };
   return (...args) => scopes.run(scope, () => handler(...args));
 }
 
@@ -54,6 +66,12 @@ function refuseOutsideScope(
     }
     for (const key of access.leadingKeys) {
       const family = itemFamilyOf(key, access.indexName as IndexName | undefined);
+      if (family !== undefined && scope.readOnly.has(family)) {
+        if (readActions.has(access.action)) continue;
+        throw new Error(
+          `${scope.entry} ${access.action} on ${key}: its routes may only read the item family ${family}`,
+        );
+      }
       if (family === undefined || !scope.families.has(family)) {
         throw new Error(
           `${scope.entry} ${access.action} on ${key}${access.indexName ? ` (${access.indexName})` : ''}: ` +

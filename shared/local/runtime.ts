@@ -23,7 +23,7 @@ import { surfaceSizes } from '../deployment-sizes.js';
 import { advanceSystemClock, systemClock } from '../domain/clock.js';
 import { preflightHeaders } from '../http/cors.js';
 import { errorResponse, type HttpResponse, successResponse } from '../http/responses.js';
-import { itemFamiliesOf, routesByEntry } from '../http/route-needs.js';
+import { mergedNeeds, routesByEntry } from '../http/route-needs.js';
 import type { HttpRouteEntry, Route, RouteTable } from '../http/route-table.js';
 import { log, useLogWriter } from '../log.js';
 import { dashboardFiles } from './dashboard-files.js';
@@ -346,7 +346,7 @@ async function loadHandlers(routes: readonly Route[]): Promise<Map<string, Lambd
       const module = (await import(pathToFileURL(resolve(projectRoot, entry)).href)) as {
         handler: LambdaHandler;
       };
-      return [entry, guardedHandler(entry, itemFamiliesOf(entryRoutes), module.handler)] as const;
+      return [entry, guardedHandler(entry, mergedNeeds(entryRoutes), module.handler)] as const;
     }),
   );
   return new Map(modules);

@@ -208,6 +208,11 @@ export class LocalDeployment {
         const name = this.generatedName(logicalId);
         return { ref: name, attributes: { Arn: this.arn('lambda', `function:${name}`) } };
       }
+      case 'AWS::Lambda::Alias': {
+        // Its Ref is its ARN: the function's, qualified by the alias's name.
+        const arn = `${this.resolveString({ 'Fn::GetAtt': [(properties.FunctionName as { Ref: string }).Ref, 'Arn'] })}:${this.resolveString(properties.Name)}`;
+        return { ref: arn, attributes: { AliasArn: arn } };
+      }
       case 'AWS::Logs::LogGroup': {
         const name = `/aws/lambda/${this.generatedName(logicalId)}`;
         return { ref: name, attributes: { Arn: this.arn('logs', `log-group:${name}:*`) } };

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { setPriority, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { mergedTemplate } from '../support/merged-templates.js';
 
 /** A CloudFormation template as `cdk synth` writes it. */
 export interface Template {
@@ -18,9 +19,13 @@ export interface TemplateResource {
   Metadata?: Record<string, unknown>;
 }
 
-/** The cloud assembly of one synthesis: the stack's template and its bundled assets. */
+/**
+ * The cloud assembly of one synthesis: the stage's stacks as one template (references between
+ * them resolved: test/support/merged-templates.ts) and their bundled assets.
+ */
 export interface SynthesizedStack {
-  stackName: string;
+  /** The stacks' names. */
+  stackNames: string[];
   template: Template;
   /** The directory of a resource's asset (a Lambda function's bundle), as the template names it. */
   assetDirectory(logicalId: string): string;
@@ -32,9 +37,9 @@ export interface SynthesizedStack {
 const projectRoot = resolve(import.meta.dirname, '..', '..');
 
 /**
- * `cdk synth` as an operator runs it — the CLI, the checked-in cdk.json, bundling by the
- * project's own esbuild, no Docker and no network (`npm_config_offline`) — into a fresh
- * directory, plus any `-c` context given here.
+ * `cdk synth` as an operator runs it — the CLI, the checked-in cdk.json, every stack of the stage,
+ * bundling by the project's own esbuild, no Docker and no network (`npm_config_offline`) — into a
+ * fresh directory, plus any `-c` context given here.
  */
 export async function synthesizeStack(context: Record<string, string>): Promise<SynthesizedStack> {
   const outdir = await mkdtemp(join(tmpdir(), 'synthesized-stack-'));
@@ -65,15 +70,22 @@ export async function synthesizeStack(context: Record<string, string>): Promise<
   const stacks = Object.entries(manifest.artifacts).filter(
     ([, artifact]) => artifact.type === 'aws:cloudformation:stack',
   );
-  if (stacks.length !== 1) {
-    throw new Error(`expected one stack in the assembly, found ${stacks.length}`);
-  }
-  const [stackName, artifact] = stacks[0]!;
-  const template = JSON.parse(
-    await readFile(join(outdir, artifact.properties!.templateFile!), 'utf8'),
-  ) as Template;
+  const templates: Record<string, Template> = Object.fromEntries(
+    await Promise.all(
+      stacks.map(
+        async ([stackName, artifact]) =>
+          [
+            stackName,
+            JSON.parse(
+              await readFile(join(outdir, artifact.properties!.templateFile!), 'utf8'),
+            ) as Template,
+          ] as const,
+      ),
+    ),
+  );
+  const template = mergedTemplate(templates);
   return {
-    stackName,
+    stackNames: Object.keys(templates),
     template,
     assetDirectory(logicalId) {
       const path = template.Resources[logicalId]?.Metadata?.['aws:asset:path'];

@@ -5,6 +5,11 @@ import { routes } from '../../functions/routes.js';
 import { operation as listWebhooks } from '../../functions/webhooks/list-webhooks.operation.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { takesBearerToken } from '../../shared/http/operation.js';
+import {
+  itemFamiliesOf,
+  readOnlyFamiliesOf,
+  routesByEntry,
+} from '../../shared/http/route-needs.js';
 import { tableCounter } from '../support/operations.js';
 
 const root = resolve(import.meta.dirname, '..', '..');
@@ -19,14 +24,24 @@ describe('the operation definitions', () => {
     expect(misplaced.map((route) => route.name)).toEqual([]);
   });
 
-  it('give every route that takes a Bearer token the token keys, without listing them by hand', () => {
-    const withoutKeys = routes.filter(
-      (route) =>
-        route.surface === 'api' &&
-        takesBearerToken(route.auth) &&
-        !(route.needs.secrets ?? []).includes('JWT_SIGNING_KEYS'),
+  it('give every route that takes a Bearer token the published token keys to read, without listing them by hand', () => {
+    const withoutKeys = [...routesByEntry(routes).values()].filter(
+      (entryRoutes) =>
+        entryRoutes.some((route) => route.surface === 'api' && takesBearerToken(route.auth)) &&
+        !readOnlyFamiliesOf(entryRoutes).includes('accessTokenKeys') &&
+        !itemFamiliesOf(entryRoutes).includes('accessTokenKeys'),
     );
-    expect(withoutKeys.map((route) => route.name)).toEqual([]);
+    expect(withoutKeys.map(([route]) => route!.name)).toEqual([]);
+  });
+
+  it('give the signing seeds only to the routes that issue tokens, which publish their public keys', () => {
+    const holders = routes.filter((route) => route.needs.secrets?.includes('JWT_SIGNING_KEYS'));
+    expect(holders.map((route) => route.name).sort()).toEqual(
+      ['login', 'refreshToken', 'verifyOtp', 'verifySignupOtp'].sort(),
+    );
+    for (const route of holders) {
+      expect(itemFamiliesOf([route]), route.name).toContain('accessTokenKeys');
+    }
   });
 
   it('give every receiver the secret its calls are checked with, named once in its definition', () => {

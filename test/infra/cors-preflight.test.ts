@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { routes } from '../../functions/routes.js';
-import { addServiceStack } from '../../infra/service-app.js';
 import type { ApiRoute } from '../../shared/http/route-table.js';
+import { synthesisTimeouts, synthStage } from './synthesized-stage.js';
+
+vi.setConfig(synthesisTimeouts);
 
 /**
  * Browser apps on AWS as in the local runtime (contract.md, "HTTP details"): the origins of the
@@ -20,19 +18,9 @@ interface Resource {
 
 const allowed = ['https://app.example.com', 'http://localhost:5173'];
 
-const checkedIn = (
-  JSON.parse(readFileSync(resolve(import.meta.dirname, '../../cdk.json'), 'utf8')) as {
-    context: Record<string, unknown>;
-  }
-).context;
-
-function synth(context: Record<string, unknown>): Record<string, Resource> {
-  // cdk.json's context first, as `cdk synth` reads it; bundling skipped.
-  const app = new App({
-    context: { ...checkedIn, 'aws:cdk:bundling-stacks': [], ...context },
-  });
-  return Template.fromStack(addServiceStack(app)).toJSON().Resources;
-}
+/** cdk.json's context first, as `cdk synth` reads it; bundling skipped. */
+const synth = (context: Record<string, unknown>): Record<string, Resource> =>
+  synthStage(context).template.toJSON().Resources;
 
 const ofType = (resources: Record<string, Resource>, type: string) =>
   Object.entries(resources).filter(([, resource]) => resource.Type === type);

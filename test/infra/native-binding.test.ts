@@ -38,10 +38,12 @@ beforeAll(() => {
   const functions = {
     Login: new ServiceFunction(stack, 'Login', {
       entry: 'functions/auth/login.ts',
+      serviceName: 'NativeBinding',
       description: 'login',
     }),
     Refresh: new ServiceFunction(stack, 'Refresh', {
       entry: 'functions/auth/refresh-token.ts',
+      serviceName: 'NativeBinding',
       description: 'refresh',
     }),
   };

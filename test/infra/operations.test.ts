@@ -1,16 +1,17 @@
 import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import type { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { routes } from '../../functions/routes.js';
+import { constructIdOf } from '../../infra/area-stack.js';
 import { apiP99LatencyAlarmMs } from '../../infra/operations.js';
 import { runbookSections } from '../../infra/runbooks.js';
-import { addServiceStack } from '../../infra/service-app.js';
-import { constructIdOf } from '../../infra/service-stack.js';
 import { queueOutputNames } from '../../infra/stack-outputs.js';
 import { metricDefinitions } from '../../shared/domain/metrics.js';
 import { mergedNeeds, routesByEntry } from '../../shared/http/route-needs.js';
 import type { Route } from '../../shared/http/route-table.js';
+import { checkedInContext, synthesisTimeouts, synthStage } from './synthesized-stage.js';
+
+vi.setConfig(synthesisTimeouts);
 
 /** A CloudFormation resource as the template holds it. */
 interface Resource {
@@ -35,19 +36,12 @@ interface MetricQuery {
   ReturnData?: boolean;
 }
 
-const checkedInContext = (
-  JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
-    context: { stages: { test: Record<string, unknown> } } & Record<string, unknown>;
-  }
-).context;
-
 let template: Template;
 let resources: Record<string, Resource>;
 let outputs: Record<string, { Value: unknown }>;
 
 beforeAll(() => {
-  const app = new App({ context: { ...checkedInContext, 'aws:cdk:bundling-stacks': [] } });
-  template = Template.fromStack(addServiceStack(app));
+  template = synthStage().template;
   ({ Resources: resources, Outputs: outputs } = template.toJSON());
 });
 
@@ -355,13 +349,22 @@ describe('the dashboard', () => {
   const metricsOf = (widget: { properties: Record<string, unknown> }) =>
     JSON.stringify(widget.properties.metrics ?? []);
 
-  it('lists every alarm of the stack (the throttle groups through their composite)', () => {
+  it('lists every alarm of every stack of the stage (the throttle groups through their composite)', () => {
     const [status] = dashboardBody().widgets.filter((widget) => widget.type === 'alarm');
     const listed = status!.properties.alarms as string[];
     const expected = [
-      ...alarms().filter(([, alarm]) => alarm.Properties.AlarmActions !== undefined),
+      ...alarms().filter(
+        ([, alarm]) =>
+          !alarm.Properties.AlarmDescription?.toString().startsWith('Throttled invocations of'),
+      ),
       ...ofType('AWS::CloudWatch::CompositeAlarm'),
     ].map(([id]) => `<${id}>`);
+    // The deploy alarms of the service stacks among them, which notify no one (CodeDeploy reads them).
+    expect(
+      alarms().some(([, alarm]) =>
+        String(alarm.Properties.AlarmDescription).endsWith('#deploy-rolled-back'),
+      ),
+    ).toBe(true);
     expect([...listed].sort()).toEqual(expected.sort());
   });
 

@@ -1,16 +1,21 @@
-import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { routes } from '../../functions/routes.js';
-import { addServiceStack } from '../../infra/service-app.js';
-import { constructIdOf } from '../../infra/service-stack.js';
+import { constructIdOf } from '../../infra/area-stack.js';
+import { defaultApiTiers } from '../../infra/settings.js';
 import { itemFamilyIndex, leadingKeyPattern } from '../../shared/adapters/keys.js';
 import { tableIndexes, tableKeys, ttlAttribute } from '../../shared/adapters/table-definition.js';
-import { rateLimitPerMode } from '../../shared/config.js';
 import { smsCapNearMessage, smsCapReachedMessage } from '../../shared/domain/otp/sms-cap.js';
-import { itemFamiliesOf, mergedNeeds, routesByEntry } from '../../shared/http/route-needs.js';
+import {
+  itemFamiliesOf,
+  mergedNeeds,
+  readOnlyFamiliesOf,
+  routesByEntry,
+} from '../../shared/http/route-needs.js';
 import type { ApiRoute, Route } from '../../shared/http/route-table.js';
+import { checkedInContext, synthesisTimeouts, synthStage } from './synthesized-stage.js';
+
+vi.setConfig(synthesisTimeouts);
 
 /** A CloudFormation resource as the template holds it. */
 interface Resource {
@@ -30,23 +35,8 @@ interface Statement {
   Condition?: unknown;
 }
 
-/** The context of the checked-in cdk.json: what `npm run synth` and `cdk deploy` read. */
-const checkedInContext = (
-  JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
-    context: Record<string, unknown>;
-  }
-).context;
-
-/**
- * Synthesises the app as bin/app.ts builds it (cdk-nag included), with cdk.json's context and
- * `context` on top as `-c` would put it, without bundling (assertion tests never run esbuild).
- */
-function synth(context: Record<string, unknown> = {}): Template {
-  const app = new App({
-    context: { ...checkedInContext, 'aws:cdk:bundling-stacks': [], ...context },
-  });
-  return Template.fromStack(addServiceStack(app));
-}
+/** The stage's stacks as one template (test/infra/synthesized-stage.ts). */
+const synth = (context: Record<string, unknown> = {}): Template => synthStage(context).template;
 
 let template: Template;
 let resources: Record<string, Resource>;
@@ -76,6 +66,26 @@ function functionIdOf(entry: string): string {
 }
 
 const functionOf = (entry: string): Resource => resources[functionIdOf(entry)]!;
+
+/** The logical id of the function's `live` alias: what every surface invokes, never $LATEST. */
+function aliasIdOf(entry: string): string {
+  const found = ofType('AWS::Lambda::Alias').filter(
+    ([, alias]) =>
+      isRef(alias.Properties.FunctionName, functionIdOf(entry)) && alias.Properties.Name === 'live',
+  );
+  expect(found, `the live alias of ${entry}`).toHaveLength(1);
+  return found[0]![0];
+}
+
+/** Whether a template value names the function's `live` alias. */
+const namesAlias = (value: unknown, entry: string): boolean =>
+  JSON.stringify(value).includes(JSON.stringify({ Ref: aliasIdOf(entry) }));
+
+/** The queue event source of a worker, which invokes its alias. */
+const mappingOf = (entry: string) =>
+  ofType('AWS::Lambda::EventSourceMapping').find(([, m]) =>
+    namesAlias(m.Properties.FunctionName, entry),
+  );
 const environmentOf = (entry: string): Record<string, unknown> =>
   functionOf(entry).Properties.Environment?.Variables ?? {};
 
@@ -144,15 +154,23 @@ describe('the service stack', () => {
     template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'v1' });
   });
 
-  it('has the stage’s usage plan, throttled at the handlers’ limit, with a key per client app', () => {
-    const plans = ofType('AWS::ApiGateway::UsagePlan');
-    expect(plans).toHaveLength(1);
-    const [planId, plan] = plans[0]!;
-    expect(plan.Properties.UsagePlanName).toBe('AccountOtpWebhookService-test-test');
-    const throttle = plan.Properties.Throttle as { RateLimit: number; BurstLimit: number };
-    expect(throttle.RateLimit * 60).toBeCloseTo(rateLimitPerMode.test);
-    expect(throttle.BurstLimit).toBe(rateLimitPerMode.test);
-    // The handler's limit is the limit of the key's plan.
+  it('has a usage plan per tier of client apps, sized for an app, each app’s key in its tier’s plan', () => {
+    const plans = new Map(
+      ofType('AWS::ApiGateway::UsagePlan').map(([id, plan]) => [
+        String(plan.Properties.UsagePlanName).replace('AccountOtpWebhookService-test-', ''),
+        { id, properties: plan.Properties },
+      ]),
+    );
+    expect([...plans.keys()].sort()).toEqual(['backend', 'dashboard', 'standard']);
+    for (const [tier, { properties }] of plans) {
+      const limits = defaultApiTiers.test[tier]!;
+      // Per key, that is per app: the handlers still count each user and address within it.
+      expect(properties.Throttle, tier).toEqual({
+        RateLimit: limits.ratePerSecond,
+        BurstLimit: limits.burst,
+      });
+      expect(properties.Quota, tier).toEqual({ Limit: limits.quotaPerDay, Period: 'DAY' });
+    }
     for (const [entry] of entriesOn('api')) {
       expect(environmentOf(entry).RATE_LIMIT_MODE, entry).toBe('test');
     }
@@ -161,18 +179,42 @@ describe('the service stack', () => {
       'AccountOtpWebhookService-test-dashboard',
       'AccountOtpWebhookService-test-example-app',
     ]);
-    // Every key, the dashboard's included, is in the stage's plan.
+    const keyOf = (suffix: string) =>
+      keys.find(([, key]) => String(key.Properties.Name).endsWith(suffix))![0];
+    // The client app (no tier named: standard) in the standard plan, the dashboard in its own.
     expect(
       ofType('AWS::ApiGateway::UsagePlanKey')
         .map(([, link]) => [link.Properties.KeyId, link.Properties.UsagePlanId])
         .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
     ).toEqual(
-      keys
-        .map(([keyId]) => [{ Ref: keyId }, { Ref: planId }])
-        .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+      [
+        [{ Ref: keyOf('example-app') }, { Ref: plans.get('standard')!.id }],
+        [{ Ref: keyOf('dashboard') }, { Ref: plans.get('dashboard')!.id }],
+      ].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
     );
-    const exampleApp = keys.find(([, key]) => String(key.Properties.Name).endsWith('example-app'));
-    expect(template.toJSON().Outputs.ExampleAppApiKeyId.Value).toEqual({ Ref: exampleApp![0] });
+    expect(template.toJSON().Outputs.ExampleAppApiKeyId.Value).toEqual({
+      Ref: keyOf('example-app'),
+    });
+  });
+
+  it('takes each tier’s rate, burst and quota from cdk.json, and an app’s tier from its name', () => {
+    const configured = synth({
+      apiClients: 'web-app,partner:gold',
+      apiTiers: { gold: { ratePerSecond: 800, burst: 1600 } },
+    });
+    configured.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+      UsagePlanName: 'AccountOtpWebhookService-test-gold',
+      Throttle: { RateLimit: 800, BurstLimit: 1600 },
+      Quota: Match.absent(),
+    });
+    configured.hasResourceProperties('AWS::ApiGateway::ApiKey', {
+      Name: 'AccountOtpWebhookService-test-partner',
+      Description: 'Client app partner (gold tier)',
+    });
+    expect(() => synth({ apiClients: 'web-app:platinum' })).toThrow(/tier platinum/);
+    expect(() => synth({ apiTiers: { gold: { ratePerSecond: 0, burst: 1 } } })).toThrow(
+      /apiTiers\.gold\.ratePerSecond/,
+    );
   });
 
   it('puts every api route on its own method with the right authorisation and function', () => {
@@ -189,7 +231,7 @@ describe('the service stack', () => {
       expect(method!.ApiKeyRequired).toBe(true);
       const integration = method!.Integration as { Type: string; Uri: unknown };
       expect(integration.Type).toBe('AWS_PROXY');
-      expect(JSON.stringify(integration.Uri)).toContain(`"${functionIdOf(route.entry)}"`);
+      expect(namesAlias(integration.Uri, route.entry), route.name).toBe(true);
     }
     expect(apiRoutes.some((route) => route.auth === 'iam')).toBe(true);
   });
@@ -228,6 +270,9 @@ describe('the service stack', () => {
         isArnOf(u.Properties.TargetFunctionArn, id),
       )!;
       expect(url.Properties.AuthType).toBe('NONE');
+      // The URL serves the live alias, which a deploy moves, never $LATEST.
+      expect(url.Properties.Qualifier).toBe('live');
+      aliasIdOf(entry);
       expect(functionOf(entry).Properties.ReservedConcurrentExecutions).toBe(10);
       expect(outputs[`${constructIdOf(entry)}Url`]?.Value).toEqual({
         'Fn::GetAtt': [urlId, 'FunctionUrl'],
@@ -279,10 +324,7 @@ describe('the service stack', () => {
 
     it('each consume a queue with a dead-letter queue, batch item failures and a concurrency cap', () => {
       for (const [entry] of workers) {
-        const functionId = functionIdOf(entry);
-        const mapping = ofType('AWS::Lambda::EventSourceMapping').find(([, m]) =>
-          isRef(m.Properties.FunctionName, functionId),
-        )?.[1].Properties;
+        const mapping = mappingOf(entry)?.[1].Properties;
         expect(mapping, entry).toBeDefined();
         expect(mapping!.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
         expect(
@@ -315,9 +357,7 @@ describe('the service stack', () => {
     const [deliveryEntry] = entriesOn('queue').find(([, shared]) =>
       shared.some((r) => r.surface === 'queue' && r.queue === 'delivery'),
     )!;
-    const deliveryQueueArn = ofType('AWS::Lambda::EventSourceMapping').find(([, m]) =>
-      isRef(m.Properties.FunctionName, functionIdOf(deliveryEntry)),
-    )![1].Properties.EventSourceArn;
+    const deliveryQueueArn = mappingOf(deliveryEntry)![1].Properties.EventSourceArn;
 
     const [roleId] = ofType('AWS::IAM::Role').find(([, role]) =>
       JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('scheduler.amazonaws.com'),
@@ -361,10 +401,9 @@ describe('the service stack', () => {
 
   it('lets signup, forgotPassword and the resends only queue code work for one worker', () => {
     const entryOf = (name: string) => routes.find((route) => route.name === name)!.entry;
-    const worker = functionIdOf(entryOf('sendAccountCode'));
-    const queueArn = ofType('AWS::Lambda::EventSourceMapping').find(([, m]) =>
-      isRef(m.Properties.FunctionName, worker),
-    )![1].Properties.EventSourceArn as { 'Fn::GetAtt': [string, string] };
+    const queueArn = mappingOf(entryOf('sendAccountCode'))![1].Properties.EventSourceArn as {
+      'Fn::GetAtt': [string, string];
+    };
     const queueId = queueArn['Fn::GetAtt'][0];
     // A failed send is redelivered after the code's 60 s cooldown, so the retry is not absorbed.
     expect(resources[queueId]!.Properties.VisibilityTimeout as number).toBeGreaterThan(60);
@@ -425,6 +464,23 @@ describe('the service stack', () => {
         needed.length > 0 ? 1 : 0,
       );
     }
+  });
+
+  it('lets only the functions that issue tokens read the private signing seeds', () => {
+    // A flaw in any function that only checks tokens (a webhook route, the JWKS) must not hand
+    // out the seeds: with them anyone mints an access token for any user.
+    const [seedsId] = ofType('AWS::SecretsManager::Secret').find(([, secret]) =>
+      String(secret.Properties.Description).startsWith('JWT_SIGNING_KEYS'),
+    )!;
+    const readers = entries.filter((entry) =>
+      statementsOf(entry).some(
+        (s) => grants(s, 'secretsmanager:GetSecretValue') && isRef(s.Resource, seedsId),
+      ),
+    );
+    const issuers = ['login', 'refreshToken', 'verifySignupOtp', 'verifyOtp'].map(
+      (name) => routes.find((route) => route.name === name)!.entry,
+    );
+    expect(readers.sort()).toEqual(issuers.sort());
   });
 
   it('reads JWT keys in login but no secret at all in the OpenAPI document', () => {
@@ -490,7 +546,24 @@ describe('the service stack', () => {
             },
           },
         }));
-      expect(tableStatements, entry).toEqual(expected);
+      // What it may only read: the published token keys, for a function that checks tokens.
+      const readOnly = readOnlyFamiliesOf(shared);
+      const reads =
+        readOnly.length === 0
+          ? []
+          : [
+              {
+                Effect: 'Allow',
+                Action: ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'],
+                Resource: tableArn,
+                Condition: {
+                  'ForAllValues:StringLike': {
+                    'dynamodb:LeadingKeys': readOnly.map(leadingKeyPattern),
+                  },
+                },
+              },
+            ];
+      expect(tableStatements, entry).toEqual([...expected, ...reads]);
     }
     // The public receivers and the JWKS never reach accounts, sessions or webhook secrets.
     for (const name of ['handleGatewayBWebhook', 'jwks', 'listEventTypes', 'openapi']) {
@@ -512,16 +585,14 @@ describe('the service stack', () => {
     for (const [entry] of sweepers) {
       template.hasResourceProperties('AWS::Events::Rule', {
         ScheduleExpression: 'rate(5 minutes)',
-        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [functionIdOf(entry), 'Arn'] } })],
+        Targets: [Match.objectLike({ Arn: { Ref: aliasIdOf(entry) } })],
       });
     }
   });
 
   it('lets the inbound sweeper send to the inbound queue and to nothing else', () => {
     const entryOf = (name: string) => routes.find((route) => route.name === name)!.entry;
-    const [, inboundMapping] = ofType('AWS::Lambda::EventSourceMapping').find(([, mapping]) =>
-      isRef(mapping.Properties.FunctionName, functionIdOf(entryOf('processInboundEvent'))),
-    )!;
+    const [, inboundMapping] = mappingOf(entryOf('processInboundEvent'))!;
     const sweeper = entryOf('sweepInboundEvents');
     const sends = statementsOf(sweeper).filter((s) =>
       asArray(s.Action).some((action) => action.startsWith('sqs:')),
@@ -620,7 +691,6 @@ describe('the stack’s context values', () => {
       rateLimitMode: 'production',
       receiverReservedConcurrency: '3',
       alarmEmail: 'oncall@example.org',
-      secretsGeneration: '2',
     });
     configured.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
@@ -628,7 +698,6 @@ describe('the stack’s context values', () => {
           SMS_SENDER_ID: 'Acme',
           SMS_ALLOWED_COUNTRIES: 'IN,US',
           RATE_LIMIT_MODE: 'production',
-          SECRETS_GENERATION: '2',
         }),
       },
     });
@@ -704,7 +773,8 @@ describe('tokens, addresses, logs and the web ACL', () => {
   it('tells every function that signs or checks tokens their issuer and audience', () => {
     for (const [entry, shared] of routesByEntry(routes)) {
       const environment = environmentOf(entry);
-      if ((mergedNeeds(shared).secrets ?? []).includes('JWT_SIGNING_KEYS')) {
+      const { items = [], reads = [] } = mergedNeeds(shared);
+      if ([...items, ...reads].includes('accessTokenKeys')) {
         // Without a custom domain both hosts are the stage's own address.
         expect(rendered(environment.JWT_ISSUER), entry).toBe(stageUrl());
         expect(rendered(environment.JWT_AUDIENCE), entry).toBe(stageUrl());
@@ -754,11 +824,12 @@ describe('tokens, addresses, logs and the web ACL', () => {
     expect(rules.map((rule) => rule.Name)).toEqual([
       'RequestsPerSourceAddress',
       'RequestsPerDashboardViewer',
+      'EventPublicationsPerSourceAddress',
       'AWSManagedRulesAmazonIpReputationList',
       'AWSManagedRulesCommonRuleSet',
     ]);
     expect(rules[0]!.Statement.RateBasedStatement).toMatchObject({
-      Limit: 10 * rateLimitPerMode.test,
+      Limit: 10 * 100,
       AggregateKeyType: 'IP',
     });
     // Over the limit: 429 in the envelope, as the handlers answer it.
@@ -766,6 +837,60 @@ describe('tokens, addresses, logs and the web ACL', () => {
     const body = (acl.Properties.CustomResponseBodies as Record<string, { Content: string }>)
       .rateLimited!.Content;
     expect(JSON.parse(body)).toMatchObject({ success: false, error: { code: 'rate_limited' } });
+  });
+
+  it('counts a publishing backend’s signed events apart, at a backend’s rate, in the web ACL and the handler', () => {
+    // A backend publishes from a few addresses at hundreds a second: under the per-user figures
+    // (33/s an address, 1,000 a minute a key and address) it would be refused within seconds.
+    const [, acl] = ofType('AWS::WAFv2::WebACL')[0]!;
+    const rules = acl.Properties.Rules as {
+      Name: string;
+      Statement: { RateBasedStatement: Record<string, unknown> };
+    }[];
+    const signedPublication = {
+      AndStatement: {
+        Statements: [
+          expect.objectContaining({
+            ByteMatchStatement: expect.objectContaining({
+              FieldToMatch: { Method: {} },
+              SearchString: 'POST',
+            }),
+          }),
+          expect.objectContaining({
+            ByteMatchStatement: expect.objectContaining({
+              FieldToMatch: { UriPath: {} },
+              SearchString: '/v1/events',
+            }),
+          }),
+          expect.objectContaining({
+            ByteMatchStatement: expect.objectContaining({
+              FieldToMatch: { SingleHeader: { Name: 'authorization' } },
+              PositionalConstraint: 'STARTS_WITH',
+              SearchString: 'AWS4-HMAC-SHA256 ',
+            }),
+          }),
+        ],
+      },
+    };
+    const byName = (name: string) => rules.find((rule) => rule.Name === name)!;
+    expect(byName('EventPublicationsPerSourceAddress').Statement.RateBasedStatement).toEqual({
+      Limit: 300 * 50,
+      EvaluationWindowSec: 300,
+      AggregateKeyType: 'IP',
+      ScopeDownStatement: signedPublication,
+    });
+    expect(
+      byName('RequestsPerSourceAddress').Statement.RateBasedStatement.ScopeDownStatement,
+    ).toEqual({
+      NotStatement: {
+        Statement: { OrStatement: { Statements: [expect.anything(), signedPublication] } },
+      },
+    });
+    const publish = routes.find((route) => route.name === 'publishEvent')!.entry;
+    expect(environmentOf(publish).RATE_LIMIT_PER_MINUTE).toBe(String(60 * 50));
+    for (const [entry] of entriesOn('api').filter(([other]) => other !== publish)) {
+      expect(environmentOf(entry), entry).not.toHaveProperty('RATE_LIMIT_PER_MINUTE');
+    }
   });
 
   it('lets the alarm topic be published to only over TLS', () => {
@@ -812,7 +937,10 @@ describe('tokens, addresses, logs and the web ACL', () => {
         (filter) =>
           (filter.MetricTransformations as { MetricName: string }[])[0]!.MetricName === metricName,
       );
-      expect(counting.map((filter) => filter.LogGroupName)).toEqual(texting);
+      const byJson = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
+      expect(counting.map((filter) => filter.LogGroupName).sort(byJson)).toEqual(
+        [...texting].sort(byJson),
+      );
       for (const filter of counting) {
         expect(filter.FilterPattern).toBe(`{ $.message = "${message}" }`);
       }
@@ -828,33 +956,31 @@ describe('tokens, addresses, logs and the web ACL', () => {
 });
 
 describe('stages', () => {
-  it('deploys each stage as its own stack: name, table, plan mode and client keys', () => {
-    const app = new App({
-      context: {
-        ...checkedInContext,
-        'aws:cdk:bundling-stacks': [],
-        stage: 'production',
-        apiClients: 'ios-app,web-app',
+  it('deploys each stage as its own stacks: names, plans and client keys', () => {
+    const production = synthStage({ stage: 'production', apiClients: 'ios-app,web-app' });
+    expect(Object.keys(production.templates).sort()).toEqual(
+      ['data', 'api', 'dashboard', 'accounts', 'otp', 'webhooks', 'inbound', 'edge', 'operations']
+        .map((part) => `AccountOtpWebhookService-production-${part}`)
+        .sort(),
+    );
+    const { template: merged } = production;
+    merged.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+      UsagePlanName: 'AccountOtpWebhookService-production-standard',
+      Throttle: {
+        RateLimit: defaultApiTiers.production.standard!.ratePerSecond,
+        BurstLimit: defaultApiTiers.production.standard!.burst,
       },
     });
-    const stack = addServiceStack(app);
-    expect(stack.stackName).toBe('AccountOtpWebhookService-production');
-    const production = Template.fromStack(stack);
-    production.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
-      UsagePlanName: 'AccountOtpWebhookService-production-production',
-      Throttle: { BurstLimit: rateLimitPerMode.production },
-    });
-    production.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
     // The two client apps' keys and the dashboard's.
-    production.resourceCountIs('AWS::ApiGateway::UsagePlanKey', 3);
-    production.hasResourceProperties('AWS::ApiGateway::ApiKey', {
+    merged.resourceCountIs('AWS::ApiGateway::UsagePlanKey', 3);
+    merged.hasResourceProperties('AWS::ApiGateway::ApiKey', {
       Name: 'AccountOtpWebhookService-production-ios-app',
     });
-    production.hasResourceProperties('AWS::Lambda::Function', {
+    merged.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ RATE_LIMIT_MODE: 'production' }) },
     });
-    // The only fixed physical name in the stack follows the stack's name.
-    production.hasResourceProperties('AWS::Scheduler::ScheduleGroup', {
+    // The fixed physical names follow the stage's name.
+    merged.hasResourceProperties('AWS::Scheduler::ScheduleGroup', {
       Name: 'AccountOtpWebhookService-production-deliveries',
     });
   });

@@ -161,7 +161,7 @@ describe('npm run redrive', () => {
       'sqs ListMessageMoveTasks',
       'sqs ListMessageMoveTasks',
     ]);
-    expect(aws.calls[0]!.input.StackName).toBe(stackNameOf('production'));
+    expect(aws.calls[0]!.input.StackName).toBe(stackNameOf('production', 'data'));
     expect(aws.calls[1]!.input).toEqual({
       QueueName: 'account-code-dlq',
       QueueOwnerAWSAccountId: account,
@@ -179,7 +179,7 @@ describe('npm run redrive', () => {
   it('starts the task and returns at once without --wait, at SQS’s own pace without --rate', async () => {
     const result = await redrive('delivery');
     expect(result.status).toBe(0);
-    expect(aws.calls[0]!.input.StackName).toBe(stackNameOf('test'));
+    expect(aws.calls[0]!.input.StackName).toBe(stackNameOf('test', 'data'));
     expect(aws.calls.find((call) => call.action === 'StartMessageMoveTask')!.input).toEqual({
       SourceArn: arnOf('delivery-dlq'),
       DestinationArn: arnOf('delivery-queue'),

@@ -19,11 +19,16 @@ export const accessTokenSeconds = 15 * 60;
 export const sessionEnded = () =>
   new ServiceError('invalid_token', 'The session of this access token has ended');
 
-export interface SigningKey {
+/** A public key that checks access tokens: what the JWKS publishes, and all a verifier holds. */
+export interface VerificationKey {
   kid: string;
-  privateKey: KeyObject;
   publicKey: KeyObject;
   publicJwk: JWK;
+}
+
+/** A key that signs access tokens: only the functions that issue tokens hold one. */
+export interface SigningKey extends VerificationKey {
+  privateKey: KeyObject;
 }
 
 /** What a valid access token says about its bearer. */
@@ -81,55 +86,37 @@ export async function signingKeyFromSeed(seed: string): Promise<SigningKey> {
 }
 
 /**
- * Issues and verifies the EdDSA access tokens. The first of `keys` signs; every key, `upcoming`
- * ones included, verifies and is published. A rotation publishes the new key as upcoming first
- * (JWKS caches catch up), then makes it the signer while the old one stays published until the
- * last token it signed has expired — old and new are always published together.
+ * The verification key a published JWK describes, or undefined for anything but an Ed25519 public
+ * key whose kid is its own RFC 7638 thumbprint: a verifier trusts no key it cannot recompute.
  */
-export class AccessTokens {
-  private readonly byKid: Map<string, SigningKey>;
-  private readonly published: SigningKey[];
+export async function verificationKeyFromJwk(jwk: JWK): Promise<VerificationKey | undefined> {
+  if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string' || 'd' in jwk) {
+    return undefined;
+  }
+  const publicJwk: JWK = { kty: 'OKP', crv: 'Ed25519', x: jwk.x };
+  const kid = await calculateJwkThumbprint(publicJwk);
+  if (jwk.kid !== kid) return undefined;
+  return {
+    kid,
+    publicKey: createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, format: 'jwk' }),
+    publicJwk: { ...publicJwk, kid, alg: 'EdDSA', use: 'sig' },
+  };
+}
+
+/**
+ * Verifies EdDSA access tokens with public keys only: what every function that checks a Bearer
+ * token holds (the keys its issuers published), and the JWKS document.
+ */
+export class AccessTokenVerifier {
+  private readonly byKid: Map<string, VerificationKey>;
 
   constructor(
-    private readonly keys: SigningKey[],
-    private readonly issuer: string,
-    private readonly audience: string,
-    private readonly clock: Clock,
-    upcoming: SigningKey[] = [],
+    private readonly published: readonly VerificationKey[],
+    protected readonly issuer: string,
+    protected readonly audience: string,
+    protected readonly clock: Clock,
   ) {
-    if (keys.length === 0) throw new Error('AccessTokens needs at least one signing key');
-    this.published = [...upcoming, ...keys];
-    this.byKid = new Map(this.published.map((key) => [key.kid, key]));
-  }
-
-  /**
-   * A compact JWS (RFC 7515) of the claims, signed with Ed25519 by node:crypto directly: jose's
-   * SignJWT goes through WebCrypto and cost 3× as much CPU (217 against 66 µs), on every login
-   * and refresh. Verification stays jose's, which holds what it accepts to RFC 8725. With a
-   * `stamp`, the token issued earlier with that stamp, again.
-   */
-  async issue(claims: AccessClaims, stamp?: AccessTokenStamp): Promise<string> {
-    const signer =
-      (stamp?.kid === undefined ? undefined : this.byKid.get(stamp.kid)) ?? this.keys[0]!;
-    const issuedAt = epochSeconds(stamp?.issuedAt ?? this.clock.now());
-    const header = base64url({ alg: 'EdDSA', typ: 'JWT', kid: signer.kid });
-    const payload = base64url({
-      sid: claims.sessionId,
-      iss: this.issuer,
-      aud: this.audience,
-      sub: claims.userId,
-      jti: stamp?.id ?? randomUUID(),
-      iat: issuedAt,
-      exp: issuedAt + accessTokenSeconds,
-    });
-    const signingInput = `${header}.${payload}`;
-    const signature = sign(null, Buffer.from(signingInput), signer.privateKey);
-    return `${signingInput}.${signature.toString('base64url')}`;
-  }
-
-  /** The kid of the key that signs new tokens. */
-  get signerKid(): string {
-    return this.keys[0]!.kid;
+    this.byKid = new Map(published.map((key) => [key.kid, key]));
   }
 
   /** The claims of a valid token; anything else (bad signature, expired, wrong audience) throws invalid_token. */
@@ -181,5 +168,58 @@ export class AccessTokens {
   /** The JSON Web Key Set of every active public key. */
   jwks(): { keys: JWK[] } {
     return { keys: this.published.map((key) => key.publicJwk) };
+  }
+}
+
+/**
+ * Issues EdDSA access tokens, and verifies them like any verifier. The first of `keys` signs;
+ * every key, `upcoming` ones included, verifies and is published. A rotation publishes the new key
+ * as upcoming first (verifiers and JWKS caches catch up), then makes it the signer while the old
+ * one stays published until the last token it signed has expired — old and new are always
+ * published together.
+ */
+export class AccessTokens extends AccessTokenVerifier {
+  private readonly signers: Map<string, SigningKey>;
+
+  constructor(
+    private readonly keys: SigningKey[],
+    issuer: string,
+    audience: string,
+    clock: Clock,
+    upcoming: SigningKey[] = [],
+  ) {
+    if (keys.length === 0) throw new Error('AccessTokens needs at least one signing key');
+    super([...upcoming, ...keys], issuer, audience, clock);
+    this.signers = new Map([...upcoming, ...keys].map((key) => [key.kid, key]));
+  }
+
+  /**
+   * A compact JWS (RFC 7515) of the claims, signed with Ed25519 by node:crypto directly: jose's
+   * SignJWT goes through WebCrypto and cost 3× as much CPU (217 against 66 µs), on every login
+   * and refresh. Verification stays jose's, which holds what it accepts to RFC 8725. With a
+   * `stamp`, the token issued earlier with that stamp, again.
+   */
+  async issue(claims: AccessClaims, stamp?: AccessTokenStamp): Promise<string> {
+    const signer =
+      (stamp?.kid === undefined ? undefined : this.signers.get(stamp.kid)) ?? this.keys[0]!;
+    const issuedAt = epochSeconds(stamp?.issuedAt ?? this.clock.now());
+    const header = base64url({ alg: 'EdDSA', typ: 'JWT', kid: signer.kid });
+    const payload = base64url({
+      sid: claims.sessionId,
+      iss: this.issuer,
+      aud: this.audience,
+      sub: claims.userId,
+      jti: stamp?.id ?? randomUUID(),
+      iat: issuedAt,
+      exp: issuedAt + accessTokenSeconds,
+    });
+    const signingInput = `${header}.${payload}`;
+    const signature = sign(null, Buffer.from(signingInput), signer.privateKey);
+    return `${signingInput}.${signature.toString('base64url')}`;
+  }
+
+  /** The kid of the key that signs new tokens. */
+  get signerKid(): string {
+    return this.keys[0]!.kid;
   }
 }

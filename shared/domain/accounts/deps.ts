@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { AccessTokens } from './access-tokens.js';
+import type { AccessTokens, AccessTokenVerifier } from './access-tokens.js';
 import type {
   AccountCodeQueue,
   AccountCodes,
@@ -24,10 +24,12 @@ export interface AccountDeps {
   sessions: SessionRepository;
   throttle: LoginThrottle;
   /**
-   * Loaded on first use: only the operations that issue or check tokens have the signing secret
-   * (signup, forgotPassword and the OTP sends do not, by least privilege).
+   * The signing keys, loaded on first use: only the operations that issue tokens (login, refresh,
+   * the sign-ins by code) can read the private seeds.
    */
   tokenKeys: () => Promise<TokenKeys>;
+  /** The public keys the issuers published, loaded on first use: what checks a token. */
+  tokenVerifier: () => Promise<AccessTokenVerifier>;
   clock: Clock;
 }
 

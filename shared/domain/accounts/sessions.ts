@@ -280,8 +280,7 @@ async function exchange(
  */
 export async function logout(deps: AccountDeps, accessToken: string | undefined): Promise<void> {
   if (accessToken === undefined) return;
-  const { accessTokens } = await deps.tokenKeys();
-  const claims = await accessTokens.verifyForLogout(accessToken);
+  const claims = await (await deps.tokenVerifier()).verifyForLogout(accessToken);
   if (claims === undefined) return;
   await endSession(deps, claims);
 }

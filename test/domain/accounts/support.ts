@@ -137,6 +137,8 @@ export async function testAccounts(): Promise<TestAccounts> {
     sessions: dynamoSessionRepository,
     throttle: dynamoLoginThrottle,
     tokenKeys: async () => tokens,
+    // The issuer's own keys verify as the published ones do.
+    tokenVerifier: async () => tokens.accessTokens,
     clock,
   };
   return { clock, codes, queue: inlineSignupQueue(deps, codes, mail), mail, deps };
