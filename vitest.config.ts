@@ -5,7 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Hooks start the local runtime (Java and node): seconds when idle, minutes on a loaded machine.
+    hookTimeout: 180_000,
     // Two cores: keep DynamoDB Local, the runtimes and the test workers from starving each other.
     maxWorkers: 2,
     env: {

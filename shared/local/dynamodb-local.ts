@@ -65,7 +65,7 @@ export async function startDynamoDbLocal(
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   // Java starts in 2–3 s on an idle machine; a loaded one (CI beside other work) takes longer.
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 120_000;
   for (;;) {
     try {
       await client.send(new ListTablesCommand({ Limit: 1 }));

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { dynamoDocumentClient, useDynamo } from '../../shared/adapters/dynamodb.js';
+import { dynamoLocalClient, useDynamo } from '../../shared/adapters/dynamodb.js';
 
 export interface LocalService {
   /** Base URL ending in /v1. */
@@ -53,11 +53,12 @@ export async function startLocalService(
   child.stderr?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
   });
-  // Ready once both start-up lines are out (they may arrive in separate chunks).
+  // Ready once both start-up lines are out (they may arrive in separate chunks). A bound, not a
+  // wait: an idle machine starts in seconds, a loaded one (Java beside other suites) in minutes.
   const [baseUrl, inboxOrigin] = await new Promise<[string, string]>((ready, failed) => {
     const timer = setTimeout(
       () => failed(new Error(`local service did not start:\n${output}`)),
-      45_000,
+      150_000,
     );
     const check = () => {
       const api = /listening on (http:\/\/\S+\/v1)/.exec(output)?.[1];
@@ -104,5 +105,5 @@ export function serviceTableEndpoint(service: LocalService): string {
 export function useServiceTable(service: LocalService): void {
   const endpoint = serviceTableEndpoint(service);
   process.env.TABLE_NAME = 'service-local';
-  useDynamo(dynamoDocumentClient({ endpoint }));
+  useDynamo(dynamoLocalClient(endpoint));
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
-import { dynamoDocumentClient, useDynamo } from '../../shared/adapters/dynamodb.js';
+import { dynamoLocalClient, useDynamo } from '../../shared/adapters/dynamodb.js';
 import { ensureTable } from '../../shared/local/dynamodb-local.js';
 
 /**
@@ -19,6 +19,6 @@ export async function useFreshTable(): Promise<string> {
   const admin = new DynamoDBClient({ endpoint });
   await ensureTable(admin, name);
   admin.destroy();
-  useDynamo(dynamoDocumentClient({ endpoint }));
+  useDynamo(dynamoLocalClient(endpoint));
   return name;
 }
