@@ -42,6 +42,8 @@ export type Retries = 'standard' | 'once-sent';
 export interface ClientSettings extends AttemptBounds {
   /** @default 'standard' */
   retries?: Retries;
+  /** Attempts of one call, the first included. @default the SDK's: 3 (DynamoDB: 4) */
+  maxAttempts?: number;
   /** @default the SDK's: the endpoint variables (`AWS_ENDPOINT_URL_<SERVICE>`), else the region's */
   endpoint?: string;
 }
@@ -87,7 +89,8 @@ export function clientSettings(settings: ClientSettings = {}) {
       httpsAgent: agentOptions,
     }),
     ...(settings.retries === 'once-sent'
-      ? { retryStrategy: new RetryUnlessSent(3) }
+      ? { retryStrategy: new RetryUnlessSent(settings.maxAttempts ?? 3) }
       : { retryMode: 'standard' }),
+    ...(settings.maxAttempts === undefined ? {} : { maxAttempts: settings.maxAttempts }),
   };
 }

@@ -50,14 +50,6 @@ export function dynamoDocumentClient(settings: ClientSettings = {}): DynamoDBDoc
   });
 }
 
-/**
- * A DocumentClient on DynamoDB Local at `endpoint`: a JVM sharing the machine with the service
- * and its tests, which under load answers in seconds where DynamoDB answers in milliseconds, so
- * an attempt may stay silent for 30 s before it is given up (3 s on AWS).
- */
-export const dynamoLocalClient = (endpoint: string): DynamoDBDocumentClient =>
-  dynamoDocumentClient({ endpoint, silenceTimeoutMs: 30_000 });
-
 let client: DynamoDBDocumentClient | undefined;
 
 /**
@@ -65,8 +57,7 @@ let client: DynamoDBDocumentClient | undefined;
  * DYNAMODB_ENDPOINT points it at DynamoDB Local (the local runtime and tests); on AWS it is unset.
  */
 export function dynamo(): DynamoDBDocumentClient {
-  const local = process.env.DYNAMODB_ENDPOINT;
-  client ??= local ? dynamoLocalClient(local) : dynamoDocumentClient();
+  client ??= dynamoDocumentClient({ endpoint: process.env.DYNAMODB_ENDPOINT || undefined });
   return client;
 }
 

@@ -74,7 +74,7 @@ describe('the stacks of a stage', () => {
     }
   });
 
-  it('change only the new operation’s area, and the API’s deployment, when an operation is added', () => {
+  it('change only the new operation’s area, the API’s deployment and the operations dashboard, when an operation is added', () => {
     const listSessions = routes.find((route) => route.name === 'listSessions') as ApiRoute;
     // A function of its own (synthesized without bundling, its entry need only exist).
     const counted: Route = {
@@ -90,7 +90,8 @@ describe('the stacks of a stage', () => {
         JSON.stringify(json(withOperation, part).Resources) !==
         JSON.stringify(json(stage, part).Resources),
     );
-    expect(changed).toEqual(['accounts', 'edge']);
+    // The operations stack's throttle alarm and dashboard read every function (by its output).
+    expect(changed).toEqual(['accounts', 'edge', 'operations']);
     const functions = (synthesized: SynthesizedStage) =>
       ofType(json(synthesized, 'accounts'), 'AWS::Lambda::Function').length;
     expect(functions(withOperation)).toBe(functions(stage) + 1);

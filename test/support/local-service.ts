@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { dynamoLocalClient, useDynamo } from '../../shared/adapters/dynamodb.js';
+import { useDynamo } from '../../shared/adapters/dynamodb.js';
+import { localDynamoClient } from './local-dynamo-client.js';
 
 export interface LocalService {
   /** Base URL ending in /v1. */
@@ -105,5 +106,5 @@ export function serviceTableEndpoint(service: LocalService): string {
 export function useServiceTable(service: LocalService): void {
   const endpoint = serviceTableEndpoint(service);
   process.env.TABLE_NAME = 'service-local';
-  useDynamo(dynamoLocalClient(endpoint));
+  useDynamo(localDynamoClient(endpoint));
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
-import { dynamoLocalClient, useDynamo } from '../../shared/adapters/dynamodb.js';
+import { useDynamo } from '../../shared/adapters/dynamodb.js';
 import { ensureTable } from '../../shared/local/dynamodb-local.js';
+import { localDynamoClient } from './local-dynamo-client.js';
 
 /**
  * Points this test file's repositories at a fresh table in the shared DynamoDB Local, and
@@ -19,6 +20,6 @@ export async function useFreshTable(): Promise<string> {
   const admin = new DynamoDBClient({ endpoint });
   await ensureTable(admin, name);
   admin.destroy();
-  useDynamo(dynamoLocalClient(endpoint));
+  useDynamo(localDynamoClient(endpoint));
   return name;
 }
