@@ -6,6 +6,7 @@ import type { FixedWindow } from '../domain/rate-limit.js';
 import { deliverableEventDefinitions } from '../domain/webhooks/event-catalogue.js';
 import { answerOf, errorsOf } from './answers.js';
 import { eventTypeDocument } from './event-types.js';
+import { firewallRetryAfterSeconds, gatewayAnswers } from './gateway-answers.js';
 import { serversOf } from './openapi-servers.js';
 import type { Answer } from './operation.js';
 import { maxReceiverBodyBytes } from './receiver-handler.js';
@@ -265,6 +266,37 @@ function successContent(answer: Answer): JsonObject {
   };
 }
 
+const gatewayRetryAfter = (type: string) =>
+  gatewayAnswers.find((answer) => answer.type === type)?.retryAfterSeconds;
+
+/**
+ * What API Gateway answers itself on every API operation, before the service runs
+ * (shared/http/gateway-answers.ts): sentences for the reference of each status.
+ */
+const gatewayAnswered: Record<number, string[]> = {
+  403: [
+    "Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-*",
+  ],
+  429: [
+    `API Gateway also answers 429 \`rate_limited\` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After ${gatewayRetryAfter('THROTTLED')}) or its daily quota, which starts again at 00:00 UTC (Retry-After ${gatewayRetryAfter('QUOTA_EXCEEDED')}) — and the web ACL's count of the caller's address over five minutes (Retry-After ${firewallRetryAfterSeconds})`,
+  ],
+};
+
+/**
+ * The X-RateLimit-* headers of a status API Gateway answers too (`gatewayAnswered`): absent on
+ * the gateway's own answers.
+ */
+const rateLimitHeadersUnlessGateway = Object.fromEntries(
+  (['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const).map((name) => [
+    name,
+    {
+      ...components.headers[name],
+      required: false,
+      description: `${components.headers[name].description}; absent on API Gateway's own answers`,
+    },
+  ]),
+);
+
 /** A limit of the operation's own (`limits` of its definition). */
 type OwnLimit = FixedWindow & { per: 'target' | 'client' };
 
@@ -378,11 +410,23 @@ function operation(route: HttpRouteEntry): JsonObject {
   for (const code of errorsOf(route)) {
     byStatus.set(statusOfCode[code], [...(byStatus.get(statusOfCode[code]) ?? []), code]);
   }
+  const onApi = route.surface === 'api';
+  if (onApi) {
+    // API Gateway's own refusals of a key or a blocked request, before the service runs.
+    byStatus.set(403, [...new Set([...(byStatus.get(403) ?? []), 'forbidden' as const])]);
+  }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const why = status === 429 ? tooManyRequests(answer) : [];
+    const why = [
+      ...(status === 429 ? tooManyRequests(answer) : []),
+      ...(onApi ? (gatewayAnswered[status] ?? []) : []),
+    ];
     responses[String(status)] = {
       description: [`${errorMeaning[status] ?? 'Refused'}: ${codes.join(', ')}`, ...why].join('. '),
-      headers: status === 429 ? { ...headers, 'Retry-After': retryAfter } : headers,
+      headers: {
+        ...headers,
+        ...(onApi && status in gatewayAnswered ? rateLimitHeadersUnlessGateway : {}),
+        ...(status === 429 ? { 'Retry-After': retryAfter } : {}),
+      },
       content: {
         'application/json': {
           schema: {

@@ -21,7 +21,7 @@ import { exemptOrigin } from '../adapters/webhook-url-guard.js';
 import { corsAllowedOrigins } from '../config.js';
 import { surfaceSizes } from '../deployment-sizes.js';
 import { advanceSystemClock, systemClock } from '../domain/clock.js';
-import { preflightHeaders } from '../http/cors.js';
+import { preflightHeaders, preflightRefusedMessage } from '../http/cors.js';
 import { errorResponse, type HttpResponse, successResponse } from '../http/responses.js';
 import { mergedNeeds, routesByEntry } from '../http/route-needs.js';
 import type { HttpRouteEntry, Route, RouteTable } from '../http/route-table.js';
@@ -491,12 +491,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
           corsAllowedOrigins(),
         );
         if (allowed === undefined) {
-          answer(
-            errorResponse(
-              'forbidden',
-              'Cross-origin request refused: the origin is not allowed or the path has no such method',
-            ),
-          );
+          answer(errorResponse('forbidden', preflightRefusedMessage));
           return;
         }
         answer({ statusCode: 204, headers: allowed, body: '' });

@@ -1293,6 +1293,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -1331,13 +1353,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -1431,6 +1456,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -1469,13 +1516,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts. */
+            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts.. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -1588,13 +1638,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Forbidden: email_not_verified */
+            /** @description Forbidden: email_not_verified, forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -1602,7 +1655,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "email_not_verified";
+                            code?: "email_not_verified" | "forbidden";
                         };
                     };
                 };
@@ -1645,13 +1698,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited */
+            /** @description Too many requests: too_many_attempts, rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -1758,6 +1814,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -1796,13 +1874,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -1865,13 +1946,38 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -1981,6 +2087,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -2019,13 +2147,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited */
+            /** @description Too many requests: too_many_attempts, rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2108,13 +2239,38 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2217,6 +2373,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Not found: not_found */
             404: {
                 headers: {
@@ -2236,13 +2414,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2324,13 +2505,38 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2422,6 +2628,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Body too large: payload_too_large */
             413: {
                 headers: {
@@ -2441,13 +2669,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2543,6 +2774,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -2581,13 +2834,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts. */
+            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts.. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2669,13 +2925,38 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2795,6 +3076,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -2833,13 +3136,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited */
+            /** @description Too many requests: too_many_attempts, rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2898,13 +3204,38 @@ export interface operations {
                     "application/json": components["schemas"]["Jwks"];
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2963,13 +3294,38 @@ export interface operations {
                     "application/json": Record<string, unknown>;
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -3079,6 +3435,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Body too large: payload_too_large */
             413: {
                 headers: {
@@ -3098,13 +3476,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited. `rate_limited`: this caller asked for a code for the number less than 60 s ago, or for 3 codes to it this hour; the number was sent 10 codes this hour; the service’s texts of the hour are spent (generic codes: all but the share kept for sign-in and verification, SMS_RESERVED_PERCENT); or, for generic, the signed-in account had codes texted to GENERIC_SMS_NUMBERS_PER_HOUR numbers this hour or GENERIC_SMS_PER_DAY codes today.. `too_many_attempts` (generic): this caller spent its attempts at the number’s code, or the number’s wrong codes of the day reached their ceiling: a new code could not be verified. */
+            /** @description Too many requests: too_many_attempts, rate_limited. `rate_limited`: this caller asked for a code for the number less than 60 s ago, or for 3 codes to it this hour; the number was sent 10 codes this hour; the service’s texts of the hour are spent (generic codes: all but the share kept for sign-in and verification, SMS_RESERVED_PERCENT); or, for generic, the signed-in account had codes texted to GENERIC_SMS_NUMBERS_PER_HOUR numbers this hour or GENERIC_SMS_PER_DAY codes today.. `too_many_attempts` (generic): this caller spent its attempts at the number’s code, or the number’s wrong codes of the day reached their ceiling: a new code could not be verified.. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -3216,6 +3597,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Body too large: payload_too_large */
             413: {
                 headers: {
@@ -3235,13 +3638,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts. */
+            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts.. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -3333,6 +3739,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Body too large: payload_too_large */
             413: {
                 headers: {
@@ -3352,13 +3780,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -3447,6 +3878,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Body too large: payload_too_large */
             413: {
                 headers: {
@@ -3466,13 +3919,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -3566,6 +4022,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -3604,13 +4082,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts. */
+            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts.. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -3701,6 +4182,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -3739,13 +4242,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts. */
+            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts.. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -3829,13 +4335,38 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -3943,13 +4474,38 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -4062,6 +4618,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -4100,13 +4678,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -4209,6 +4790,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Not found: not_found */
             404: {
                 headers: {
@@ -4228,13 +4831,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -4337,6 +4943,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Not found: not_found */
             404: {
                 headers: {
@@ -4356,13 +4984,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -4479,6 +5110,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Not found: not_found */
             404: {
                 headers: {
@@ -4536,13 +5189,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -4645,6 +5301,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Not found: not_found */
             404: {
                 headers: {
@@ -4664,13 +5342,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -4781,6 +5462,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Not found: not_found */
             404: {
                 headers: {
@@ -4800,13 +5503,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -4910,6 +5616,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Not found: not_found */
             404: {
                 headers: {
@@ -4929,13 +5657,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -5039,6 +5770,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Not found: not_found */
             404: {
                 headers: {
@@ -5077,13 +5830,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -5193,6 +5949,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Not found: not_found */
             404: {
                 headers: {
@@ -5250,13 +6028,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -5359,6 +6140,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Not found: not_found */
             404: {
                 headers: {
@@ -5397,13 +6200,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -5492,13 +6298,38 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -5594,6 +6425,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -5632,13 +6485,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
