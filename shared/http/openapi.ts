@@ -8,7 +8,7 @@ import { answerOf, errorsOf } from './answers.js';
 import { eventTypeDocument } from './event-types.js';
 import { firewallRetryAfterSeconds, gatewayAnswers } from './gateway-answers.js';
 import { serversOf } from './openapi-servers.js';
-import type { Answer } from './operation.js';
+import { type Answer, type Host, hostOf } from './operation.js';
 import { maxReceiverBodyBytes } from './receiver-handler.js';
 import { statusOfCode } from './responses.js';
 import type { DocumentedRoute, HttpRouteEntry } from './route-table.js';
@@ -266,6 +266,16 @@ function successContent(answer: Answer): JsonObject {
   };
 }
 
+/**
+ * Which host serves an operation (service-interface.md, "Versioning"), as its 404 states: with
+ * the custom domains configured, the other host answers 404 for it.
+ */
+const servedHost: Record<Host, string> = {
+  accounts:
+    "Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found`",
+  api: "Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found`",
+};
+
 const gatewayRetryAfter = (type: string) =>
   gatewayAnswers.find((answer) => answer.type === type)?.retryAfterSeconds;
 
@@ -417,6 +427,9 @@ function operation(route: HttpRouteEntry): JsonObject {
   }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     const why = [
+      ...(status === 404 && onApi && hostOf(route) !== undefined
+        ? [servedHost[hostOf(route)!]]
+        : []),
       ...(status === 429 ? tooManyRequests(answer) : []),
       ...(onApi ? (gatewayAnswered[status] ?? []) : []),
     ];
@@ -625,7 +638,8 @@ export function openApiDocument(
       version: '1.0.0',
       description:
         'Sign-up with email OTP, JWT sessions with rotating refresh tokens, SMS OTP, password reset, inbound gateway webhooks and signed outbound webhooks. Envelopes, error codes and rate limits as documented in the README.\n\n' +
-        'Rate-limit headers: every answer of an API operation carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset of the window that counted it (a 429 also Retry-After), whatever its status. Two kinds of answer count in no window, and so carry none: CORS preflights (OPTIONS on an API path), which the API gateway answers itself without calling the service — a preflight is never counted, so a refused one has no window to report and costs the caller nothing of its limit —, and the receivers’ answers (tag receivers: their descriptions say why).',
+        'Rate-limit headers: every answer of an API operation carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset of the window that counted it (a 429 also Retry-After), whatever its status. Two kinds of answer count in no window, and so carry none: CORS preflights (OPTIONS on an API path), which the API gateway answers itself without calling the service — a preflight is never counted, so a refused one has no window to report and costs the caller nothing of its limit —, and the receivers’ answers (tag receivers: their descriptions say why).\n\n' +
+        'Two hosts: where the deployment has its custom domains, {base_url}’s host serves the operations tagged auth, profile and otp, and {api_base_url}’s those tagged webhooks and events; the public documents (tag meta) are on both, and the other host answers 404 `not_found` for an operation. The deployment’s own stage address serves every operation. The receivers (tag receivers) have addresses of their own on AWS.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'The operators of this deployment' },
     },

@@ -194,6 +194,13 @@ function singleValueHeaders(request: IncomingMessage): Record<string, string> {
 const sourceAddress = (request: IncomingMessage): string =>
   request.socket.remoteAddress ?? '127.0.0.1';
 
+/** `Accounts.Example.test:4320` → `accounts.example.test`; no Host, or a malformed one: localhost. */
+function hostNameOf(host: string | undefined): string {
+  const name =
+    host === undefined || !URL.canParse(`http://${host}`) ? '' : new URL(`http://${host}`).hostname;
+  return name === '' ? 'localhost' : name.toLowerCase();
+}
+
 /** The API Gateway REST proxy event API Gateway would send for this request (stage v1). */
 function restEvent(
   request: IncomingMessage,
@@ -244,6 +251,9 @@ function restEvent(
       },
       path: url.pathname,
       stage: 'v1',
+      // The host the request was sent to, as API Gateway names the custom domain (or its own
+      // address) that it routed the request through: how one runtime serves both hosts.
+      domainName: hostNameOf(request.headers.host),
       requestId,
       requestTimeEpoch: Date.now(),
       resourceId: 'local',

@@ -1024,7 +1024,7 @@ describe('stages', () => {
 });
 
 describe('custom domains', () => {
-  it('maps v1 of both hosts to the stage, issues certificates in the zone, and names both in tokens and the OpenAPI servers', () => {
+  it('maps v1 of both hosts to the stage, issues certificates in the zone, names both in tokens and the OpenAPI servers, and tells the API functions which host serves what', () => {
     const withDomains = synth({
       accountsDomainName: 'accounts.example.com',
       apiDomainName: 'api.example.com',
@@ -1051,6 +1051,36 @@ describe('custom domains', () => {
       JWT_AUDIENCE: 'https://api.example.com/v1',
       PUBLIC_BASE_URLS: 'https://accounts.example.com/v1,https://api.example.com/v1',
     });
+    // Each custom domain serves its own host's operations only: every API function is told both
+    // domains (the handler answers 404 for an operation of the other host), and no other function.
+    const variablesOf = (template: Template) =>
+      Object.values(template.findResources('AWS::Lambda::Function')).map(
+        (fn) => (fn as Resource).Properties.Environment?.Variables ?? {},
+      );
+    const apiFunctions = variablesOf(withDomains).filter((v) => 'RATE_LIMIT_MODE' in v);
+    expect(apiFunctions.length).toBe(new Set(apiRoutes.map((route) => route.entry)).size);
+    for (const variables of apiFunctions) {
+      expect(variables).toMatchObject({
+        ACCOUNTS_DOMAIN_NAME: 'accounts.example.com',
+        API_DOMAIN_NAME: 'api.example.com',
+      });
+    }
+    for (const variables of variablesOf(withDomains).filter((v) => !('RATE_LIMIT_MODE' in v))) {
+      expect(variables).not.toHaveProperty('ACCOUNTS_DOMAIN_NAME');
+    }
+    // Without custom domains the stage's address serves every operation.
+    for (const variables of variablesOf(template)) {
+      expect(variables).not.toHaveProperty('ACCOUNTS_DOMAIN_NAME');
+      expect(variables).not.toHaveProperty('API_DOMAIN_NAME');
+    }
+    expect(() =>
+      synth({
+        accountsDomainName: 'api.example.com',
+        apiDomainName: 'api.example.com',
+        hostedZoneId: 'Z0123456789ABCDEFGHIJ',
+        hostedZoneName: 'example.com',
+      }),
+    ).toThrow(/two hosts/);
   });
 
   it('takes a certificate ARN instead of a zone, and refuses a domain with neither', () => {

@@ -1315,6 +1315,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -1474,6 +1493,25 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     };
                 };
@@ -1660,6 +1698,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -1836,6 +1893,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -1964,6 +2040,25 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     };
                 };
@@ -2105,6 +2200,25 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     };
                 };
@@ -2261,6 +2375,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
@@ -2395,7 +2528,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2527,6 +2660,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
@@ -2646,6 +2798,25 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     };
                 };
@@ -2792,6 +2963,25 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     };
                 };
@@ -2947,6 +3137,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
@@ -3094,6 +3303,25 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     };
                 };
@@ -3457,6 +3685,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Body too large: payload_too_large */
             413: {
                 headers: {
@@ -3619,6 +3866,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Body too large: payload_too_large */
             413: {
                 headers: {
@@ -3761,6 +4027,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Body too large: payload_too_large */
             413: {
                 headers: {
@@ -3896,6 +4181,25 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     };
                 };
@@ -4040,6 +4344,25 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     };
                 };
@@ -4204,6 +4527,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -4357,6 +4699,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
@@ -4492,6 +4853,25 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     };
                 };
@@ -4636,6 +5016,25 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     };
                 };
@@ -4812,7 +5211,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4965,7 +5364,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5132,7 +5531,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5323,7 +5722,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5484,7 +5883,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5638,7 +6037,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5792,7 +6191,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5971,7 +6370,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6162,7 +6561,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6320,6 +6719,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
@@ -6443,6 +6861,25 @@ export interface operations {
                         error?: {
                             /** @enum {unknown} */
                             code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
                         };
                     };
                 };
