@@ -8,6 +8,7 @@ import * as route53Targets from 'aws-cdk-lib/aws-route53-targets';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { viewerNetworkHeader } from '../shared/http/caller-address.js';
+import { firewallRetryAfterSeconds } from '../shared/http/gateway-answers.js';
 import { errorEnvelope } from './service-api.js';
 import type { ApiClient, ApiTier, DomainSettings, ServiceSettings } from './settings.js';
 
@@ -251,7 +252,7 @@ export class ApiStage extends Construct {
           customResponse: {
             responseCode: 429,
             customResponseBodyKey: 'rateLimited',
-            responseHeaders: [{ name: 'retry-after', value: '300' }],
+            responseHeaders: [{ name: 'retry-after', value: String(firewallRetryAfterSeconds) }],
           },
         },
       },

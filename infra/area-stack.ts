@@ -164,6 +164,13 @@ export class AreaStack extends Stack {
                 RATE_LIMIT_MODE: settings.rateLimitMode,
                 PUBLIC_BASE_URLS: publicBaseUrls,
                 DASHBOARD_API_KEY_ID: props.dashboardKeyId,
+                // Each custom domain serves its own host's operations only (api-handler.ts).
+                ...(settings.accountsDomain === undefined
+                  ? {}
+                  : { ACCOUNTS_DOMAIN_NAME: settings.accountsDomain.domainName }),
+                ...(settings.apiDomain === undefined
+                  ? {}
+                  : { API_DOMAIN_NAME: settings.apiDomain.domainName }),
                 ...(settings.corsAllowedOrigins.length > 0
                   ? { CORS_ALLOWED_ORIGINS: settings.corsAllowedOrigins.join(',') }
                   : {}),

@@ -1,54 +1,52 @@
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import type { ErrorCode } from '../shared/domain/errors.js';
-import { corsAllowedHeaders, preflightMaxAgeSeconds } from '../shared/http/cors.js';
+import {
+  corsAllowedHeaders,
+  preflightMaxAgeSeconds,
+  preflightRefusedMessage,
+} from '../shared/http/cors.js';
+import { type GatewayAnswer, gatewayAnswers } from '../shared/http/gateway-answers.js';
 import type { ApiRoute } from '../shared/http/route-table.js';
 import { acknowledgeFinding } from './acknowledge-finding.js';
 import type { ServiceSettings } from './settings.js';
 
-/**
- * Errors API Gateway answers itself (unknown route, unsigned IAM call, throttling, a crashed
- * integration, a request the web ACL refused) in the service's error envelope, so clients parse
- * one shape whatever answered.
- */
-const gatewayErrors: { type: apigateway.ResponseType; status: string; code: ErrorCode }[] = [
-  // REST APIs answer an unknown method or path with MISSING_AUTHENTICATION_TOKEN (403); the
-  // contract says 404. The same type covers an unsigned call to an IAM route, hence the message.
-  { type: apigateway.ResponseType.MISSING_AUTHENTICATION_TOKEN, status: '404', code: 'not_found' },
-  { type: apigateway.ResponseType.RESOURCE_NOT_FOUND, status: '404', code: 'not_found' },
-  { type: apigateway.ResponseType.INVALID_SIGNATURE, status: '401', code: 'unauthorized' },
-  { type: apigateway.ResponseType.EXPIRED_TOKEN, status: '401', code: 'unauthorized' },
-  { type: apigateway.ResponseType.ACCESS_DENIED, status: '403', code: 'forbidden' },
-  { type: apigateway.ResponseType.INVALID_API_KEY, status: '403', code: 'forbidden' },
-  { type: apigateway.ResponseType.WAF_FILTERED, status: '403', code: 'forbidden' },
-  { type: apigateway.ResponseType.THROTTLED, status: '429', code: 'rate_limited' },
-  { type: apigateway.ResponseType.QUOTA_EXCEEDED, status: '429', code: 'rate_limited' },
-  { type: apigateway.ResponseType.REQUEST_TOO_LARGE, status: '413', code: 'payload_too_large' },
-  // The contract answers a wrong content type with 400, never 415.
-  { type: apigateway.ResponseType.UNSUPPORTED_MEDIA_TYPE, status: '400', code: 'invalid_request' },
-  { type: apigateway.ResponseType.DEFAULT_4XX, status: '400', code: 'invalid_request' },
-  { type: apigateway.ResponseType.DEFAULT_5XX, status: '500', code: 'internal_error' },
-];
-
-const notFoundMessage =
-  '"No route matches this method and path (or the route needs a SigV4-signed request)"';
-
 export const errorEnvelope = (code: ErrorCode, quotedMessage: string) =>
   `{"success":false,"error":{"code":"${code}","message":${quotedMessage},"details":[]}}`;
 
-function envelope(type: apigateway.ResponseType, code: ErrorCode): string {
+/**
+ * The headers of every answer the gateway makes itself, as response parameters: the request id
+ * API Gateway gave the request (`context.requestId`, the id its access log records), and the
+ * static headers quoted.
+ */
+export const gatewayAnswerHeaders = (retryAfterSeconds?: number): Record<string, string> => ({
+  'Content-Type': "'application/json'",
+  'X-Request-Id': 'context.requestId',
+  'Cache-Control': "'no-store'",
+  ...(retryAfterSeconds === undefined ? {} : { 'Retry-After': `'${retryAfterSeconds}'` }),
+});
+
+/**
+ * Errors API Gateway answers itself (unknown route, missing key, unsigned IAM call, the usage
+ * plan's throttle and quota, a crashed integration, a request the web ACL refused) in the
+ * service's error envelope, so clients parse one shape whatever answered
+ * (shared/http/gateway-answers.ts).
+ */
+function gatewayResponseOf(answer: GatewayAnswer): apigateway.GatewayResponseOptions {
   const message =
-    type === apigateway.ResponseType.MISSING_AUTHENTICATION_TOKEN
-      ? notFoundMessage
-      : code === 'internal_error'
-        ? // A 5xx body never carries internals, not even the gateway's own wording.
-          '"Internal server error"'
-        : // Already a quoted, JSON-escaped string.
-          '$context.error.messageString';
-  return errorEnvelope(code, message);
+    answer.message === undefined
+      ? // Already a quoted, JSON-escaped string.
+        '$context.error.messageString'
+      : JSON.stringify(answer.message);
+  return {
+    type: apigateway.ResponseType.of(answer.type),
+    statusCode: String(answer.status),
+    responseHeaders: gatewayAnswerHeaders(answer.retryAfterSeconds),
+    templates: { 'application/json': errorEnvelope(answer.code, message) },
+  };
 }
 
 export interface ServiceRestApiProps {
@@ -87,13 +85,10 @@ export class ServiceRestApi extends Construct {
       rootResourceId: resource.attrRootResourceId,
     });
 
-    for (const { type, status, code } of gatewayErrors) {
-      new apigateway.GatewayResponse(this, `${type.responseType}Response`, {
+    for (const answer of gatewayAnswers) {
+      new apigateway.GatewayResponse(this, `${answer.type}Response`, {
         restApi: this.restApi,
-        type,
-        statusCode: status,
-        responseHeaders: { 'Content-Type': "'application/json'" },
-        templates: { 'application/json': envelope(type, code) },
+        ...gatewayResponseOf(answer),
       });
     }
 
@@ -185,27 +180,108 @@ export function addRouteMethod(
 
 /**
  * CORS preflights for browser apps of `allowedOrigins`, answered by the gateway itself (a mock
- * integration, as the local runtime answers them): on each path of `routes`, the methods its
- * operations serve. Another origin gets no matching Access-Control-Allow-Origin, so the browser
- * refuses the call; API keys are not asked of a preflight, which browsers send without them.
+ * integration), as the local runtime answers them: on each path of `routes`, a preflight from an
+ * allowed origin for a method the path serves gets 204 with the CORS headers (its origin echoed);
+ * any other is refused with 403 `forbidden` in the envelope, with the gateway's request id. API
+ * keys are not asked of a preflight, which browsers send without them; no window counts one.
  */
 export function addPreflights(
   restApi: apigateway.IRestApi,
   routes: readonly ApiRoute[],
   allowedOrigins: readonly string[],
 ): void {
-  if (allowedOrigins.length === 0) return;
+  const [firstOrigin] = allowedOrigins;
+  if (firstOrigin === undefined) return;
   const methodsByPath = new Map<string, string[]>();
   for (const route of routes) {
     if (route.method === 'ANY') continue;
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
   }
+  const refusedHeaders: Record<string, string> = {
+    ...gatewayAnswerHeaders(),
+    Vary: "'Origin'",
+  };
   for (const [path, methods] of methodsByPath) {
-    restApi.root.resourceForPath(path).addCorsPreflight({
-      allowOrigins: [...allowedOrigins],
-      allowMethods: methods,
-      allowHeaders: corsAllowedHeaders,
-      maxAge: Duration.seconds(preflightMaxAgeSeconds),
-    });
+    const allowedHeaders: Record<string, string> = {
+      // A placeholder the template replaces with the request's own (allowed) origin.
+      'Access-Control-Allow-Origin': `'${firstOrigin}'`,
+      'Access-Control-Allow-Methods': `'${methods.join(',')}'`,
+      'Access-Control-Allow-Headers': `'${corsAllowedHeaders.join(',')}'`,
+      'Access-Control-Max-Age': `'${preflightMaxAgeSeconds}'`,
+      Vary: "'Origin'",
+    };
+    restApi.root.resourceForPath(path).addMethod(
+      'OPTIONS',
+      new apigateway.MockIntegration({
+        requestTemplates: { 'application/json': preflightDecision(allowedOrigins, methods) },
+        integrationResponses: [
+          {
+            statusCode: '204',
+            responseParameters: methodResponseParameters(allowedHeaders),
+            responseTemplates: {
+              'application/json': [
+                readHeader('origin', 'Origin'),
+                '#set($context.responseOverride.header.Access-Control-Allow-Origin = $origin)',
+              ].join('\n'),
+            },
+          },
+          {
+            statusCode: '403',
+            selectionPattern: '403',
+            responseParameters: methodResponseParameters(refusedHeaders),
+            responseTemplates: {
+              'application/json': errorEnvelope(
+                'forbidden',
+                JSON.stringify(preflightRefusedMessage),
+              ),
+            },
+          },
+        ],
+      }),
+      {
+        authorizationType: apigateway.AuthorizationType.NONE,
+        apiKeyRequired: false,
+        methodResponses: [
+          { statusCode: '204', responseParameters: declared(allowedHeaders) },
+          { statusCode: '403', responseParameters: declared(refusedHeaders) },
+        ],
+      },
+    );
   }
+}
+
+const methodResponseParameters = (headers: Record<string, string>) =>
+  Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [`method.response.header.${name}`, value]),
+  );
+
+const declared = (headers: Record<string, string>) =>
+  Object.fromEntries(Object.keys(headers).map((name) => [`method.response.header.${name}`, true]));
+
+/** `$variable` set to the request header `name`, however the browser cased it. */
+const readHeader = (variable: string, name: string) =>
+  [
+    `#set($${variable} = $input.params().header.get("${name}"))`,
+    `#if("$!${variable}" == "")#set($${variable} = $input.params().header.get("${name.toLowerCase()}"))#end`,
+  ].join('\n');
+
+/**
+ * The mock integration's request template: status 204 for an allowed origin asking for a method
+ * of the path, else 403 (which selects the refusal's integration response).
+ */
+function preflightDecision(allowedOrigins: readonly string[], methods: readonly string[]): string {
+  const anyOf = (variable: string, values: readonly string[]) =>
+    values.map((value) => `$${variable} == "${value}"`).join(' || ');
+  const originAllowed = allowedOrigins.includes('*')
+    ? '"$!origin" != ""'
+    : anyOf('origin', allowedOrigins);
+  return [
+    readHeader('origin', 'Origin'),
+    readHeader('method', 'Access-Control-Request-Method'),
+    `#if((${originAllowed}) && (${anyOf('method', methods)}))`,
+    '{"statusCode": 204}',
+    '#else',
+    '{"statusCode": 403}',
+    '#end',
+  ].join('\n');
 }

@@ -404,6 +404,11 @@ export function readSettings(scope: Construct): ServiceSettings {
   const accountsDomain = domain('accounts');
   const apiDomain = domain('api');
   const dashboardDomain = domain('dashboard');
+  if (accountsDomain !== undefined && accountsDomain.domainName === apiDomain?.domainName) {
+    throw new Error(
+      `Context accountsDomainName and apiDomainName must be two hosts, got ${accountsDomain.domainName} for both`,
+    );
+  }
   if (
     dashboardDomain !== undefined &&
     !/^arn:aws[\w-]*:acm:us-east-1:/.test(dashboardDomain.certificateArn ?? '')

@@ -192,6 +192,20 @@ export function genericSmsPerDay(): number {
 }
 
 /**
+ * ACCOUNTS_DOMAIN_NAME, API_DOMAIN_NAME: the custom domains of the two hosts, each set only when
+ * configured (the stack's `accountsDomainName`, `apiDomainName`). A request that arrives through
+ * one of them is served only the operations of that host.
+ */
+export function customDomainNames(): Partial<Record<'accounts' | 'api', string>> {
+  const accounts = optional('ACCOUNTS_DOMAIN_NAME')?.toLowerCase();
+  const api = optional('API_DOMAIN_NAME')?.toLowerCase();
+  return {
+    ...(accounts === undefined ? {} : { accounts }),
+    ...(api === undefined ? {} : { api }),
+  };
+}
+
+/**
  * PUBLIC_BASE_URLS: where clients reach this API, comma-separated, each ending in /v1 (the stage
  * URL, then any custom domain), listed as the OpenAPI document's `servers`. Configuration, never
  * the request's Host or X-Forwarded-* headers: a document built from those can be poisoned for

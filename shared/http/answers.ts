@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../domain/errors.js';
-import type { Answer } from './operation.js';
+import { type Answer, hostOf } from './operation.js';
 import type { HttpRouteEntry } from './route-table.js';
 
 /** What checking a one-time code can refuse: a wrong code, an expired one, too many tries. */
@@ -38,6 +38,8 @@ export function errorsOf(route: HttpRouteEntry): ErrorCode[] {
   const answer = answerOf(route);
   if (answer.checksCode) for (const code of codeCheckErrors) codes.add(code);
   for (const code of answer.errors ?? []) codes.add(code);
+  // Through the other host's custom domain, an operation is not there (api-handler.ts).
+  if (route.surface === 'api' && hostOf(route) !== undefined) codes.add('not_found');
   if (route.surface === 'api') codes.add('rate_limited');
   codes.add('internal_error');
   return [...codes];

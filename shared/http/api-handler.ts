@@ -3,7 +3,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as v from 'valibot';
-import { corsAllowedOrigins, rateLimitPerMinute } from '../config.js';
+import { corsAllowedOrigins, customDomainNames, rateLimitPerMinute } from '../config.js';
 import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
 import { metrics } from '../domain/metrics.js';
@@ -26,6 +26,7 @@ import {
   type ApiRequest,
   type Auth,
   type AuthenticatedRequest,
+  hostOf,
   type Output,
   type RouteLimit,
   takesBearerToken,
@@ -139,6 +140,7 @@ function normalisedMediaType(contentType: string): string {
 
 /** Read once per cold start: a bad value fails the function's start, not an answer. */
 const allowedOrigins = corsAllowedOrigins();
+const domainNames = customDomainNames();
 
 /**
  * What every API answer carries besides its own headers: its request id, the OWASP REST security
@@ -356,6 +358,34 @@ function errorEnvelope(inputFields?: InputFields): MiddlewareObj<ApiEvent, HttpR
   };
 }
 
+/**
+ * Two hosts (service-interface.md, "Versioning"): a request that came through the custom domain
+ * of the other host is answered 404, as for a path no operation serves — before its body or
+ * credentials are read, so the wrong host tells nothing of either, and counted in the caller's
+ * window like any 404. The domain is the one API Gateway routed the request through
+ * (`requestContext.domainName`: it matched the custom domain by the TLS name and Host), never a
+ * forwarding header. The stage's own address serves every operation (the dashboard relays there).
+ */
+function servedOnItsHost(operation: ApiOperation): MiddlewareObj<ApiEvent, HttpResponse> {
+  const host = hostOf(operation);
+  const foreignDomains = Object.entries(domainNames)
+    .filter(([other]) => host !== undefined && other !== host)
+    .map(([, domain]) => domain);
+  const ownDomain = host === undefined ? undefined : domainNames[host];
+  const where = ownDomain === undefined ? '' : `: it is served on https://${ownDomain}/v1`;
+  return {
+    before: ({ event }) => {
+      const domain = event.requestContext?.domainName?.toLowerCase();
+      if (domain !== undefined && foreignDomains.includes(domain)) {
+        throw new ServiceError(
+          'not_found',
+          `No operation serves this method and path on this host${where}`,
+        );
+      }
+    },
+  };
+}
+
 /** Refuses bodies over the limit before anything parses them. */
 function bodyLimit(): MiddlewareObj<ApiEvent, HttpResponse> {
   return {
@@ -450,6 +480,7 @@ export function apiHandler<
     .use(requestState())
     .use(rateLimit(counter, operation.countsOwnHit ?? false))
     .use(errorEnvelope(operation.inputFields))
+    .use(servedOnItsHost(operation))
     .use(bodyLimit());
   // Credentials are checked before the body is read: an anonymous caller learns nothing more.
   if (authenticate !== undefined && operation.auth === 'user') {

@@ -8,6 +8,10 @@
 /** How long a browser may cache a preflight's answer, in seconds. */
 export const preflightMaxAgeSeconds = 600;
 
+/** Why a preflight was refused: the local runtime's answer and API Gateway's alike. */
+export const preflightRefusedMessage =
+  'Cross-origin request refused: the origin is not allowed or the path has no such method';
+
 /** Request headers a browser client may send. */
 export const corsAllowedHeaders = ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Api-Key'];
 

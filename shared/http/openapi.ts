@@ -6,8 +6,9 @@ import type { FixedWindow } from '../domain/rate-limit.js';
 import { deliverableEventDefinitions } from '../domain/webhooks/event-catalogue.js';
 import { answerOf, errorsOf } from './answers.js';
 import { eventTypeDocument } from './event-types.js';
+import { firewallRetryAfterSeconds, gatewayAnswers } from './gateway-answers.js';
 import { serversOf } from './openapi-servers.js';
-import type { Answer } from './operation.js';
+import { type Answer, type Host, hostOf } from './operation.js';
 import { maxReceiverBodyBytes } from './receiver-handler.js';
 import { statusOfCode } from './responses.js';
 import type { DocumentedRoute, HttpRouteEntry } from './route-table.js';
@@ -265,6 +266,47 @@ function successContent(answer: Answer): JsonObject {
   };
 }
 
+/**
+ * Which host serves an operation (service-interface.md, "Versioning"), as its 404 states: with
+ * the custom domains configured, the other host answers 404 for it.
+ */
+const servedHost: Record<Host, string> = {
+  accounts:
+    "Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found`",
+  api: "Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found`",
+};
+
+const gatewayRetryAfter = (type: string) =>
+  gatewayAnswers.find((answer) => answer.type === type)?.retryAfterSeconds;
+
+/**
+ * What API Gateway answers itself on every API operation, before the service runs
+ * (shared/http/gateway-answers.ts): sentences for the reference of each status.
+ */
+const gatewayAnswered: Record<number, string[]> = {
+  403: [
+    "Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-*",
+  ],
+  429: [
+    `API Gateway also answers 429 \`rate_limited\` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After ${gatewayRetryAfter('THROTTLED')}) or its daily quota, which starts again at 00:00 UTC (Retry-After ${gatewayRetryAfter('QUOTA_EXCEEDED')}) — and the web ACL's count of the caller's address over five minutes (Retry-After ${firewallRetryAfterSeconds})`,
+  ],
+};
+
+/**
+ * The X-RateLimit-* headers of a status API Gateway answers too (`gatewayAnswered`): absent on
+ * the gateway's own answers.
+ */
+const rateLimitHeadersUnlessGateway = Object.fromEntries(
+  (['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'] as const).map((name) => [
+    name,
+    {
+      ...components.headers[name],
+      required: false,
+      description: `${components.headers[name].description}; absent on API Gateway's own answers`,
+    },
+  ]),
+);
+
 /** A limit of the operation's own (`limits` of its definition). */
 type OwnLimit = FixedWindow & { per: 'target' | 'client' };
 
@@ -378,11 +420,26 @@ function operation(route: HttpRouteEntry): JsonObject {
   for (const code of errorsOf(route)) {
     byStatus.set(statusOfCode[code], [...(byStatus.get(statusOfCode[code]) ?? []), code]);
   }
+  const onApi = route.surface === 'api';
+  if (onApi) {
+    // API Gateway's own refusals of a key or a blocked request, before the service runs.
+    byStatus.set(403, [...new Set([...(byStatus.get(403) ?? []), 'forbidden' as const])]);
+  }
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const why = status === 429 ? tooManyRequests(answer) : [];
+    const why = [
+      ...(status === 404 && onApi && hostOf(route) !== undefined
+        ? [servedHost[hostOf(route)!]]
+        : []),
+      ...(status === 429 ? tooManyRequests(answer) : []),
+      ...(onApi ? (gatewayAnswered[status] ?? []) : []),
+    ];
     responses[String(status)] = {
       description: [`${errorMeaning[status] ?? 'Refused'}: ${codes.join(', ')}`, ...why].join('. '),
-      headers: status === 429 ? { ...headers, 'Retry-After': retryAfter } : headers,
+      headers: {
+        ...headers,
+        ...(onApi && status in gatewayAnswered ? rateLimitHeadersUnlessGateway : {}),
+        ...(status === 429 ? { 'Retry-After': retryAfter } : {}),
+      },
       content: {
         'application/json': {
           schema: {
@@ -581,7 +638,8 @@ export function openApiDocument(
       version: '1.0.0',
       description:
         'Sign-up with email OTP, JWT sessions with rotating refresh tokens, SMS OTP, password reset, inbound gateway webhooks and signed outbound webhooks. Envelopes, error codes and rate limits as documented in the README.\n\n' +
-        'Rate-limit headers: every answer of an API operation carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset of the window that counted it (a 429 also Retry-After), whatever its status. Two kinds of answer count in no window, and so carry none: CORS preflights (OPTIONS on an API path), which the API gateway answers itself without calling the service — a preflight is never counted, so a refused one has no window to report and costs the caller nothing of its limit —, and the receivers’ answers (tag receivers: their descriptions say why).',
+        'Rate-limit headers: every answer of an API operation carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset of the window that counted it (a 429 also Retry-After), whatever its status. Two kinds of answer count in no window, and so carry none: CORS preflights (OPTIONS on an API path), which the API gateway answers itself without calling the service — a preflight is never counted, so a refused one has no window to report and costs the caller nothing of its limit —, and the receivers’ answers (tag receivers: their descriptions say why).\n\n' +
+        'Two hosts: where the deployment has its custom domains, {base_url}’s host serves the operations tagged auth, profile and otp, and {api_base_url}’s those tagged webhooks and events; the public documents (tag meta) are on both, and the other host answers 404 `not_found` for an operation. The deployment’s own stage address serves every operation. The receivers (tag receivers) have addresses of their own on AWS.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'The operators of this deployment' },
     },

@@ -75,6 +75,27 @@ export interface Needs {
 
 type Tag = 'auth' | 'profile' | 'otp' | 'webhooks' | 'events' | 'receivers' | 'meta';
 
+/**
+ * The two public hosts (service-interface.md, "Versioning"): `accounts` is {base_url}'s (accounts,
+ * sessions, profile, OTPs, receivers), `api` is {api_base_url}'s (webhook registration and
+ * events).
+ */
+export type Host = 'accounts' | 'api';
+
+const hostOfTag: Record<Tag, Host | undefined> = {
+  auth: 'accounts',
+  profile: 'accounts',
+  otp: 'accounts',
+  receivers: 'accounts',
+  webhooks: 'api',
+  events: 'api',
+  // The public documents (JWKS, OpenAPI) and the catch-all: on both.
+  meta: undefined,
+};
+
+/** The host an operation is served on, by its tag; undefined for one served on both. */
+export const hostOf = (operation: { tag: Tag }): Host | undefined => hostOfTag[operation.tag];
+
 type Schema = v.GenericSchema;
 export type Output<TSchema> = TSchema extends Schema ? v.InferOutput<TSchema> : undefined;
 

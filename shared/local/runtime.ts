@@ -21,7 +21,7 @@ import { exemptOrigin } from '../adapters/webhook-url-guard.js';
 import { corsAllowedOrigins } from '../config.js';
 import { surfaceSizes } from '../deployment-sizes.js';
 import { advanceSystemClock, systemClock } from '../domain/clock.js';
-import { preflightHeaders } from '../http/cors.js';
+import { preflightHeaders, preflightRefusedMessage } from '../http/cors.js';
 import { errorResponse, type HttpResponse, successResponse } from '../http/responses.js';
 import { mergedNeeds, routesByEntry } from '../http/route-needs.js';
 import type { HttpRouteEntry, Route, RouteTable } from '../http/route-table.js';
@@ -194,6 +194,13 @@ function singleValueHeaders(request: IncomingMessage): Record<string, string> {
 const sourceAddress = (request: IncomingMessage): string =>
   request.socket.remoteAddress ?? '127.0.0.1';
 
+/** `Accounts.Example.test:4320` → `accounts.example.test`; no Host, or a malformed one: localhost. */
+function hostNameOf(host: string | undefined): string {
+  const name =
+    host === undefined || !URL.canParse(`http://${host}`) ? '' : new URL(`http://${host}`).hostname;
+  return name === '' ? 'localhost' : name.toLowerCase();
+}
+
 /** The API Gateway REST proxy event API Gateway would send for this request (stage v1). */
 function restEvent(
   request: IncomingMessage,
@@ -244,6 +251,9 @@ function restEvent(
       },
       path: url.pathname,
       stage: 'v1',
+      // The host the request was sent to, as API Gateway names the custom domain (or its own
+      // address) that it routed the request through: how one runtime serves both hosts.
+      domainName: hostNameOf(request.headers.host),
       requestId,
       requestTimeEpoch: Date.now(),
       resourceId: 'local',
@@ -491,12 +501,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
           corsAllowedOrigins(),
         );
         if (allowed === undefined) {
-          answer(
-            errorResponse(
-              'forbidden',
-              'Cross-origin request refused: the origin is not allowed or the path has no such method',
-            ),
-          );
+          answer(errorResponse('forbidden', preflightRefusedMessage));
           return;
         }
         answer({ statusCode: 204, headers: allowed, body: '' });

@@ -72,6 +72,33 @@ describe('the OpenAPI document', () => {
     );
   });
 
+  it("states API Gateway's own answers on every API operation: 403 with the request id, 429 with its Retry-After", () => {
+    type Response = { description: string; headers: Record<string, { required?: boolean }> };
+    for (const route of operations) {
+      const { responses } = paths[route.path]![route.method.toLowerCase()]!;
+      const forbidden = responses['403'] as Response | undefined;
+      const limited = responses['429'] as Response | undefined;
+      if (route.surface !== 'api') {
+        expect(forbidden?.description ?? '', route.name).not.toContain('API Gateway');
+        continue;
+      }
+      // A missing or unknown key, or a request the web ACL blocked.
+      expect(forbidden?.description, route.name).toMatch(/x-api-key.*web ACL/);
+      expect(forbidden!.headers['X-Request-Id']).toBeDefined();
+      // The usage plan's rate and quota, and the web ACL's rate rules, with their fixed waits.
+      expect(limited?.description, route.name).toMatch(
+        /Retry-After 1\b.*daily quota.*Retry-After 3600.*web ACL.*Retry-After 300\b/,
+      );
+      expect(limited!.headers['Retry-After']).toEqual(expect.objectContaining({ required: true }));
+      expect(limited!.headers['X-Request-Id']).toBeDefined();
+      // The gateway reports no window: its answers have none of the X-RateLimit-* headers.
+      for (const name of ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
+        expect(limited!.headers[name]?.required, `${route.name} ${name}`).toBe(false);
+        expect(forbidden!.headers[name]?.required, `${route.name} ${name}`).toBe(false);
+      }
+    }
+  });
+
   it('has one operation for every operation of the route table', () => {
     const operationIds = Object.values(paths).flatMap((methods) =>
       Object.values(methods).map((op) => op.operationId),

@@ -98,6 +98,70 @@ describe('CORS on API Gateway', () => {
     for (const origin of allowed) expect(template).toContain(origin);
   });
 
+  it('refuses a preflight of another origin or method with 403 in the envelope, with the request id', () => {
+    const options = ofType(resources, 'AWS::ApiGateway::Method').filter(
+      ([, method]) => method.Properties.HttpMethod === 'OPTIONS',
+    );
+    const paths = pathsOf(resources);
+    const methodsOf = (path: string) =>
+      apiRoutes.filter((route) => route.path === path).map((route) => route.method);
+    for (const [, method] of options) {
+      const { Integration, MethodResponses, ResourceId } = method.Properties as {
+        ResourceId: { Ref: string };
+        Integration: {
+          RequestTemplates: Record<string, string>;
+          IntegrationResponses: {
+            StatusCode: string;
+            SelectionPattern?: string;
+            ResponseParameters: Record<string, string>;
+            ResponseTemplates: Record<string, string>;
+          }[];
+        };
+        MethodResponses: { StatusCode: string; ResponseParameters: Record<string, boolean> }[];
+      };
+      const path = paths.get(ResourceId.Ref)!;
+      // The mock decides: 204 only when the Origin is allowed and the method is one of the path's.
+      const decision = Integration.RequestTemplates['application/json']!;
+      const condition =
+        /#if\((.*)\)\n\{"statusCode": 204\}\n#else\n\{"statusCode": 403\}\n#end$/.exec(
+          decision,
+        )?.[1];
+      expect(condition, path).toBeDefined();
+      for (const origin of allowed) expect(condition).toContain(`$origin == "${origin}"`);
+      for (const verb of methodsOf(path)) expect(condition).toContain(`$method == "${verb}"`);
+      expect(condition).not.toContain('"OPTIONS"');
+      expect(decision).toContain('header.get("Access-Control-Request-Method")');
+
+      const [allowedAnswer, refused] = Integration.IntegrationResponses;
+      expect(allowedAnswer!.StatusCode).toBe('204');
+      expect(allowedAnswer!.SelectionPattern).toBeUndefined();
+      // The allowed origin is echoed, never the first of the list for everyone.
+      expect(allowedAnswer!.ResponseTemplates['application/json']).toContain(
+        '#set($context.responseOverride.header.Access-Control-Allow-Origin = $origin)',
+      );
+      expect(refused!.StatusCode).toBe('403');
+      expect(refused!.SelectionPattern).toBe('403');
+      expect(refused!.ResponseParameters).toEqual({
+        'method.response.header.Content-Type': "'application/json'",
+        'method.response.header.X-Request-Id': 'context.requestId',
+        'method.response.header.Cache-Control': "'no-store'",
+        'method.response.header.Vary': "'Origin'",
+      });
+      expect(JSON.parse(refused!.ResponseTemplates['application/json']!)).toEqual({
+        success: false,
+        error: {
+          code: 'forbidden',
+          message: expect.stringMatching(/^Cross-origin request refused/),
+          details: [],
+        },
+      });
+      expect(MethodResponses.map((response) => response.StatusCode)).toEqual(['204', '403']);
+      expect(Object.keys(MethodResponses[1]!.ResponseParameters).sort()).toEqual(
+        Object.keys(refused!.ResponseParameters).sort(),
+      );
+    }
+  });
+
   it('gives the API functions the allowed origins, and no other function', () => {
     const functions = ofType(resources, 'AWS::Lambda::Function').map(
       ([, fn]) =>

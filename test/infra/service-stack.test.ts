@@ -236,27 +236,55 @@ describe('the service stack', () => {
     expect(apiRoutes.some((route) => route.auth === 'iam')).toBe(true);
   });
 
-  it('answers the gateway’s own errors in the error envelope', () => {
+  it('answers the gateway’s own errors in the envelope, with its request id and Retry-After at a limit', () => {
     const responses = ofType('AWS::ApiGateway::GatewayResponse').map(([, r]) => r.Properties);
-    for (const response of responses) {
+    // type → status, error code, Retry-After (seconds) where a limit refused, and the message
+    // when the gateway's own wording would not do (a 5xx never carries internals).
+    const expected: Record<string, [string, string, string?, string?]> = {
+      MISSING_AUTHENTICATION_TOKEN: ['404', 'not_found', undefined, 'No route matches'],
+      RESOURCE_NOT_FOUND: ['404', 'not_found'],
+      INVALID_SIGNATURE: ['401', 'unauthorized'],
+      EXPIRED_TOKEN: ['401', 'unauthorized'],
+      ACCESS_DENIED: ['403', 'forbidden'],
+      INVALID_API_KEY: ['403', 'forbidden', undefined, 'x-api-key'],
+      WAF_FILTERED: ['403', 'forbidden', undefined, 'firewall'],
+      THROTTLED: ['429', 'rate_limited', '1', 'usage plan'],
+      QUOTA_EXCEEDED: ['429', 'rate_limited', '3600', 'daily quota'],
+      REQUEST_TOO_LARGE: ['413', 'payload_too_large'],
+      UNSUPPORTED_MEDIA_TYPE: ['400', 'invalid_request'],
+      DEFAULT_4XX: ['400', 'invalid_request'],
+      DEFAULT_5XX: ['500', 'internal_error', undefined, 'Internal server error'],
+    };
+    expect(responses.map((r) => r.ResponseType).sort()).toEqual(Object.keys(expected).sort());
+    for (const [type, [status, code, retryAfter, message]] of Object.entries(expected)) {
+      const response = responses.find((r) => r.ResponseType === type)!;
+      expect(response.StatusCode, type).toBe(status);
+      expect(response.ResponseParameters, type).toEqual({
+        'gatewayresponse.header.Content-Type': "'application/json'",
+        // The id API Gateway gave the request, as its access log records it.
+        'gatewayresponse.header.X-Request-Id': 'context.requestId',
+        'gatewayresponse.header.Cache-Control': "'no-store'",
+        ...(retryAfter === undefined
+          ? {}
+          : { 'gatewayresponse.header.Retry-After': `'${retryAfter}'` }),
+      });
       const body = (response.ResponseTemplates as Record<string, string>)['application/json']!;
-      // The gateway substitutes a JSON string for this variable.
+      if (message === undefined) {
+        // The gateway substitutes its own message, a quoted JSON string, for the variable.
+        expect(body, type).toContain('$context.error.messageString');
+      } else {
+        expect(body, type).not.toContain('$context');
+      }
       const parsed = JSON.parse(body.replace('$context.error.messageString', '"message"'));
-      expect(parsed).toEqual({
+      expect(parsed, type).toEqual({
         success: false,
-        error: { code: expect.any(String), message: expect.any(String), details: [] },
+        error: {
+          code,
+          message: message === undefined ? 'message' : expect.stringContaining(message),
+          details: [],
+        },
       });
     }
-    const byType = (type: string) => responses.find((r) => r.ResponseType === type)!;
-    expect(byType('THROTTLED').StatusCode).toBe('429');
-    expect(byType('THROTTLED').ResponseTemplates).toEqual({
-      'application/json': expect.stringContaining('"code":"rate_limited"'),
-    });
-    expect(byType('MISSING_AUTHENTICATION_TOKEN').StatusCode).toBe('404');
-    for (const type of ['DEFAULT_4XX', 'DEFAULT_5XX', 'ACCESS_DENIED', 'INVALID_SIGNATURE']) {
-      expect(byType(type), type).toBeDefined();
-    }
-    expect(JSON.stringify(byType('DEFAULT_5XX'))).not.toContain('$context');
   });
 
   it('gives each receiver a public Function URL, a reserved concurrency and an output', () => {
@@ -996,7 +1024,7 @@ describe('stages', () => {
 });
 
 describe('custom domains', () => {
-  it('maps v1 of both hosts to the stage, issues certificates in the zone, and names both in tokens and the OpenAPI servers', () => {
+  it('maps v1 of both hosts to the stage, issues certificates in the zone, names both in tokens and the OpenAPI servers, and tells the API functions which host serves what', () => {
     const withDomains = synth({
       accountsDomainName: 'accounts.example.com',
       apiDomainName: 'api.example.com',
@@ -1023,6 +1051,36 @@ describe('custom domains', () => {
       JWT_AUDIENCE: 'https://api.example.com/v1',
       PUBLIC_BASE_URLS: 'https://accounts.example.com/v1,https://api.example.com/v1',
     });
+    // Each custom domain serves its own host's operations only: every API function is told both
+    // domains (the handler answers 404 for an operation of the other host), and no other function.
+    const variablesOf = (template: Template) =>
+      Object.values(template.findResources('AWS::Lambda::Function')).map(
+        (fn) => (fn as Resource).Properties.Environment?.Variables ?? {},
+      );
+    const apiFunctions = variablesOf(withDomains).filter((v) => 'RATE_LIMIT_MODE' in v);
+    expect(apiFunctions.length).toBe(new Set(apiRoutes.map((route) => route.entry)).size);
+    for (const variables of apiFunctions) {
+      expect(variables).toMatchObject({
+        ACCOUNTS_DOMAIN_NAME: 'accounts.example.com',
+        API_DOMAIN_NAME: 'api.example.com',
+      });
+    }
+    for (const variables of variablesOf(withDomains).filter((v) => !('RATE_LIMIT_MODE' in v))) {
+      expect(variables).not.toHaveProperty('ACCOUNTS_DOMAIN_NAME');
+    }
+    // Without custom domains the stage's address serves every operation.
+    for (const variables of variablesOf(template)) {
+      expect(variables).not.toHaveProperty('ACCOUNTS_DOMAIN_NAME');
+      expect(variables).not.toHaveProperty('API_DOMAIN_NAME');
+    }
+    expect(() =>
+      synth({
+        accountsDomainName: 'api.example.com',
+        apiDomainName: 'api.example.com',
+        hostedZoneId: 'Z0123456789ABCDEFGHIJ',
+        hostedZoneName: 'example.com',
+      }),
+    ).toThrow(/two hosts/);
   });
 
   it('takes a certificate ARN instead of a zone, and refuses a domain with neither', () => {

@@ -1293,6 +1293,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -1331,13 +1372,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -1431,6 +1475,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -1469,13 +1554,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts. */
+            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts.. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -1588,8 +1676,30 @@ export interface operations {
                     };
                 };
             };
-            /** @description Forbidden: email_not_verified */
+            /** @description Forbidden: email_not_verified, forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "email_not_verified" | "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1602,7 +1712,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"] & {
                         error?: {
                             /** @enum {unknown} */
-                            code?: "email_not_verified";
+                            code?: "not_found";
                         };
                     };
                 };
@@ -1645,13 +1755,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited */
+            /** @description Too many requests: too_many_attempts, rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -1758,6 +1871,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -1796,13 +1950,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -1865,13 +2022,57 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
-            429: {
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -1981,6 +2182,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -2019,13 +2261,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited */
+            /** @description Too many requests: too_many_attempts, rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2108,13 +2353,57 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
-            429: {
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2217,7 +2506,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2236,13 +2547,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2324,13 +2638,57 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
-            429: {
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2422,6 +2780,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Body too large: payload_too_large */
             413: {
                 headers: {
@@ -2441,13 +2840,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2543,6 +2945,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -2581,13 +3024,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts. */
+            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts.. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2669,13 +3115,57 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
-            429: {
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2795,6 +3285,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -2833,13 +3364,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited */
+            /** @description Too many requests: too_many_attempts, rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2898,13 +3432,38 @@ export interface operations {
                     "application/json": components["schemas"]["Jwks"];
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -2963,13 +3522,38 @@ export interface operations {
                     "application/json": Record<string, unknown>;
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -3079,6 +3663,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Body too large: payload_too_large */
             413: {
                 headers: {
@@ -3098,13 +3723,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited. `rate_limited`: this caller asked for a code for the number less than 60 s ago, or for 3 codes to it this hour; the number was sent 10 codes this hour; the service’s texts of the hour are spent (generic codes: all but the share kept for sign-in and verification, SMS_RESERVED_PERCENT); or, for generic, the signed-in account had codes texted to GENERIC_SMS_NUMBERS_PER_HOUR numbers this hour or GENERIC_SMS_PER_DAY codes today.. `too_many_attempts` (generic): this caller spent its attempts at the number’s code, or the number’s wrong codes of the day reached their ceiling: a new code could not be verified. */
+            /** @description Too many requests: too_many_attempts, rate_limited. `rate_limited`: this caller asked for a code for the number less than 60 s ago, or for 3 codes to it this hour; the number was sent 10 codes this hour; the service’s texts of the hour are spent (generic codes: all but the share kept for sign-in and verification, SMS_RESERVED_PERCENT); or, for generic, the signed-in account had codes texted to GENERIC_SMS_NUMBERS_PER_HOUR numbers this hour or GENERIC_SMS_PER_DAY codes today.. `too_many_attempts` (generic): this caller spent its attempts at the number’s code, or the number’s wrong codes of the day reached their ceiling: a new code could not be verified.. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -3216,6 +3844,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Body too large: payload_too_large */
             413: {
                 headers: {
@@ -3235,13 +3904,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts. */
+            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts.. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -3333,6 +4005,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Body too large: payload_too_large */
             413: {
                 headers: {
@@ -3352,13 +4065,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -3447,6 +4163,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Body too large: payload_too_large */
             413: {
                 headers: {
@@ -3466,13 +4223,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -3566,6 +4326,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -3604,13 +4405,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts. */
+            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts.. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -3701,6 +4505,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -3739,13 +4584,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts. */
+            /** @description Too many requests: too_many_attempts, rate_limited. `too_many_attempts`: this caller (its address) spent its 5 attempts at the code, or its 10 wrong codes of the UTC day for this email or phone, or the email or phone had 50 wrong codes today from all callers; Retry-After says when it ends. Other callers, the code’s owner among them, keep their own attempts.. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -3829,13 +4677,57 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
-            429: {
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {base_url}'s host (accounts, sessions, profile, one-time codes): through {api_base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -3943,13 +4835,57 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
-            429: {
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -4062,6 +4998,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -4100,13 +5077,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -4209,7 +5189,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4228,13 +5230,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -4337,7 +5342,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4356,13 +5383,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -4479,7 +5509,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4536,13 +5588,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -4645,7 +5700,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4664,13 +5741,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -4781,7 +5861,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4800,13 +5902,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -4910,7 +6015,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4929,13 +6056,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -5039,7 +6169,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5077,13 +6229,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -5193,7 +6348,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5250,13 +6427,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -5359,7 +6539,29 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not found: not_found */
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5397,13 +6599,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -5492,13 +6697,57 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
-            429: {
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
@@ -5594,6 +6843,47 @@ export interface operations {
                     };
                 };
             };
+            /** @description Forbidden: forbidden. Answered by API Gateway itself, before the service: no x-api-key header, or one that is no key of this stage, or a request the stage's web ACL blocked (AWS's managed rules). In the envelope with X-Request-Id (the gateway's request id); it counts in no window, so it carries no X-RateLimit-* */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "forbidden";
+                        };
+                    };
+                };
+            };
+            /** @description Not found: not_found. Served on {api_base_url}'s host (webhook registration and events): through {base_url}'s custom domain this operation answers 404 `not_found` */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "not_found";
+                        };
+                    };
+                };
+            };
             /** @description Conflict: conflict */
             409: {
                 headers: {
@@ -5632,13 +6922,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description Too many requests: rate_limited */
+            /** @description Too many requests: rate_limited. API Gateway also answers 429 `rate_limited` itself, before the service, in the envelope with X-Request-Id and a fixed Retry-After but no X-RateLimit-* (it reports no window): the usage plan of the API key — its requests a second (Retry-After 1) or its daily quota, which starts again at 00:00 UTC (Retry-After 3600) — and the web ACL's count of the caller's address over five minutes (Retry-After 300) */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    /** @description Requests allowed in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window; absent on API Gateway's own answers */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time (s) at which the window ends; absent on API Gateway's own answers */
+                    "X-RateLimit-Reset"?: number;
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     /** @description Seconds to wait before trying again */
                     "Retry-After": number;
