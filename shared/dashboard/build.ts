@@ -6,7 +6,7 @@ import { buildSync } from 'esbuild';
 
 /**
  * The developer dashboard: a single-page app (Preact) served at `/` of the API's origin, so it
- * calls `/v1` without CORS (contract.md, "Developer dashboard and API reference"). It is built
+ * calls `/v1` without CORS (docs/dashboard.md). It is built
  * here, by the local runtime at start and by the stack at synth (infra/dashboard-site.ts), into
  * the same files with the same headers. Synchronous, because CDK builds assets synchronously.
  */

@@ -580,7 +580,8 @@ export function openApiDocument(
       title: 'Account, OTP and webhook service',
       version: '1.0.0',
       description:
-        'Sign-up with email OTP, JWT sessions with rotating refresh tokens, SMS OTP, password reset, inbound gateway webhooks and signed outbound webhooks. Envelopes, error codes and rate limits as documented in the README.\n\n' +
+        'Sign-up with email OTP, JWT sessions with rotating refresh tokens, SMS OTP, password reset, inbound gateway webhooks and signed outbound webhooks.\n\n' +
+        'Envelopes: a success answers `{"success": true, "data": …}` (lists add `meta`: page, per_page, total); a refusal answers `{"success": false, "error": {"code", "message", "details"}}`, `details` naming each bad field in a sentence. Clients branch on `code`, which is never renamed; each operation lists the statuses it answers.\n\n' +
         'Rate-limit headers: every answer of an API operation carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset of the window that counted it (a 429 also Retry-After), whatever its status. Two kinds of answer count in no window, and so carry none: CORS preflights (OPTIONS on an API path), which the API gateway answers itself without calling the service — a preflight is never counted, so a refused one has no window to report and costs the caller nothing of its limit —, and the receivers’ answers (tag receivers: their descriptions say why).',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       contact: { name: 'The operators of this deployment' },

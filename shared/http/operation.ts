@@ -135,7 +135,7 @@ export interface RouteLimit<TRequest> extends FixedWindow {
 }
 
 interface HttpOperation {
-  /** The operation id (service-interface.md's names where it has one). */
+  /** The operation id (the names the OpenAPI document publishes). */
   name: string;
   method: RouteMethod;
   /** Path below /v1, with {param} placeholders (`{proxy+}`: any rest of the path). */
