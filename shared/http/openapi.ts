@@ -412,12 +412,13 @@ function operation(route: HttpRouteEntry): JsonObject {
             : [{ apiKey: [] }];
   // The limits the handler applies: its definition's, the very objects this document reads.
   const limits: OwnLimit[] = route.surface === 'api' ? (route.limits ?? []) : [];
-  const description =
+  const limitsText =
     receives === undefined ? limits.map(limitSentence).join(' ') : receiverLimitsSentence;
+  const description = [`${route.summary}.`, limitsText].filter((part) => part !== '').join('\n\n');
   return {
     operationId: route.name,
-    summary: route.summary,
-    ...(description === '' ? {} : { description }),
+    summary: route.title,
+    description,
     tags: [route.tag],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.body
@@ -515,7 +516,8 @@ function webhooksSection(): JsonObject {
         {
           post: {
             operationId: `receive_${type.replace('.', '_')}`,
-            summary: `${type}: ${description}`,
+            summary: type,
+            description,
             tags: ['webhooks'],
             parameters: deliveryHeaders,
             security: [{ webhookSignature: [] }],

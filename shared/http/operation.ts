@@ -143,6 +143,9 @@ interface HttpOperation {
   /** The Lambda entry module, relative to the project root: the handler beside this definition. */
   entry: string;
   auth: Auth;
+  /** A short name for the operation (the reference's menu): a verb and its object, no clause. */
+  title: string;
+  /** What it does, in a sentence: the reference's first line under the title. */
   summary: string;
   tag: Tag;
   needs: Needs;

@@ -33,6 +33,7 @@ const events = /* @__PURE__ */ v.pipe(
 const description = /* @__PURE__ */ v.pipe(
   /* @__PURE__ */ v.string('must be a string'),
   /* @__PURE__ */ v.maxLength(500, 'must be at most 500 characters'),
+  /* @__PURE__ */ v.examples(['Order updates for the warehouse app']),
 );
 
 export const RegisterWebhookRequest = /* @__PURE__ */ v.strictObject({
