@@ -4,8 +4,8 @@ import { describeShares, type ProfileSummary } from './cpu-profile.js';
 import { type Figure, measured, type Row, round, type Section, unavailable } from './report.js';
 
 /**
- * The performance goals (issue 16), read off the other sections of the same run: each as the
- * measured figure, its anchor and the ratio to it, the goal, and whether it is met.
+ * The performance goals (docs/performance.md, "Goals, first"), read off the other sections of the
+ * same run: each as the measured figure, its anchor and the ratio to it, the goal, and whether it is met.
  */
 
 /** Keycloak's sizing guide, per vCPU. */
@@ -104,7 +104,7 @@ export function goalsSection(sections: Section[], ceiling: Ceiling): Section {
   ];
   return {
     id: 'goals',
-    title: 'Goals (issue 16)',
+    title: 'Goals',
     columns: [
       { key: 'measured', label: 'measured' },
       { key: 'anchor', label: 'anchor' },

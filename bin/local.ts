@@ -4,7 +4,7 @@
  *   LOCAL_INBOX_PORT HTTPS port of the webhook inbox (default 3443; 0 picks a free one)
  *   LOCAL_DATA_DIR   where DynamoDB Local keeps data (default .local-data); "memory" keeps none
  *   LOCAL_DYNAMODB_ENDPOINT  a DynamoDB (Local) already running, used instead of starting one
- * Every other setting is read from the environment as on AWS (see README, "Configuration").
+ * Every other setting is read from the environment as on AWS (docs/configuration.md).
  */
 
 // Lambda runs Node 22; on a Node 20 workstation the SDK's upgrade notice is noise.

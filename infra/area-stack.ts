@@ -114,7 +114,7 @@ export class AreaStack extends Stack {
     acknowledgeFinding(
       restApi,
       'AwsSolutions-COG4',
-      'No Cognito user pool by design: this service issues and revokes its own sessions (contract.md, "Identity and sessions"); a Cognito authorizer could not check that a session is still live.',
+      'No Cognito user pool by design: this service issues and revokes its own sessions (docs/accounts.md, "Sessions and refresh tokens"); a Cognito authorizer could not check that a session is still live.',
     );
     const urls = baseUrlsOf(this, restApi.restApiId, settings);
     const resources: ServiceResources = {

@@ -5,8 +5,8 @@ import type { HttpMethod } from '../shared/http/operation.js';
 
 /**
  * The API calls the developer dashboard makes, read from its own sources: what the stage's
- * CloudFront distribution relays to the API, and nothing else (contract.md, third round,
- * "Dashboard relay"). Written down nowhere else, so a call added to the dashboard is relayed by
+ * CloudFront distribution relays to the API, and nothing else (docs/dashboard.md,
+ * "On AWS"). Written down nowhere else, so a call added to the dashboard is relayed by
  * the next synth, and one removed stops being relayed.
  *
  * What counts as a call:

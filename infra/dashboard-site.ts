@@ -257,8 +257,8 @@ export interface DashboardSiteProps {
 }
 
 /**
- * The developer dashboard and the API reference on AWS (contract.md, "Developer dashboard and API
- * reference"): one CloudFront distribution serving the dashboard's private bucket through origin
+ * The developer dashboard and the API reference on AWS (docs/dashboard.md, "On
+ * AWS"): one CloudFront distribution serving the dashboard's private bucket through origin
  * access control at `/` and `/docs`, and relaying `/v1/*` to the API stage with the dashboard's
  * key, so the page calls its own origin (no CORS) and never holds a key. HTTPS only, the pages'
  * security headers from build.ts, access logs for the bucket and the distribution.

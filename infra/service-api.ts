@@ -78,7 +78,7 @@ export class ServiceRestApi extends Construct {
     acknowledgeFinding(
       resource,
       'AwsSolutions-APIG2',
-      "Requests are validated in each function against the route table's schemas, which answer one detail per bad field in sentences naming it and refuse unknown fields (contract.md); a gateway validator would answer the same 400 less usefully and keep a second copy of every schema.",
+      "Requests are validated in each function against the route table's schemas, which answer one detail per bad field in sentences naming it and refuse unknown fields (docs/conventions.md); a gateway validator would answer the same 400 less usefully and keep a second copy of every schema.",
     );
     this.restApi = apigateway.RestApi.fromRestApiAttributes(this, 'Api', {
       restApiId: resource.ref,

@@ -85,7 +85,7 @@ export interface ServiceSettings {
   smsSenderId: string | undefined;
   /**
    * ISO 3166 alpha-2 countries SMS may be sent to (`smsAllowedCountries`, comma-separated):
-   * required, the defence against SMS pumping (contract.md, "Who the rate limiter counts").
+   * required, the defence against SMS pumping (docs/otp.md, "Decisions").
    */
   smsAllowedCountries: string[];
   /** Texts the whole stage may send in one hour (`smsMaxPerHour`): required, SMS spend's cap. */

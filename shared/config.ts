@@ -13,7 +13,7 @@
 
 export type RateLimitMode = 'test' | 'production';
 
-/** Requests per minute per client in each mode (service-interface.md, "Limits"). */
+/** Requests per minute per client in each mode (docs/conventions.md, "Rate limits"). */
 export const rateLimitPerMode: Record<RateLimitMode, number> = { test: 100, production: 1000 };
 
 /** The retry ladder: attempt 1 at once, then +5 min, +30 min, +2 h, +24 h. */
@@ -232,7 +232,7 @@ export const invalidOrigins = (origins: readonly string[]): string[] =>
 /**
  * CORS_ALLOWED_ORIGINS: the browser origins (`https://app.example.com`, comma-separated) whose
  * pages may call the API; `*` allows any. Empty allows none: the API is for servers and native
- * apps, and the dashboard is served from the API's own origin (contract.md, "HTTP details").
+ * apps, and the dashboard is served from the API's own origin (docs/conventions.md, "CORS").
  */
 export function corsAllowedOrigins(): string[] {
   const origins = list('CORS_ALLOWED_ORIGINS');

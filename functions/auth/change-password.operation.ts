@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/auth/change-password.ts',
   auth: 'user',
   tag: 'auth',
+  title: 'Change the password',
   summary: 'Change (or, with no password yet, set) the password and revoke every other session',
   needs: { items: ['loginThrottle'], accountCodeQueue: true },
   body: ChangePasswordRequest,

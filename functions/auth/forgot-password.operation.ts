@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/auth/forgot-password.ts',
   auth: 'none',
   tag: 'auth',
+  title: 'Request a password reset',
   summary: 'Email a password-reset code (or a verification code first)',
   needs: { items: ['user', 'emailGuard'], accountCodeQueue: true },
   body: ForgotPasswordRequest,

@@ -8,6 +8,7 @@ export const operation = apiOperation({
   entry: 'functions/auth/list-sessions.ts',
   auth: 'user',
   tag: 'auth',
+  title: 'List sessions',
   summary: "The caller's live sessions, newest first",
   needs: {},
 });

@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/auth/login.ts',
   auth: 'none',
   tag: 'auth',
+  title: 'Log in',
   summary: 'Log in with email and password',
   needs: {
     items: ['user', 'emailGuard', 'loginThrottle', 'refreshToken'],

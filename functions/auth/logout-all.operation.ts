@@ -8,6 +8,7 @@ export const operation = apiOperation({
   entry: 'functions/auth/logout-all.ts',
   auth: 'user',
   tag: 'auth',
+  title: 'End every session',
   summary: 'End every session of the caller, this one included',
   needs: {},
 });

@@ -8,6 +8,7 @@ export const operation = apiOperation({
   entry: 'functions/auth/logout.ts',
   auth: 'none',
   tag: 'auth',
+  title: 'Log out',
   summary: 'Revoke the session of the Bearer token, if any; always succeeds',
   needs: { items: ['user'], reads: ['accessTokenKeys'] },
 });

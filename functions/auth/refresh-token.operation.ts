@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/auth/refresh-token.ts',
   auth: 'none',
   tag: 'auth',
+  title: 'Refresh the tokens',
   summary: 'Exchange a refresh token for a new token pair (rotation)',
   needs: { items: ['user', 'refreshToken'], secrets: ['JWT_SIGNING_KEYS'] },
   body: RefreshTokenRequest,

@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/auth/reset-password-otp.ts',
   auth: 'none',
   tag: 'auth',
+  title: 'Reset the password',
   summary: 'Set a new password with the emailed code; revokes all sessions',
   needs: {
     items: ['user', 'emailGuard', 'loginThrottle', 'otp', 'otpAttempts', 'otpFailures'],

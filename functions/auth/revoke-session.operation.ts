@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/auth/revoke-session.ts',
   auth: 'user',
   tag: 'auth',
+  title: 'End a session',
   summary: "End one of the caller's sessions: its tokens stop working at once",
   needs: {},
   params: SessionPath,

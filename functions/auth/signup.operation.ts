@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/auth/signup.ts',
   auth: 'none',
   tag: 'auth',
+  title: 'Register an account',
   summary: 'Register an account and email a verification code',
   needs: { items: ['user', 'emailGuard', 'phoneGuard'], accountCodeQueue: true },
   successStatus: 201,

@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/auth/verify-signup-otp.ts',
   auth: 'none',
   tag: 'auth',
+  title: 'Verify the sign-up code',
   summary: 'Verify the sign-up code, activate the account and log in',
   needs: {
     items: ['user', 'emailGuard', 'otp', 'otpAttempts', 'otpFailures', 'refreshToken'],

@@ -8,6 +8,7 @@ export const operation = apiOperation({
   entry: 'functions/meta/jwks.ts',
   auth: 'none',
   tag: 'meta',
+  title: 'Token signing keys (JWKS)',
   summary: 'Public keys that verify access tokens',
   needs: { reads: ['accessTokenKeys'] },
 });

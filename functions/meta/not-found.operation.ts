@@ -7,6 +7,7 @@ export const operation = apiOperation({
   entry: 'functions/meta/not-found.ts',
   auth: 'none',
   tag: 'meta',
+  title: 'Unknown path',
   summary: 'What no operation serves: the 404 envelope, with the headers of every answer',
   needs: {},
 });

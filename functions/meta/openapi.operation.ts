@@ -7,6 +7,7 @@ export const operation = apiOperation({
   entry: 'functions/meta/openapi.ts',
   auth: 'none',
   tag: 'meta',
+  title: 'This OpenAPI document',
   summary: 'This API as an OpenAPI 3.1 document',
   needs: {},
 });

@@ -10,6 +10,7 @@ export const operation = apiOperation({
   entry: 'functions/otp/resend-email-otp.ts',
   auth: 'none',
   tag: 'otp',
+  title: 'Resend the email code',
   summary: 'Send a new email verification code',
   needs: { accountCodeQueue: true },
   body: ResendEmailOtpRequest,

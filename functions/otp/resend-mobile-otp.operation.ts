@@ -10,6 +10,7 @@ export const operation = apiOperation({
   entry: 'functions/otp/resend-mobile-otp.ts',
   auth: 'none',
   tag: 'otp',
+  title: 'Resend the SMS code',
   summary: 'Send a new SMS verification code',
   needs: { accountCodeQueue: true, smsAllowList: true },
   body: ResendMobileOtpRequest,

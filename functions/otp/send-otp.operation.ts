@@ -10,6 +10,7 @@ export const operation = apiOperation({
   entry: 'functions/otp/send-otp.ts',
   auth: 'user-if-generic',
   tag: 'otp',
+  title: 'Send an SMS code',
   summary:
     'Send an SMS code: purpose login (public; texted only to the verified phone of an account, the same answer for every number) or generic (Bearer token; the code is bound to the caller)',
   needs: {

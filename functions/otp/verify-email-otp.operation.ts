@@ -10,6 +10,7 @@ export const operation = apiOperation({
   entry: 'functions/otp/verify-email-otp.ts',
   auth: 'none',
   tag: 'otp',
+  title: 'Verify an email',
   summary: 'Confirm ownership of an email address',
   needs: {
     items: ['user', 'emailGuard', 'otp', 'otpAttempts', 'otpFailures'],

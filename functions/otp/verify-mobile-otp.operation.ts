@@ -10,6 +10,7 @@ export const operation = apiOperation({
   entry: 'functions/otp/verify-mobile-otp.ts',
   auth: 'none',
   tag: 'otp',
+  title: 'Verify a phone',
   summary: 'Confirm ownership of a phone number',
   needs: {
     items: ['user', 'phoneGuard', 'otp', 'otpAttempts', 'otpFailures'],

@@ -10,6 +10,7 @@ export const operation = apiOperation({
   entry: 'functions/otp/verify-otp.ts',
   auth: 'user-if-generic',
   tag: 'otp',
+  title: 'Verify an SMS code',
   summary:
     'Verify an SMS code: purpose login (public) returns a token pair; generic (Bearer token) confirms the number for the caller',
   needs: {

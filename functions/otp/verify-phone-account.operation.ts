@@ -10,6 +10,7 @@ export const operation = apiOperation({
   entry: 'functions/otp/verify-phone-account.ts',
   auth: 'none',
   tag: 'otp',
+  title: 'Look up a phone number',
   summary: 'Whether a phone number is already registered',
   needs: { items: ['phoneGuard'] },
   query: VerifyPhoneAccountQuery,

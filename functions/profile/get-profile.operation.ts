@@ -8,6 +8,7 @@ export const operation = apiOperation({
   entry: 'functions/profile/get-profile.ts',
   auth: 'user',
   tag: 'profile',
+  title: 'Get the profile',
   summary: "The caller's own profile",
   needs: {},
 });

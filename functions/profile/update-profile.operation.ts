@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/profile/update-profile.ts',
   auth: 'user',
   tag: 'profile',
+  title: 'Update the profile',
   summary: 'Change name, gender or online status; a new email or phone number waits for its code',
   needs: {
     items: ['loginThrottle', 'phoneGuard'],

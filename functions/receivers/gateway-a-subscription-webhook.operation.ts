@@ -8,6 +8,7 @@ export const operation = receiverOperation({
   path: '/subscriptions/gateway-a',
   entry: 'functions/receivers/gateway-a-subscription-webhook.ts',
   secret: 'GATEWAY_A_WEBHOOK_SECRET',
+  title: 'Gateway A subscriptions',
   summary: 'Gateway A subscription events',
   needs: {
     items: ['inboundEvent', 'inboundAttempt'],

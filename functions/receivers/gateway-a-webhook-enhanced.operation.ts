@@ -8,6 +8,7 @@ export const operation = receiverOperation({
   path: '/gateway-a-webhook-enhanced',
   entry: 'functions/receivers/gateway-a-webhook-enhanced.ts',
   secret: 'GATEWAY_A_WEBHOOK_SECRET',
+  title: 'Gateway A events (enhanced)',
   summary: 'Gateway A events, enhanced verification',
   needs: {
     items: ['inboundEvent', 'inboundAttempt'],

@@ -8,6 +8,7 @@ export const operation = receiverOperation({
   path: '/gateway-a-webhook-listener',
   entry: 'functions/receivers/gateway-a-webhook.ts',
   secret: 'GATEWAY_A_WEBHOOK_SECRET',
+  title: 'Gateway A events',
   summary: 'Gateway A payment and order events',
   needs: {
     items: ['inboundEvent', 'inboundAttempt'],

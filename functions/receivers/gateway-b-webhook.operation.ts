@@ -8,6 +8,7 @@ export const operation = receiverOperation({
   path: '/gateway-b-webhook',
   entry: 'functions/receivers/gateway-b-webhook.ts',
   secret: 'GATEWAY_B_WEBHOOK_SECRET',
+  title: 'Gateway B events',
   summary: 'All gateway B events',
   needs: {
     items: ['inboundEvent', 'inboundAttempt'],

@@ -17,6 +17,7 @@ export const verificationOperation = receiverOperation({
   path: '/messaging',
   entry: 'functions/receivers/messaging-webhook.ts',
   secret: 'MESSAGING_VERIFY_TOKEN',
+  title: 'Messaging handshake',
   summary: 'Messaging platform subscription handshake',
   needs,
 });
@@ -27,6 +28,7 @@ export const notificationOperation = receiverOperation({
   path: '/messaging',
   entry: 'functions/receivers/messaging-webhook.ts',
   secret: 'MESSAGING_APP_SECRET',
+  title: 'Messaging notifications',
   summary: 'Messaging platform notifications',
   needs,
 });

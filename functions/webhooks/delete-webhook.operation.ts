@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/webhooks/delete-webhook.ts',
   auth: 'user',
   tag: 'webhooks',
+  title: 'Delete an endpoint',
   summary: 'Delete an endpoint; pending deliveries to it stop',
   needs: { items: ['account'] },
   params: WebhookPathParams,

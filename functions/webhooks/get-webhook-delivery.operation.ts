@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/webhooks/get-webhook-delivery.ts',
   auth: 'user',
   tag: 'webhooks',
+  title: 'Get a delivery',
   summary: 'One delivery with its attempts and the event it carries',
   needs: { items: ['account', 'delivery', 'event'] },
   params: DeliveryPathParams,

@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/webhooks/get-webhook.ts',
   auth: 'user',
   tag: 'webhooks',
+  title: 'Get an endpoint',
   summary: 'One endpoint',
   needs: { items: ['account'] },
   params: WebhookPathParams,

@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/webhooks/list-event-types.ts',
   auth: 'none',
   tag: 'events',
+  title: 'List event types',
   summary:
     'The event types an endpoint can subscribe to, with the JSON Schema of each payload; filters: status, created_after, created_before (every type is active, none has a creation time)',
   needs: {},

@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/webhooks/list-webhook-deliveries.ts',
   auth: 'user',
   tag: 'webhooks',
+  title: 'List deliveries',
   summary:
     'Deliveries to an endpoint with their attempts; filters: status, event_type, created_after, created_before',
   needs: { items: ['account', 'endpointDeliveries'] },

@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/webhooks/list-webhooks.ts',
   auth: 'user',
   tag: 'webhooks',
+  title: 'List endpoints',
   summary: "The caller's endpoints, newest first; filters: status, created_after, created_before",
   needs: { items: ['account'] },
   query: ListWebhooksQuery,

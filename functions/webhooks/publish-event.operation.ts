@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/webhooks/publish-event.ts',
   auth: 'iam',
   tag: 'events',
+  title: 'Publish an event',
   summary: "Publish an event to the account's subscribed endpoints",
   needs: { items: ['account', 'event', 'eventIdempotency', 'delivery'], deliveryQueue: true },
   successStatus: 201,

@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/webhooks/recover-webhook.ts',
   auth: 'user',
   tag: 'webhooks',
+  title: 'Recover failed deliveries',
   summary:
     'Re-queue the failed deliveries created from since until until, 100 per call, each with a fresh ladder',
   needs: {

@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/webhooks/register-webhook.ts',
   auth: 'user',
   tag: 'webhooks',
+  title: 'Register an endpoint',
   summary: 'Register an HTTPS endpoint for event types; returns its signing secret once',
   needs: { items: ['account'] },
   successStatus: 201,

@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/webhooks/retry-webhook-delivery.ts',
   auth: 'user',
   tag: 'webhooks',
+  title: 'Retry a delivery',
   summary: 'Attempt a delivery again now',
   needs: { items: ['account', 'delivery'], deliveryQueue: true },
   params: DeliveryPathParams,

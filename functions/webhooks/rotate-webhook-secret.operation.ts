@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/webhooks/rotate-webhook-secret.ts',
   auth: 'user',
   tag: 'webhooks',
+  title: 'Rotate the signing secret',
   summary: 'Issue a new signing secret; the old one also signs for 24 hours',
   needs: { items: ['account'] },
   params: WebhookPathParams,

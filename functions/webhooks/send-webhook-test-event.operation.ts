@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/webhooks/send-webhook-test-event.ts',
   auth: 'user',
   tag: 'webhooks',
+  title: 'Send a test event',
   summary: 'Deliver a test event to the endpoint',
   needs: {
     items: ['account', 'delivery', 'event'],

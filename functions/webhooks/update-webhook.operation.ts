@@ -9,6 +9,7 @@ export const operation = apiOperation({
   entry: 'functions/webhooks/update-webhook.ts',
   auth: 'user',
   tag: 'webhooks',
+  title: 'Update an endpoint',
   summary: 'Change url, events, description or status; enabling sends the deliveries that waited',
   needs: {
     items: ['account', 'delivery', 'pausedDeliveries'],

@@ -3,7 +3,7 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { RetryErrorInfo, StandardRetryToken } from '@smithy/types';
 
 /**
- * How every AWS SDK client of the service is built: the design card's clients, configured lean,
+ * How every AWS SDK client of the service is built: the AWS SDK v3 clients, configured lean,
  * the SDK's own way (docs/performance.md, "AWS SDK clients, lean"). What is not here is the
  * SDK's default, on purpose: its endpoint rules (and the endpoint variables, FIPS and dual-stack
  * settings they read), its SigV4 signer with clock-skew correction, its user agent, its request

@@ -26,7 +26,7 @@ import { type ClientSettings, clientSettings } from './aws-client-settings.js';
 import type { ItemKey } from './keys.js';
 
 /**
- * The DynamoDB kit every repository is written with: the client (the design card's
+ * The DynamoDB kit every repository is written with: the client (the AWS SDK's
  * DocumentClient), and the few ways the table is read and written — one strongly consistent
  * GetItem, conditional writes whose failed condition is an answer rather than an error, chunked
  * batch reads and writes that resend what DynamoDB left unprocessed with one backoff, transactions

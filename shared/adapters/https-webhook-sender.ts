@@ -5,7 +5,10 @@ import { createSecureContext, rootCertificates } from 'node:tls';
 import type { SendOutcome, SignedRequest, WebhookSender } from '../domain/webhooks/ports.js';
 import { resolveTarget } from './webhook-url-guard.js';
 
-/** A 2xx within this time is success (contract.md); the whole exchange is cut off after it. */
+/**
+ * A 2xx within this time is success (docs/webhooks.md, "Answer fast"); the whole exchange is
+ * cut off after it.
+ */
 export const attemptTimeoutMs = 10_000;
 
 /** What an attempt keeps of the response body. */

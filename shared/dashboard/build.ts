@@ -6,7 +6,7 @@ import { buildSync } from 'esbuild';
 
 /**
  * The developer dashboard: a single-page app (Preact) served at `/` of the API's origin, so it
- * calls `/v1` without CORS (contract.md, "Developer dashboard and API reference"). It is built
+ * calls `/v1` without CORS (docs/dashboard.md). It is built
  * here, by the local runtime at start and by the stack at synth (infra/dashboard-site.ts), into
  * the same files with the same headers. Synchronous, because CDK builds assets synchronously.
  */
@@ -95,6 +95,25 @@ function linked(html: string, assets: Map<string, string>): string {
 }
 
 /**
+ * Redoc's sidebar footer shows its logo from cdn.redoc.ly. The reference's policy refuses it —
+ * nothing a reader loads leaves the origin — and the refusal is a console error on every load. So
+ * the footer's image is an empty one of this origin's policy (`data:`); its "API docs by Redocly"
+ * link stays. Should a Redoc release stop loading that logo, the build says so.
+ */
+const redocLogo = '"https://cdn.redoc.ly/redoc/logo-mini.svg"';
+const emptyImage = JSON.stringify(
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='0' height='0'/%3E",
+);
+
+function withoutRemoteLogo(bundle: Buffer): Buffer {
+  const source = bundle.toString('utf8');
+  if (!source.includes(redocLogo)) {
+    throw new Error(`Redoc's bundle no longer names ${redocLogo}: withoutRemoteLogo can go`);
+  }
+  return Buffer.from(source.replaceAll(redocLogo, emptyImage));
+}
+
+/**
  * The dashboard (`index.html`, its script and style) and the API reference (`docs`, its script
  * and Redoc's standalone bundle), minified, each asset named after its content. `localInbox`,
  * when given, is the local runtime's webhook inbox URL prefix: the dashboard offers it as an
@@ -120,7 +139,9 @@ export function buildDashboard(options: { localInbox?: string } = {}): StaticFil
     legalComments: 'none',
     logLevel: 'silent',
   });
-  const redoc = readFileSync(require.resolve('redoc/bundles/redoc.standalone.js'));
+  const redoc = withoutRemoteLogo(
+    readFileSync(require.resolve('redoc/bundles/redoc.standalone.js')),
+  );
   const built = [
     ...result.outputFiles.map((file) => ({
       name: file.path.split('/').pop()!,

@@ -1,5 +1,5 @@
 /**
- * The stable error codes of the API (contract.md, "Wire conventions"). Clients branch on these,
+ * The stable error codes of the API (docs/conventions.md, "Errors"). Clients branch on these,
  * so a code is never renamed; the HTTP status for each lives in one table in shared/http.
  */
 export const errorCodes = [

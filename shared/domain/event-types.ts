@@ -1,4 +1,7 @@
-/** The outbound event types a client can subscribe to (service-interface.md, "Events"). */
+/**
+ * The outbound event types a client can subscribe to (docs/webhooks.md, "Event types and their
+ * data").
+ */
 export const eventTypes = [
   'order.created',
   'order.updated',

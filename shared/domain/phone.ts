@@ -5,8 +5,8 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
  * number that cannot be one is refused (`not_possible`: a length no number of its country
  * calling code has, an unknown calling code, letters); a possible number whose range is not
  * assigned today (`+12010000000`) is accepted, since numbering plans change faster than the
- * metadata we ship (contract.md: "an input that is not a possible phone number is a 400"). An
- * extension is refused rather than dropped: a code texted to the main line would not reach the
+ * metadata we ship (docs/otp.md, "Operations": an input that is not a possible phone number is a
+ * 400). An extension is refused rather than dropped: a code texted to the main line would not reach the
  * extension the user meant.
  */
 export type PhoneReading = { e164: string } | { refused: 'not_possible' | 'extension' };

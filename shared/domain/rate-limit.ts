@@ -1,7 +1,7 @@
 import { ServiceError } from './errors.js';
 
 /**
- * Fixed-window rate limiting (contract.md, "Rate limits"): a counter per client and window,
+ * Fixed-window rate limiting (docs/conventions.md, "Rate limits"): a counter per client and window,
  * incremented atomically; the window's end is what X-RateLimit-Reset reports.
  */
 

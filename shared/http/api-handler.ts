@@ -40,7 +40,7 @@ import {
 } from './responses.js';
 import { parseRequestPart } from './validate.js';
 
-/** Largest accepted API request body (contract.md): larger is a 413. */
+/** Largest accepted API request body (docs/conventions.md): larger is a 413. */
 export const maxApiBodyBytes = 64 * 1024;
 
 type Schema = v.GenericSchema;
@@ -161,8 +161,8 @@ function answerHeaders(requestId: string, origin: string | undefined): Record<st
 }
 
 /**
- * Who the rate limiter counts (contract.md, "Who the rate limiter counts"): only what API Gateway
- * validated — the id of the API key it accepted (`identity.apiKeyId`, set only on a method that
+ * Who the rate limiter counts (docs/api-contract.md, "Who the rate limiter counts"): only what API
+ * Gateway validated — the id of the API key it accepted (`identity.apiKeyId`, set only on a method that
  * requires a key, for a key of a usage plan) together with the connection's address
  * (`identity.sourceIp`, an IPv6 one by its /64: `countingSource`); the address alone when no key
  * was accepted. Never the `x-api-key`
@@ -224,8 +224,8 @@ function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
 }
 
 /**
- * The per-client fixed window of contract.md, counted for `clientOf`. Every response carries the
- * X-RateLimit-* headers. With `countsOwnHit`, the hit is handed to the use-case uncounted, and
+ * The per-client fixed window (docs/conventions.md, "Rate limits"), counted for `clientOf`. Every
+ * response carries the X-RateLimit-* headers. With `countsOwnHit`, the hit is handed to the use-case uncounted, and
  * counted here afterwards only if the use-case's write did not count it.
  */
 function rateLimit(
@@ -359,7 +359,7 @@ function errorEnvelope(inputFields?: InputFields): MiddlewareObj<ApiEvent, HttpR
 }
 
 /**
- * Two hosts (service-interface.md, "Versioning"): a request that came through the custom domain
+ * Two hosts (docs/deployment.md, "Custom domains"): a request that came through the custom domain
  * of the other host is answered 404, as for a path no operation serves — before its body or
  * credentials are read, so the wrong host tells nothing of either, and counted in the caller's
  * window like any 404. The domain is the one API Gateway routed the request through

@@ -37,8 +37,8 @@ export function callerAddress(
 const subscriberPrefixBits = 64;
 
 /**
- * Who the per-address limits count for a caller's address (contract.md, third round): an IPv4
- * address as it is; an IPv6 address by its /64 (`2001:db8:1:2::/64`), because one subscriber
+ * Who the per-address limits count for a caller's address (docs/api-contract.md, "Who the rate
+ * limiter counts"): an IPv4 address as it is; an IPv6 address by its /64 (`2001:db8:1:2::/64`), because one subscriber
  * holds a whole /64 at least and can take a fresh address from it for every request; an
  * IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, how a dual-stack socket shows an IPv4 peer) as
  * the IPv4 address it carries. Anything else (no address known) as it is.

@@ -1,5 +1,5 @@
 /**
- * Cross-origin access for browser client apps (contract.md, "HTTP details"): pages of the allowed
+ * Cross-origin access for browser client apps (docs/conventions.md, "CORS"): pages of the allowed
  * origins may call the API with a Bearer token and read its answers, rate-limit headers included.
  * No cookies are involved, so credentials mode stays off. The same rules answer preflights in the
  * local runtime and decorate every API answer.

@@ -267,7 +267,7 @@ function successContent(answer: Answer): JsonObject {
 }
 
 /**
- * Which host serves an operation (service-interface.md, "Versioning"), as its 404 states: with
+ * Which host serves an operation (docs/deployment.md, "Custom domains"), as its 404 states: with
  * the custom domains configured, the other host answers 404 for it.
  */
 const servedHost: Record<Host, string> = {
@@ -469,12 +469,13 @@ function operation(route: HttpRouteEntry): JsonObject {
             : [{ apiKey: [] }];
   // The limits the handler applies: its definition's, the very objects this document reads.
   const limits: OwnLimit[] = route.surface === 'api' ? (route.limits ?? []) : [];
-  const description =
+  const limitsText =
     receives === undefined ? limits.map(limitSentence).join(' ') : receiverLimitsSentence;
+  const description = [`${route.summary}.`, limitsText].filter((part) => part !== '').join('\n\n');
   return {
     operationId: route.name,
-    summary: route.summary,
-    ...(description === '' ? {} : { description }),
+    summary: route.title,
+    description,
     tags: [route.tag],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(route.body
@@ -572,7 +573,8 @@ function webhooksSection(): JsonObject {
         {
           post: {
             operationId: `receive_${type.replace('.', '_')}`,
-            summary: `${type}: ${description}`,
+            summary: type,
+            description,
             tags: ['webhooks'],
             parameters: deliveryHeaders,
             security: [{ webhookSignature: [] }],
@@ -637,7 +639,8 @@ export function openApiDocument(
       title: 'Account, OTP and webhook service',
       version: '1.0.0',
       description:
-        'Sign-up with email OTP, JWT sessions with rotating refresh tokens, SMS OTP, password reset, inbound gateway webhooks and signed outbound webhooks. Envelopes, error codes and rate limits as documented in the README.\n\n' +
+        'Sign-up with email OTP, JWT sessions with rotating refresh tokens, SMS OTP, password reset, inbound gateway webhooks and signed outbound webhooks.\n\n' +
+        'Envelopes: a success answers `{"success": true, "data": …}` (lists add `meta`: page, per_page, total); a refusal answers `{"success": false, "error": {"code", "message", "details"}}`, `details` naming each bad field in a sentence. Clients branch on `code`, which is never renamed; each operation lists the statuses it answers.\n\n' +
         'Rate-limit headers: every answer of an API operation carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset of the window that counted it (a 429 also Retry-After), whatever its status. Two kinds of answer count in no window, and so carry none: CORS preflights (OPTIONS on an API path), which the API gateway answers itself without calling the service — a preflight is never counted, so a refused one has no window to report and costs the caller nothing of its limit —, and the receivers’ answers (tag receivers: their descriptions say why).\n\n' +
         'Two hosts: where the deployment has its custom domains, {base_url}’s host serves the operations tagged auth, profile and otp, and {api_base_url}’s those tagged webhooks and events; the public documents (tag meta) are on both, and the other host answers 404 `not_found` for an operation. The deployment’s own stage address serves every operation. The receivers (tag receivers) have addresses of their own on AWS.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },

@@ -76,7 +76,7 @@ export interface Needs {
 type Tag = 'auth' | 'profile' | 'otp' | 'webhooks' | 'events' | 'receivers' | 'meta';
 
 /**
- * The two public hosts (service-interface.md, "Versioning"): `accounts` is {base_url}'s (accounts,
+ * The two public hosts (docs/deployment.md, "Custom domains"): `accounts` is {base_url}'s (accounts,
  * sessions, profile, OTPs, receivers), `api` is {api_base_url}'s (webhook registration and
  * events).
  */
@@ -156,7 +156,7 @@ export interface RouteLimit<TRequest> extends FixedWindow {
 }
 
 interface HttpOperation {
-  /** The operation id (service-interface.md's names where it has one). */
+  /** The operation id (the names the OpenAPI document publishes). */
   name: string;
   method: RouteMethod;
   /** Path below /v1, with {param} placeholders (`{proxy+}`: any rest of the path). */
@@ -164,6 +164,9 @@ interface HttpOperation {
   /** The Lambda entry module, relative to the project root: the handler beside this definition. */
   entry: string;
   auth: Auth;
+  /** A short name for the operation (the reference's menu): a verb and its object, no clause. */
+  title: string;
+  /** What it does, in a sentence: the reference's first line under the title. */
   summary: string;
   tag: Tag;
   needs: Needs;

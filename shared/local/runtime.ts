@@ -591,9 +591,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   if (verbose) {
     console.log(`Service listening on ${baseUrl} (DynamoDB Local at ${dynamoLocal.endpoint})`);
     console.log(`Developer dashboard at ${origin}/`);
+    console.log(`API reference at ${origin}/docs`);
+    console.log(
+      `Outbox (emails and texts, with their codes) at ${origin}/_local/outbox?to=<email or phone>`,
+    );
     console.log(
       `Webhook inbox at ${inbox.origin}/inbox/<name>: register it as an endpoint URL, read what arrived at ${origin}/_local/inbox/<name>`,
     );
+    console.log('First steps: docs/guide.md');
   }
 
   return {

@@ -8,8 +8,8 @@ import { mergedNeeds, routesByEntry } from '../../shared/http/route-needs.js';
 import type { Needs } from '../../shared/http/route-table.js';
 
 /**
- * Every AWS call goes through the AWS SDK for JavaScript v3 client the design card names, and no
- * module of ours signs a request. Each function's bundle is built as the stack builds it;
+ * Every AWS call goes through the AWS SDK for JavaScript v3 client of that service
+ * (docs/architecture.md, "Layers"), and no module of ours signs a request. Each function's bundle is built as the stack builds it;
  * esbuild's metafile says which packages put bytes into it. A function carries a service's client
  * exactly when its routes are granted that service (`needs`, which the stack turns into its
  * role): DynamoDB through client-dynamodb and lib-dynamodb, the queues through client-sqs, email
@@ -80,7 +80,7 @@ beforeAll(async () => {
 }, 180_000);
 
 describe('the AWS calls of every function', () => {
-  it('go through the design card’s SDK client of each service the function is granted, and no other', () => {
+  it('go through the AWS SDK client of each service the function is granted, and no other', () => {
     expect(bundles.size).toBeGreaterThan(40);
     const wrong: string[] = [];
     for (const [entry, { granted, metafile }] of bundles) {

@@ -9,9 +9,10 @@ import { type LocalService, startLocalService } from '../support/local-service.j
 
 /**
  * docs/guide.md, run as a reader runs it: every `sh` block of the page, in order, in one bash,
- * against the service as a fresh `npm start` serves it (default limits, no setting), with only
- * the ports changed. The page marks the answers that are refusals (`# → 401 invalid_token`);
- * every other call must succeed, and none may answer 5xx.
+ * against the service as a fresh `npm start` serves it (default limits, no setting), on ports of
+ * its own that the page reads from `PORT` and `LOCAL_INBOX_PORT`. The page marks the answers
+ * that are refusals (`# → 401 invalid_token`); every other call must succeed, and none may
+ * answer 5xx.
  */
 
 const page = readFileSync(resolve(import.meta.dirname, '../../docs/guide.md'), 'utf8');
@@ -64,13 +65,15 @@ describe('docs/guide.md', () => {
   it('runs as written against a fresh npm start', { timeout: 120_000 }, async () => {
     const port = new URL(service.baseUrl).port;
     const inboxPort = new URL(service.inboxOrigin).port;
-    const script = ['set -euo pipefail', ...blocks]
-      .join('\n')
-      .replaceAll('localhost:3000', `localhost:${port}`)
-      .replaceAll('localhost:3443', `localhost:${inboxPort}`);
+    const script = ['set -euo pipefail', ...blocks].join('\n');
     const before = loggedRequests().length;
 
-    const run = await promisify(execFile)('bash', ['-c', script], { cwd: directory });
+    // The ports as a reader who started the service on other ones exports them: the page builds
+    // every URL from these two variables.
+    const run = await promisify(execFile)('bash', ['-c', script], {
+      cwd: directory,
+      env: { ...process.env, PORT: port, LOCAL_INBOX_PORT: inboxPort },
+    });
 
     expect(run.stderr).toBe('');
     // A request of our own after the page's: once it is logged, every line before it is in.

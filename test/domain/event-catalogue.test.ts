@@ -1,4 +1,5 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { eventTypes } from '../../shared/domain/event-types.js';
 import {
@@ -80,7 +81,9 @@ describe('the event catalogue', () => {
 });
 
 describe('the JSON Schema of each type (GET /v1/event-types, OpenAPI webhooks)', () => {
+  // With the formats the schemas name (date-time, uri …), checked as a receiver's validator checks them.
   const ajv = new Ajv2020({ strict: false });
+  addFormats.default(ajv);
 
   it.each(deliverableEventDefinitions.map((definition) => [definition.type, definition]))(
     '%s: accepts its example and refuses what publication refuses',
@@ -91,6 +94,7 @@ describe('the JSON Schema of each type (GET /v1/event-types, OpenAPI webhooks)',
       expect(validate({ ...example, data: {} })).toBe(false);
       expect(validate({ ...example, data: { ...example.data, extra: 'allowed' } })).toBe(true);
       expect(validate({ ...example, type: 'something.else' })).toBe(false);
+      expect(validate({ ...example, created_at: 'yesterday' })).toBe(false);
     },
   );
 

@@ -4,7 +4,7 @@ import { startLocalService } from '../support/local-service.js';
 import { AccountClient, uniqueEmail, uniquePhone } from './accounts-support.js';
 
 /**
- * The HTTP details of contract.md ("HTTP details") as a client developer meets them through
+ * The HTTP conventions of docs/conventions.md as a client developer meets them through
  * `npm start`: media types, the headers every answer carries, CORS, readable validation messages.
  */
 

@@ -4,7 +4,7 @@ import { type LocalService, startLocalService } from '../support/local-service.j
 import { AccountClient, uniqueEmail, uniquePhone } from './accounts-support.js';
 
 /**
- * Pre-account-hijacking through recovery (contract.md, "Identity lifecycle, third round"), played
+ * Pre-account-hijacking through recovery (docs/accounts.md, "Password reset"), played
  * over HTTP against the service as `npm start` runs it. The stranger never reads the victim's
  * inbox: every code the victim enters is read from the victim's own outbox, and every code the
  * stranger enters from the stranger's own phone.

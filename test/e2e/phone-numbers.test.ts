@@ -4,8 +4,8 @@ import { type LocalService, startLocalService } from '../support/local-service.j
 import { AccountClient, type Answer, uniqueEmail, uniquePhone } from './accounts-support.js';
 
 /**
- * Every request field that takes a phone number reads it alike (contract.md: "an input that is
- * not a possible phone number is a 400"): a possible number is taken even when no region's plan
+ * Every request field that takes a phone number reads it alike (docs/otp.md: an input that is
+ * not a possible phone number is a 400): a possible number is taken even when no region's plan
  * assigns its range today, and an extension is refused in words rather than dropped (a code
  * texted to the main line never reaches the extension the user typed).
  */

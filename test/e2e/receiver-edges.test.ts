@@ -15,7 +15,7 @@ import { logLines } from '../support/service-logs.js';
 import { AccountClient } from './accounts-support.js';
 
 /**
- * Replays and floods on the receivers (contract.md, "Receivers, third round"), against the
+ * Replays and floods on the receivers (docs/receivers.md, "Decisions"), against the
  * service as `npm start` runs it: a signed body kept past its dedupe record, a flood of unsigned
  * calls, and a signed body too big to store.
  */

@@ -6,7 +6,7 @@ import { AccountClient, type Answer } from './accounts-support.js';
 import { type WebhookOwner, webhookOwner } from './webhooks-support.js';
 
 /**
- * Two hosts (service-interface.md, "Versioning"): with both custom domains configured, the
+ * Two hosts (docs/deployment.md, "Custom domains"): with both custom domains configured, the
  * account, session, profile and OTP operations answer on {base_url}'s host only, webhook
  * registration and events on {api_base_url}'s only, and the other host answers 404 in the
  * envelope. The runtime serves both as API Gateway does, naming the domain a request was sent to

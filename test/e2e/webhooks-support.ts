@@ -16,7 +16,7 @@ export async function webhookOwner(client: AccountClient): Promise<WebhookOwner>
   return { token: tokens.access_token, userId: tokens.user.id, email, password };
 }
 
-/** The order data the interface document fixes (contract.md, "Outbound webhooks"). */
+/** The order data of the `order.*` event types (docs/webhooks.md, "Event types and their data"). */
 export const order = { order_id: 'ord_42', status: 'placed', total: 19.99, currency: 'EUR' };
 
 /**

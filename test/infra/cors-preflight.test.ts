@@ -6,7 +6,7 @@ import { synthesisTimeouts, synthStage } from './synthesized-stage.js';
 vi.setConfig(synthesisTimeouts);
 
 /**
- * Browser apps on AWS as in the local runtime (contract.md, "HTTP details"): the origins of the
+ * Browser apps on AWS as in the local runtime (docs/conventions.md, "CORS"): the origins of the
  * `corsAllowedOrigins` context get their preflights answered by API Gateway, for the methods each
  * path serves, and the API functions put the CORS headers on their answers.
  */

@@ -3,8 +3,8 @@ import { AccountClient } from '../e2e/accounts-support.js';
 import { type LocalService, startLocalService } from '../support/local-service.js';
 
 /**
- * The per-client limit under concurrency (issue 17): a client at 150 % of its limit, all at once,
- * gets exactly the limit accepted in each window — the atomic counter neither lets one more
+ * The per-client limit under concurrency (docs/reliability.md, "Load and soak"): a client at 150 %
+ * of its limit, all at once, gets exactly the limit accepted in each window — the atomic counter neither lets one more
  * through nor refuses one too many. `npm run soak` holds the same with the requests spread over
  * real minutes, beside the rest of the traffic.
  */

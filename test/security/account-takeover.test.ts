@@ -4,7 +4,7 @@ import { eventually } from '../support/eventually.js';
 import { type LocalService, startLocalService } from '../support/local-service.js';
 
 /**
- * Pre-account-hijacking and takeover attempts (contract.md, "Identity lifecycle"), each played
+ * Pre-account-hijacking and takeover attempts (docs/accounts.md, "Identity lifecycle"), each played
  * over HTTP against the service as `npm start` runs it. The stranger never reads the victim's
  * inbox or phone: every code below is read from the victim's own outbox.
  */

@@ -18,8 +18,8 @@ import { tableCounter, testOperation } from '../support/operations.js';
 import { useFreshTable } from '../support/table.js';
 
 /**
- * Who one client is on the internet (contract.md, "Per-address limits count an IPv6 caller by its
- * /64"): a subscriber holds a /64 of IPv6 at least and can send every request from a fresh
+ * Who one client is on the internet (docs/api-contract.md, "Who the rate limiter
+ * counts"): a subscriber holds a /64 of IPv6 at least and can send every request from a fresh
  * address in it. Each per-address limit, played with the events API Gateway sends to the
  * deployed handler modules: an attacker who rotates the last 64 bits buys nothing.
  */

@@ -15,8 +15,8 @@ import { invoke, lambdaContext, restEvent } from '../support/events.js';
 import { useFreshTable } from '../support/table.js';
 
 /**
- * Failed-login throttling must tell nothing and lock nobody out (contract.md, "Identity
- * lifecycle"). Played against the deployed handler modules on DynamoDB Local, with the events
+ * Failed-login throttling must tell nothing and lock nobody out (docs/accounts.md,
+ * "Login"). Played against the deployed handler modules on DynamoDB Local, with the events
  * API Gateway sends (the source IP is the one API Gateway saw), every DynamoDB call recorded.
  * Time stands still (only `Date` is faked), so a lock's Retry-After is exact on both sides.
  */

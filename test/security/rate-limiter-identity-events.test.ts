@@ -12,8 +12,8 @@ import { useFreshTable } from '../support/table.js';
  * Who the rate limiter counts, with the events API Gateway (REST API, Lambda proxy integration,
  * stage v1) sends: what the platform validated — the id of the API key it accepted
  * (`requestContext.identity.apiKeyId`) and the connection's address (`identity.sourceIp`) —
- * never the `x-api-key` header, which the client writes (contract.md, "Who the rate limiter
- * counts").
+ * never the `x-api-key` header, which the client writes (docs/api-contract.md, "Who the rate
+ * limiter counts").
  */
 
 interface Caller {

@@ -6,8 +6,8 @@ import { type LocalService, startLocalService } from '../support/local-service.j
 /**
  * Who the rate limiter counts, attacked over HTTP through the local runtime as `npm start` runs
  * it: a client that sends a fresh `x-api-key` with every request must still be one client
- * (contract.md, "Who the rate limiter counts"). Each test sends from a loopback address of its
- * own, which the runtime reports as the source IP, so the tests do not share windows.
+ * (docs/api-contract.md, "Who the rate limiter counts"). Each test sends from a loopback address of
+ * its own, which the runtime reports as the source IP, so the tests do not share windows.
  */
 
 const perMinute = 15;

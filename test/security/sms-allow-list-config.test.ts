@@ -4,8 +4,8 @@ import { smsAllowedCountries } from '../../shared/config.js';
 /**
  * An empty SMS country allow-list allows every country: convenient on a laptop, and on a deployed
  * stack an open door to SMS pumping (bots requesting codes to premium-rate numbers abroad). A
- * function running on Lambda must be told where texts may go (contract.md, "Who the rate limiter
- * counts"): the stack names SMS_ALLOWED_COUNTRIES, and the function refuses to run without it.
+ * function running on Lambda must be told where texts may go (docs/otp.md,
+ * "Decisions"): the stack names SMS_ALLOWED_COUNTRIES, and the function refuses to run without it.
  */
 
 const saved = { ...process.env };

@@ -3,7 +3,7 @@ import { AccountClient, uniquePhone } from '../e2e/accounts-support.js';
 import { type LocalService, startLocalService } from '../support/local-service.js';
 
 /**
- * SMS spend is bounded service-wide (contract.md, "Who the rate limiter counts"): past
+ * SMS spend is bounded service-wide (docs/otp.md, "Decisions"): past
  * SMS_MAX_PER_HOUR texts in a clock hour the service sends none, whoever asks and whatever the
  * number — the brake on SMS pumping that per-number and per-client limits cannot be, since a
  * pumper spreads over many numbers and addresses. Against the service as `npm start` runs it.

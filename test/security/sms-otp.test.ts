@@ -5,8 +5,8 @@ import { type LocalService, startLocalService } from '../support/local-service.j
 /**
  * Attacks on the SMS codes, over HTTP against the service as `npm start` runs it: texting numbers
  * without an account (toll fraud), confirming a number for someone else, and signing in by SMS
- * with a phone that nobody proved (contract.md, "Identity lifecycle", "Who the rate limiter
- * counts").
+ * with a phone that nobody proved (docs/accounts.md, "Identity lifecycle"; docs/otp.md,
+ * "Decisions").
  */
 
 let service: LocalService;

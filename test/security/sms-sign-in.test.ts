@@ -15,7 +15,7 @@ import { useFreshTable } from '../support/table.js';
 /**
  * Signing in by SMS proves the phone only if the phone was proven before: the code went to
  * whoever holds the number, and a number written into an account by its signer proves nothing
- * (contract.md, "Identity lifecycle"). So the sign-in never marks a phone verified, and starts
+ * (docs/accounts.md, "Identity lifecycle"). So the sign-in never marks a phone verified, and starts
  * no session for a phone its account has not verified — whatever code the caller holds.
  */
 

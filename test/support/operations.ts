@@ -18,6 +18,7 @@ export function testOperation<
     entry: 'test.ts',
     auth: 'none' as TAuth,
     tag: 'meta',
+    title: 'Test route',
     summary: 'A route of a test',
     needs: {},
     ...parts,

@@ -12,7 +12,7 @@ import { epochSeconds } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { refreshTokenSeconds } from './refresh-tokens.js';
 
-/** Access-token lifetime (contract.md): 15 minutes. */
+/** Access-token lifetime (docs/accounts.md, "Access tokens and keys"): 15 minutes. */
 export const accessTokenSeconds = 15 * 60;
 
 /** The answer to a valid access token whose session was revoked (logout, password change). */

@@ -2,7 +2,7 @@ import type { EmailMessage, Mailer } from '../messages.js';
 import type { SecurityNotice } from './ports.js';
 
 /**
- * The security notices of contract.md ("Identity lifecycle"): what changed, when nothing else
+ * The security notices of docs/accounts.md ("Identity lifecycle"): what changed, when nothing else
  * would tell the owner, and what to do if it was not them. Sent by the account-code worker.
  */
 

@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { type Algorithm, hashRaw, type Version } from '@node-rs/argon2';
 
 /**
- * Password hashing (contract.md, "Identity and sessions"): Argon2id with OWASP's first-choice
+ * Password hashing (docs/accounts.md, "Passwords"): Argon2id with OWASP's first-choice
  * parameters, stored as a PHC string (`$argon2id$v=19$m=19456,t=2,p=1$salt$hash`) so the
  * parameters travel with each hash and can be raised later; `needsRehash` tells login to upgrade
  * an old hash while it holds the plain password.

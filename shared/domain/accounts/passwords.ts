@@ -3,7 +3,7 @@ import type { AccountCheckDeps, AccountCodeDeps } from './deps.js';
 import { checkCurrentPassword } from './login.js';
 import { hashPassword } from './password-hashing.js';
 
-/** contract.md: a password must not equal the account's email. */
+/** docs/accounts.md, "Passwords": a password must not equal the account's email. */
 export function refuseEmailAsPassword(password: string, email: string, field: string): void {
   if (password.trim().toLowerCase() === email) {
     throw new ServiceError('invalid_request', 'The password must not be the email address', [

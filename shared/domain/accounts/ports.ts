@@ -357,7 +357,7 @@ export interface AccountCodes {
   ): Promise<T>;
 }
 
-/** The security notices an account's email gets (contract.md, "Identity lifecycle"). */
+/** The security notices an account's email gets (docs/accounts.md, "Identity lifecycle"). */
 export const securityNotices = [
   'password_changed',
   'password_reset',

@@ -16,7 +16,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
  * the stored item's.
  */
 
-/** Refresh-token lifetime (contract.md): 30 days from issue. */
+/** Refresh-token lifetime (docs/accounts.md, "Sessions and refresh tokens"): 30 days from issue. */
 export const refreshTokenSeconds = 30 * 24 * 60 * 60;
 
 /** A rotated token presented again within this window gets the same successor pair (a race, not a theft). */

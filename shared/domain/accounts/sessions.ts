@@ -276,7 +276,7 @@ async function exchange(
 /**
  * Ends the session of the presented access token, if it is ours (even expired); the user goes
  * offline once no session is left. Never fails on a bad token: logout must always succeed
- * (service-interface.md).
+ * (docs/accounts.md, "Sessions and refresh tokens").
  */
 export async function logout(deps: AccountDeps, accessToken: string | undefined): Promise<void> {
   if (accessToken === undefined) return;

@@ -39,7 +39,7 @@ export interface CreationTime {
   field: string;
 }
 
-/** How one sender signs and names its events (contract.md, "Inbound webhooks"). */
+/** How one sender signs and names its events (docs/receivers.md). */
 export interface SourceRules {
   source: InboundSource;
   verify(call: InboundCall, secrets: string[]): SignatureCheck;

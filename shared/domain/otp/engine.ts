@@ -6,8 +6,8 @@ import { metrics } from '../metrics.js';
 import { type PendingHit, type RateLimitDecision, routeLimited } from '../rate-limit.js';
 
 /**
- * The one OTP engine of the service (contract.md, "OTPs"). Every code — sign-up, email and phone
- * verification, password reset, SMS login, generic checks — is issued and consumed here, so the
+ * The one OTP engine of the service (docs/otp.md, "The engine"). Every code — sign-up, email and
+ * phone verification, password reset, SMS login, generic checks — is issued and consumed here, so the
  * rules below hold for all of them. docs/otp.md describes it for callers.
  */
 

@@ -1,6 +1,6 @@
 /**
- * The OTP routes' own limits, tighter than the per-client one of every route (contract.md, "Rate
- * limits"). They sit in front of the engine's cooldown and hourly cap, which bound what is sent;
+ * The OTP routes' own limits, tighter than the per-client one of every route (docs/otp.md,
+ * "Limits"). They sit in front of the engine's cooldown and hourly cap, which bound what is sent;
  * these bound how hard one address (or, for the phone lookup, one client) can be hammered at all.
  */
 

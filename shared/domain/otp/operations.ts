@@ -13,8 +13,8 @@ import type { SmsPurpose } from './purposes.js';
 import { refuseUnlistedSmsCountry } from './sms-countries.js';
 
 /**
- * The OTP operations of service-interface.md. Inputs arrive validated and normalised (lower-cased
- * email, E.164 phone). Round trips are counted in docs/otp.md.
+ * The OTP operations (docs/otp.md, "Operations"). Inputs arrive validated and normalised
+ * (lower-cased email, E.164 phone). Round trips are counted in docs/otp.md.
  */
 
 /** What the verify operations need: checking codes, and the accounts. */

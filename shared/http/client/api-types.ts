@@ -13,7 +13,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register an account and email a verification code */
+        /**
+         * Register an account
+         * @description Register an account and email a verification code.
+         */
         post: operations["signup"];
         delete?: never;
         options?: never;
@@ -30,7 +33,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Verify the sign-up code, activate the account and log in */
+        /**
+         * Verify the sign-up code
+         * @description Verify the sign-up code, activate the account and log in.
+         */
         post: operations["verifySignupOtp"];
         delete?: never;
         options?: never;
@@ -47,7 +53,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Log in with email and password */
+        /**
+         * Log in
+         * @description Log in with email and password.
+         */
         post: operations["login"];
         delete?: never;
         options?: never;
@@ -64,7 +73,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange a refresh token for a new token pair (rotation) */
+        /**
+         * Refresh the tokens
+         * @description Exchange a refresh token for a new token pair (rotation).
+         */
         post: operations["refreshToken"];
         delete?: never;
         options?: never;
@@ -81,7 +93,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke the session of the Bearer token, if any; always succeeds */
+        /**
+         * Log out
+         * @description Revoke the session of the Bearer token, if any; always succeeds.
+         */
         post: operations["logout"];
         delete?: never;
         options?: never;
@@ -98,7 +113,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change (or, with no password yet, set) the password and revoke every other session */
+        /**
+         * Change the password
+         * @description Change (or, with no password yet, set) the password and revoke every other session.
+         */
         post: operations["changePassword"];
         delete?: never;
         options?: never;
@@ -113,7 +131,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's live sessions, newest first */
+        /**
+         * List sessions
+         * @description The caller's live sessions, newest first.
+         */
         get: operations["listSessions"];
         put?: never;
         post?: never;
@@ -133,7 +154,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** End one of the caller's sessions: its tokens stop working at once */
+        /**
+         * End a session
+         * @description End one of the caller's sessions: its tokens stop working at once.
+         */
         delete: operations["revokeSession"];
         options?: never;
         head?: never;
@@ -149,7 +173,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End every session of the caller, this one included */
+        /**
+         * End every session
+         * @description End every session of the caller, this one included.
+         */
         post: operations["logoutAll"];
         delete?: never;
         options?: never;
@@ -166,7 +193,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Email a password-reset code (or a verification code first) */
+        /**
+         * Request a password reset
+         * @description Email a password-reset code (or a verification code first).
+         */
         post: operations["forgotPassword"];
         delete?: never;
         options?: never;
@@ -183,7 +213,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set a new password with the emailed code; revokes all sessions */
+        /**
+         * Reset the password
+         * @description Set a new password with the emailed code; revokes all sessions.
+         */
         post: operations["resetPasswordWithOtp"];
         delete?: never;
         options?: never;
@@ -198,7 +231,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's own profile */
+        /**
+         * Get the profile
+         * @description The caller's own profile.
+         */
         get: operations["getProfile"];
         put?: never;
         post?: never;
@@ -216,7 +252,10 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Change name, gender or online status; a new email or phone number waits for its code */
+        /**
+         * Update the profile
+         * @description Change name, gender or online status; a new email or phone number waits for its code.
+         */
         put: operations["profileUpdate"];
         post?: never;
         delete?: never;
@@ -232,7 +271,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public keys that verify access tokens */
+        /**
+         * Token signing keys (JWKS)
+         * @description Public keys that verify access tokens.
+         */
         get: operations["jwks"];
         put?: never;
         post?: never;
@@ -249,7 +291,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This API as an OpenAPI 3.1 document */
+        /**
+         * This OpenAPI document
+         * @description This API as an OpenAPI 3.1 document.
+         */
         get: operations["openapi"];
         put?: never;
         post?: never;
@@ -269,8 +314,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send an SMS code: purpose login (public; texted only to the verified phone of an account, the same answer for every number) or generic (Bearer token; the code is bound to the caller)
-         * @description Own limit: 3 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
+         * Send an SMS code
+         * @description Send an SMS code: purpose login (public; texted only to the verified phone of an account, the same answer for every number) or generic (Bearer token; the code is bound to the caller).
+         *
+         *     Own limit: 3 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
          */
         post: operations["sendOtp"];
         delete?: never;
@@ -289,8 +336,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Verify an SMS code: purpose login (public) returns a token pair; generic (Bearer token) confirms the number for the caller
-         * @description Own limit: 10 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
+         * Verify an SMS code
+         * @description Verify an SMS code: purpose login (public) returns a token pair; generic (Bearer token) confirms the number for the caller.
+         *
+         *     Own limit: 10 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
          */
         post: operations["verifyOtp"];
         delete?: never;
@@ -309,8 +358,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a new email verification code
-         * @description Own limit: 3 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
+         * Resend the email code
+         * @description Send a new email verification code.
+         *
+         *     Own limit: 3 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
          */
         post: operations["resendEmailOtp"];
         delete?: never;
@@ -329,8 +380,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a new SMS verification code
-         * @description Own limit: 3 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
+         * Resend the SMS code
+         * @description Send a new SMS verification code.
+         *
+         *     Own limit: 3 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
          */
         post: operations["resendMobileOtp"];
         delete?: never;
@@ -349,8 +402,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Confirm ownership of an email address
-         * @description Own limit: 10 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
+         * Verify an email
+         * @description Confirm ownership of an email address.
+         *
+         *     Own limit: 10 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
          */
         post: operations["verifyEmailOtp"];
         delete?: never;
@@ -369,8 +424,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Confirm ownership of a phone number
-         * @description Own limit: 10 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
+         * Verify a phone
+         * @description Confirm ownership of a phone number.
+         *
+         *     Own limit: 10 requests a minute per email or phone number the request names, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
          */
         post: operations["verifyMobileOtp"];
         delete?: never;
@@ -387,8 +444,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Whether a phone number is already registered
-         * @description Own limit: 10 requests a minute per client, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
+         * Look up a phone number
+         * @description Whether a phone number is already registered.
+         *
+         *     Own limit: 10 requests a minute per client, on top of each client's limit for all operations; over it, 429 `rate_limited` with Retry-After and the X-RateLimit-* headers of this limit.
          */
         get: operations["verifyPhoneAccount"];
         put?: never;
@@ -406,10 +465,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's endpoints, newest first; filters: status, created_after, created_before */
+        /**
+         * List endpoints
+         * @description The caller's endpoints, newest first; filters: status, created_after, created_before.
+         */
         get: operations["listWebhooks"];
         put?: never;
-        /** Register an HTTPS endpoint for event types; returns its signing secret once */
+        /**
+         * Register an endpoint
+         * @description Register an HTTPS endpoint for event types; returns its signing secret once.
+         */
         post: operations["registerWebhook"];
         delete?: never;
         options?: never;
@@ -424,15 +489,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One endpoint */
+        /**
+         * Get an endpoint
+         * @description One endpoint.
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
-        /** Delete an endpoint; pending deliveries to it stop */
+        /**
+         * Delete an endpoint
+         * @description Delete an endpoint; pending deliveries to it stop.
+         */
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Change url, events, description or status; enabling sends the deliveries that waited */
+        /**
+         * Update an endpoint
+         * @description Change url, events, description or status; enabling sends the deliveries that waited.
+         */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -445,7 +519,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a new signing secret; the old one also signs for 24 hours */
+        /**
+         * Rotate the signing secret
+         * @description Issue a new signing secret; the old one also signs for 24 hours.
+         */
         post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -460,7 +537,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Deliveries to an endpoint with their attempts; filters: status, event_type, created_after, created_before */
+        /**
+         * List deliveries
+         * @description Deliveries to an endpoint with their attempts; filters: status, event_type, created_after, created_before.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -477,7 +557,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One delivery with its attempts and the event it carries */
+        /**
+         * Get a delivery
+         * @description One delivery with its attempts and the event it carries.
+         */
         get: operations["getWebhookDelivery"];
         put?: never;
         post?: never;
@@ -496,7 +579,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Attempt a delivery again now */
+        /**
+         * Retry a delivery
+         * @description Attempt a delivery again now.
+         */
         post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
@@ -513,7 +599,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Re-queue the failed deliveries created from since until until, 100 per call, each with a fresh ladder */
+        /**
+         * Recover failed deliveries
+         * @description Re-queue the failed deliveries created from since until until, 100 per call, each with a fresh ladder.
+         */
         post: operations["recoverWebhook"];
         delete?: never;
         options?: never;
@@ -530,7 +619,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deliver a test event to the endpoint */
+        /**
+         * Send a test event
+         * @description Deliver a test event to the endpoint.
+         */
         post: operations["sendWebhookTestEvent"];
         delete?: never;
         options?: never;
@@ -545,7 +637,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The event types an endpoint can subscribe to, with the JSON Schema of each payload; filters: status, created_after, created_before (every type is active, none has a creation time) */
+        /**
+         * List event types
+         * @description The event types an endpoint can subscribe to, with the JSON Schema of each payload; filters: status, created_after, created_before (every type is active, none has a creation time).
+         */
         get: operations["listEventTypes"];
         put?: never;
         post?: never;
@@ -564,7 +659,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Publish an event to the account's subscribed endpoints */
+        /**
+         * Publish an event
+         * @description Publish an event to the account's subscribed endpoints.
+         */
         post: operations["publishEvent"];
         delete?: never;
         options?: never;
@@ -582,8 +680,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Gateway A payment and order events
-         * @description No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
+         * Gateway A events
+         * @description Gateway A payment and order events.
+         *
+         *     No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
          */
         post: operations["handleGatewayAWebhook"];
         delete?: never;
@@ -602,8 +702,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Gateway A events, enhanced verification
-         * @description No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
+         * Gateway A events (enhanced)
+         * @description Gateway A events, enhanced verification.
+         *
+         *     No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
          */
         post: operations["handleGatewayAWebhookEnhanced"];
         delete?: never;
@@ -622,8 +724,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Gateway A subscription events
-         * @description No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
+         * Gateway A subscriptions
+         * @description Gateway A subscription events.
+         *
+         *     No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
          */
         post: operations["handleGatewayASubscriptionWebhook"];
         delete?: never;
@@ -642,8 +746,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * All gateway B events
-         * @description No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
+         * Gateway B events
+         * @description All gateway B events.
+         *
+         *     No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
          */
         post: operations["handleGatewayBWebhook"];
         delete?: never;
@@ -660,14 +766,18 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Messaging platform subscription handshake
-         * @description No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
+         * Messaging handshake
+         * @description Messaging platform subscription handshake.
+         *
+         *     No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
          */
         get: operations["messagingWebhookVerification"];
         put?: never;
         /**
-         * Messaging platform notifications
-         * @description No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
+         * Messaging notifications
+         * @description Messaging platform notifications.
+         *
+         *     No per-client window counts a receiver's calls, so its answers carry no X-RateLimit-* headers: its senders are the gateways and the messaging platform, authenticated by their signatures (the handshake by its verify token), and a window would refuse real events in a burst. The one limit a sender can meet is the receiver's reserved concurrency (a setting of the stack, 10 by default), at which Lambda refuses the call itself (the 429 below).
          */
         post: operations["messagingWebhookNotification"];
         delete?: never;
@@ -687,7 +797,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** order.created: A new order has been placed. */
+        /**
+         * order.created
+         * @description A new order has been placed.
+         */
         post: operations["receive_order_created"];
         delete?: never;
         options?: never;
@@ -704,7 +817,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** order.updated: An order’s status has changed; `status` is the new one. */
+        /**
+         * order.updated
+         * @description An order’s status has changed; `status` is the new one.
+         */
         post: operations["receive_order_updated"];
         delete?: never;
         options?: never;
@@ -721,7 +837,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** order.cancelled: An order has been cancelled. */
+        /**
+         * order.cancelled
+         * @description An order has been cancelled.
+         */
         post: operations["receive_order_cancelled"];
         delete?: never;
         options?: never;
@@ -738,7 +857,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** order.completed: An order has been delivered. */
+        /**
+         * order.completed
+         * @description An order has been delivered.
+         */
         post: operations["receive_order_completed"];
         delete?: never;
         options?: never;
@@ -755,7 +877,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** delivery.assigned: A driver has been assigned to deliver an order. */
+        /**
+         * delivery.assigned
+         * @description A driver has been assigned to deliver an order.
+         */
         post: operations["receive_delivery_assigned"];
         delete?: never;
         options?: never;
@@ -772,7 +897,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** delivery.picked_up: The order has been picked up from the merchant. */
+        /**
+         * delivery.picked_up
+         * @description The order has been picked up from the merchant.
+         */
         post: operations["receive_delivery_picked_up"];
         delete?: never;
         options?: never;
@@ -789,7 +917,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** delivery.in_transit: The delivery is on its way. */
+        /**
+         * delivery.in_transit
+         * @description The delivery is on its way.
+         */
         post: operations["receive_delivery_in_transit"];
         delete?: never;
         options?: never;
@@ -806,7 +937,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** delivery.completed: The delivery has been completed. */
+        /**
+         * delivery.completed
+         * @description The delivery has been completed.
+         */
         post: operations["receive_delivery_completed"];
         delete?: never;
         options?: never;
@@ -823,7 +957,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment.successful: A payment has been processed successfully; `amount` is what was captured. */
+        /**
+         * payment.successful
+         * @description A payment has been processed successfully; `amount` is what was captured.
+         */
         post: operations["receive_payment_successful"];
         delete?: never;
         options?: never;
@@ -840,7 +977,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment.failed: A payment has failed; `failure_reason` says why when the gateway told us. */
+        /**
+         * payment.failed
+         * @description A payment has failed; `failure_reason` says why when the gateway told us.
+         */
         post: operations["receive_payment_failed"];
         delete?: never;
         options?: never;
@@ -857,7 +997,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment.refunded: A refund has been processed; `amount` is the amount refunded. */
+        /**
+         * payment.refunded
+         * @description A refund has been processed; `amount` is the amount refunded.
+         */
         post: operations["receive_payment_refunded"];
         delete?: never;
         options?: never;
@@ -874,7 +1017,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** webhook.test: A test event, sent only to the endpoint named in POST /v1/webhooks/{id}/test, whatever its subscriptions. */
+        /**
+         * webhook.test
+         * @description A test event, sent only to the endpoint named in POST /v1/webhooks/{id}/test, whatever its subscriptions.
+         */
         post: operations["receive_webhook_test"];
         delete?: never;
         options?: never;
@@ -886,11 +1032,13 @@ export interface webhooks {
 export interface components {
     schemas: {
         Activation: {
+            /** @example eyJhbGciOiJFZERTQSIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1c3JfM3E5WmtUMXhXMGJINW1OMnJWOGNZZyJ9.c2lnbmF0dXJl */
             access_token: string;
             /** @constant */
             token_type: "Bearer";
             /** Format: int32 */
             expires_in: number;
+            /** @example rt_Vx3mQ8kZ1pL6wN0sT4yB9cF2hJ7dR5gA */
             refresh_token: string;
             user: components["schemas"]["User"];
             password_reset_required: boolean;
@@ -901,10 +1049,13 @@ export interface components {
             expires_in: number;
         };
         Delivery: {
+            /** @example dlv_5b7n2m4q6w8e1r3t9y0u */
             id: string;
+            /** @example evt_7k2m9q4x1z3c5v8b6n0a */
             event_id: string;
             /** @enum {string} */
             event_type: "order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded" | "webhook.test";
+            /** @example whk_q3zk2m7d4t6y1b5n8c2x */
             endpoint_id: string;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
@@ -912,13 +1063,20 @@ export interface components {
             /** Format: int32 */
             attempts_made: number;
             next_attempt_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             created_at: string;
             attempts: {
                 /** Format: int32 */
                 attempt: number;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-01-15T09:30:00.000Z
+                 */
                 attempted_at: string;
+                /** @example delivered */
                 outcome: string;
                 response_status: number | null;
                 /** Format: int32 */
@@ -928,10 +1086,13 @@ export interface components {
             }[];
         };
         DeliveryWithEvent: {
+            /** @example dlv_5b7n2m4q6w8e1r3t9y0u */
             id: string;
+            /** @example evt_7k2m9q4x1z3c5v8b6n0a */
             event_id: string;
             /** @enum {string} */
             event_type: "order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded" | "webhook.test";
+            /** @example whk_q3zk2m7d4t6y1b5n8c2x */
             endpoint_id: string;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
@@ -939,13 +1100,20 @@ export interface components {
             /** Format: int32 */
             attempts_made: number;
             next_attempt_at: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             created_at: string;
             attempts: {
                 /** Format: int32 */
                 attempt: number;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-01-15T09:30:00.000Z
+                 */
                 attempted_at: string;
+                /** @example delivered */
                 outcome: string;
                 response_status: number | null;
                 /** Format: int32 */
@@ -958,10 +1126,13 @@ export interface components {
         EmailVerified: {
             /** @constant */
             verified: true;
+            /** @example ada@example.com */
             email: string;
         };
         Endpoint: {
+            /** @example whk_q3zk2m7d4t6y1b5n8c2x */
             id: string;
+            /** @example https://api.example.com/webhooks */
             url: string;
             events: ("order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded")[];
             description: string | null;
@@ -970,18 +1141,27 @@ export interface components {
             disabled_reason: ("manual" | "failing") | null;
             disabled_at: string | null;
             failing_since: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             updated_at: string;
         };
         EndpointDeleted: {
+            /** @example whk_q3zk2m7d4t6y1b5n8c2x */
             id: string;
             /** @constant */
             deleted: true;
         };
         EndpointWithSecret: {
+            /** @example whk_q3zk2m7d4t6y1b5n8c2x */
             id: string;
+            /** @example https://api.example.com/webhooks */
             url: string;
             events: ("order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded")[];
             description: string | null;
@@ -990,27 +1170,42 @@ export interface components {
             disabled_reason: ("manual" | "failing") | null;
             disabled_at: string | null;
             failing_since: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             updated_at: string;
+            /** @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw */
             secret: string;
         };
         Event: {
+            /** @example evt_7k2m9q4x1z3c5v8b6n0a */
             id: string;
             /** @enum {string} */
             type: "order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded" | "webhook.test";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             created_at: string;
             data: {
                 [key: string]: unknown;
             };
         };
         EventPublished: {
+            /** @example evt_7k2m9q4x1z3c5v8b6n0a */
             id: string;
             /** @enum {string} */
             type: "order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded" | "webhook.test";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             created_at: string;
             data: {
                 [key: string]: unknown;
@@ -1034,6 +1229,7 @@ export interface components {
         InboundReceived: {
             /** @constant */
             received: true;
+            /** @example evt_1NirD82eZvKYlo2CEv4h0mqV */
             event_id: string;
             duplicate: boolean;
             /** @enum {string} */
@@ -1045,7 +1241,9 @@ export interface components {
                 kty: "OKP";
                 /** @constant */
                 crv: "Ed25519";
+                /** @example 11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo */
                 x: string;
+                /** @example k1 */
                 kid: string;
                 /** @constant */
                 alg: "EdDSA";
@@ -1059,16 +1257,19 @@ export interface components {
         MobileVerified: {
             /** @constant */
             verified: true;
+            /** @example +14155550123 */
             mobile_number: string;
         };
         OtpVerified: components["schemas"]["TokenPair"] | {
             /** @constant */
             verified: true;
+            /** @example +14155550123 */
             phone_number: string;
             /** @constant */
             purpose: "generic";
         };
         PhoneRegistration: {
+            /** @example +14155550123 */
             phone: string;
             registered: boolean;
         };
@@ -1082,7 +1283,9 @@ export interface components {
             has_more: boolean;
         };
         RotatedEndpoint: {
+            /** @example whk_q3zk2m7d4t6y1b5n8c2x */
             id: string;
+            /** @example https://api.example.com/webhooks */
             url: string;
             events: ("order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded")[];
             description: string | null;
@@ -1091,36 +1294,57 @@ export interface components {
             disabled_reason: ("manual" | "failing") | null;
             disabled_at: string | null;
             failing_since: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             updated_at: string;
+            /** @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw */
             secret: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             previous_secret_expires_at: string;
         };
         Session: {
+            /** @example ses_Jm4pX7sD2fK9wQ1tZ6bN0e */
             id: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             last_used_at: string;
             user_agent: string | null;
             ip_address: string | null;
             current: boolean;
         };
         SessionRevoked: {
+            /** @example ses_Jm4pX7sD2fK9wQ1tZ6bN0e */
             id: string;
             /** @constant */
             revoked: true;
         };
         SignupAccepted: {
+            /** @example ada@example.com */
             email: string;
             /** @constant */
             verification_required: true;
+            /** @example We sent a 6-digit code to this email; enter it to activate the account */
             message: string;
         };
         SmsCodeSent: {
+            /** @example +14155550123 */
             phone_number: string;
             /** @enum {string} */
             purpose: "login" | "generic";
@@ -1130,20 +1354,26 @@ export interface components {
         };
         TestEventSent: {
             event: components["schemas"]["Event"];
+            /** @example dlv_5b7n2m4q6w8e1r3t9y0u */
             delivery_id: string;
         };
         TokenPair: {
+            /** @example eyJhbGciOiJFZERTQSIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1c3JfM3E5WmtUMXhXMGJINW1OMnJWOGNZZyJ9.c2lnbmF0dXJl */
             access_token: string;
             /** @constant */
             token_type: "Bearer";
             /** Format: int32 */
             expires_in: number;
+            /** @example rt_Vx3mQ8kZ1pL6wN0sT4yB9cF2hJ7dR5gA */
             refresh_token: string;
             user: components["schemas"]["User"];
         };
         User: {
+            /** @example usr_3q9ZkT1xW0bH5mN2rV8cYg */
             id: string;
+            /** @example Ada Lovelace */
             name: string;
+            /** @example ada@example.com */
             email: string;
             phone: string | null;
             pending_email: string | null;
@@ -1152,7 +1382,10 @@ export interface components {
             online_status: boolean;
             email_verified: boolean;
             phone_verified: boolean;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-01-15T09:30:00.000Z
+             */
             created_at: string;
         };
         PageMeta: {
@@ -4937,6 +5170,7 @@ export interface operations {
                      */
                     url: string;
                     events: ("order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded")[];
+                    /** @example Order updates for the warehouse app */
                     description?: string;
                 };
             };
@@ -5446,6 +5680,7 @@ export interface operations {
                      */
                     url?: string;
                     events?: ("order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded")[];
+                    /** @example Order updates for the warehouse app */
                     description?: string;
                     /** @enum {string} */
                     status?: "enabled" | "disabled";
@@ -6286,7 +6521,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description A date, YYYY-MM-DD (the start of that day in UTC), or an RFC 3339 date-time with its offset (YYYY-MM-DDThh:mm:ssZ, or +hh:mm).
+                     * @example 2026-01-31
+                     * @example 2026-01-31T12:00:00Z
+                     */
                     since: string;
+                    /**
+                     * @description A date, YYYY-MM-DD (the start of that day in UTC), or an RFC 3339 date-time with its offset (YYYY-MM-DDThh:mm:ssZ, or +hh:mm).
+                     * @example 2026-01-31
+                     * @example 2026-01-31T12:00:00Z
+                     */
                     until?: string;
                 };
             };

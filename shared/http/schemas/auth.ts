@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { currentPassword, email, name, otpCode, password } from './fields.js';
 import { phone } from './phone.js';
 
-/** Request bodies of the account and session operations (contract.md, "Request bodies"). */
+/** Request bodies of the account and session operations (docs/accounts.md, "Operations"). */
 
 export const SignupRequest = /* @__PURE__ */ v.strictObject({
   name,

@@ -102,6 +102,10 @@ const pointInTimeMessage =
 
 export const pointInTime = /* @__PURE__ */ v.pipe(
   /* @__PURE__ */ v.string('must be a string'),
+  /* @__PURE__ */ v.description(
+    'A date, YYYY-MM-DD (the start of that day in UTC), or an RFC 3339 date-time with its offset (YYYY-MM-DDThh:mm:ssZ, or +hh:mm).',
+  ),
+  /* @__PURE__ */ v.examples(['2026-01-31', '2026-01-31T12:00:00Z']),
   /* @__PURE__ */ v.maxLength(40, pointInTimeMessage),
   /* @__PURE__ */ v.check((text) => pointInTimeOf(text) !== undefined, pointInTimeMessage),
   /* @__PURE__ */ v.transform((text) => new Date(pointInTimeOf(text) ?? 0).toISOString()),

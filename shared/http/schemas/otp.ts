@@ -3,7 +3,7 @@ import { smsPurposes } from '../../domain/otp/purposes.js';
 import { email, otpCode } from './fields.js';
 import { phone } from './phone.js';
 
-/** Request bodies and queries of the OTP operations (contract.md, "Request bodies"). */
+/** Request bodies and queries of the OTP operations (docs/otp.md, "Operations"). */
 
 export const ResendEmailOtpRequest = /* @__PURE__ */ v.strictObject({ email });
 

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { currentPassword, email, gender, name } from './fields.js';
 import { phone } from './phone.js';
 
-/** The request body of the profile update (contract.md, "Request bodies"). */
+/** The request body of the profile update (docs/accounts.md, "Profile"). */
 
 export const ProfileUpdateRequest = /* @__PURE__ */ v.pipe(
   /* @__PURE__ */ v.strictObject({

@@ -17,8 +17,16 @@ import { deliveryStatuses, genders } from './vocabulary.js';
 
 // Every string and number with its bound (what the service stores or sends at most), as the
 // OWASP API rules ask: a client can size its storage from the document.
-const text = (maxLength: number) =>
-  /* @__PURE__ */ v.pipe(/* @__PURE__ */ v.string(), /* @__PURE__ */ v.maxLength(maxLength));
+// With an example, the reference shows a realistic answer instead of "string" (examples are
+// documentation only: nothing checks an answer against them).
+const text = (maxLength: number, example?: string) =>
+  example === undefined
+    ? /* @__PURE__ */ v.pipe(/* @__PURE__ */ v.string(), /* @__PURE__ */ v.maxLength(maxLength))
+    : /* @__PURE__ */ v.pipe(
+        /* @__PURE__ */ v.string(),
+        /* @__PURE__ */ v.maxLength(maxLength),
+        /* @__PURE__ */ v.examples([example]),
+      );
 const count = (maxValue: number) =>
   /* @__PURE__ */ v.pipe(
     /* @__PURE__ */ v.number(),
@@ -30,6 +38,7 @@ const timestamp = /* @__PURE__ */ v.pipe(
   /* @__PURE__ */ v.string(),
   /* @__PURE__ */ v.isoTimestamp(),
   /* @__PURE__ */ v.maxLength(30),
+  /* @__PURE__ */ v.examples(['2026-01-15T09:30:00.000Z']),
 );
 const list = <T extends v.GenericSchema>(item: T, maxLength: number) =>
   /* @__PURE__ */ v.pipe(/* @__PURE__ */ v.array(item), /* @__PURE__ */ v.maxLength(maxLength));
@@ -45,18 +54,26 @@ const merged = <A extends object, B extends object>(fields: A, more: B): A & B =
 const withItem = <T>(items: readonly T[], item: T): T[] => [...items, item];
 const lengthOf = (items: readonly unknown[]): number => items.length;
 
-const id = /* @__PURE__ */ text(64);
+const userId = /* @__PURE__ */ text(64, 'usr_3q9ZkT1xW0bH5mN2rV8cYg');
+const sessionId = /* @__PURE__ */ text(64, 'ses_Jm4pX7sD2fK9wQ1tZ6bN0e');
+const endpointId = /* @__PURE__ */ text(64, 'whk_q3zk2m7d4t6y1b5n8c2x');
+const eventId = /* @__PURE__ */ text(64, 'evt_7k2m9q4x1z3c5v8b6n0a');
+const deliveryId = /* @__PURE__ */ text(64, 'dlv_5b7n2m4q6w8e1r3t9y0u');
 const sentence = /* @__PURE__ */ text(500);
-const email = /* @__PURE__ */ text(254);
-const phone = /* @__PURE__ */ text(32);
+const codeSentSentence = /* @__PURE__ */ text(
+  500,
+  'We sent a 6-digit code to this email; enter it to activate the account',
+);
+const email = /* @__PURE__ */ text(254, 'ada@example.com');
+const phone = /* @__PURE__ */ text(32, '+14155550123');
 const seconds = /* @__PURE__ */ count(86_400);
 const message = /* @__PURE__ */ v.strictObject({ message: sentence });
 
 // Accounts and sessions
 
 export const User = /* @__PURE__ */ v.strictObject({
-  id,
-  name: /* @__PURE__ */ text(100),
+  id: userId,
+  name: /* @__PURE__ */ text(100, 'Ada Lovelace'),
   /** The sign-in email: verified, or the one a pending signup awaits its code for. */
   email,
   /** The verified phone (SMS sign-in), or null. */
@@ -74,10 +91,13 @@ export const User = /* @__PURE__ */ v.strictObject({
 });
 
 const tokenPairFields = {
-  access_token: /* @__PURE__ */ text(4096),
+  access_token: /* @__PURE__ */ text(
+    4096,
+    'eyJhbGciOiJFZERTQSIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1c3JfM3E5WmtUMXhXMGJINW1OMnJWOGNZZyJ9.c2lnbmF0dXJl',
+  ),
   token_type: /* @__PURE__ */ v.literal('Bearer'),
   expires_in: seconds,
-  refresh_token: /* @__PURE__ */ text(512),
+  refresh_token: /* @__PURE__ */ text(512, 'rt_Vx3mQ8kZ1pL6wN0sT4yB9cF2hJ7dR5gA'),
   user: User,
 };
 
@@ -95,18 +115,20 @@ export const Activation = /* @__PURE__ */ v.strictObject(
 );
 
 export const Session = /* @__PURE__ */ v.strictObject({
-  id,
+  id: sessionId,
   created_at: timestamp,
   /** The last refresh of the session's tokens. */
   last_used_at: timestamp,
-  user_agent: /* @__PURE__ */ nullable(/* @__PURE__ */ text(256)),
-  ip_address: /* @__PURE__ */ nullable(/* @__PURE__ */ text(45)),
+  user_agent: /* @__PURE__ */ nullable(
+    /* @__PURE__ */ text(256, 'Mozilla/5.0 (X11; Linux x86_64) Chrome/150.0.0.0 Safari/537.36'),
+  ),
+  ip_address: /* @__PURE__ */ nullable(/* @__PURE__ */ text(45, '203.0.113.7')),
   /** The session of the access token that asked. */
   current: /* @__PURE__ */ v.boolean(),
 });
 
 export const SessionRevoked = /* @__PURE__ */ v.strictObject({
-  id,
+  id: sessionId,
   revoked: /* @__PURE__ */ v.literal(true),
 });
 
@@ -116,8 +138,8 @@ export const Jwks = /* @__PURE__ */ v.strictObject({
     /* @__PURE__ */ v.strictObject({
       kty: /* @__PURE__ */ v.literal('OKP'),
       crv: /* @__PURE__ */ v.literal('Ed25519'),
-      x: /* @__PURE__ */ text(64),
-      kid: /* @__PURE__ */ text(64),
+      x: /* @__PURE__ */ text(64, '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo'),
+      kid: /* @__PURE__ */ text(64, 'k1'),
       alg: /* @__PURE__ */ v.literal('EdDSA'),
       use: /* @__PURE__ */ v.literal('sig'),
     }),
@@ -128,7 +150,7 @@ export const Jwks = /* @__PURE__ */ v.strictObject({
 export const SignupAccepted = /* @__PURE__ */ v.strictObject({
   email,
   verification_required: /* @__PURE__ */ v.literal(true),
-  message: sentence,
+  message: codeSentSentence,
 });
 
 export const Message = message;
@@ -192,13 +214,15 @@ const deliveredType = /* @__PURE__ */ v.picklist(
 );
 
 /** `whsec_` and 32 random bytes in base64. */
-const secret = /* @__PURE__ */ text(64);
+const secret = /* @__PURE__ */ text(64, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw');
 
 const endpointFields = {
-  id,
-  url: /* @__PURE__ */ text(2048),
+  id: endpointId,
+  url: /* @__PURE__ */ text(2048, 'https://api.example.com/webhooks'),
   events: /* @__PURE__ */ list(eventType, /* @__PURE__ */ lengthOf(eventTypes)),
-  description: /* @__PURE__ */ nullable(sentence),
+  description: /* @__PURE__ */ nullable(
+    /* @__PURE__ */ text(500, 'Order updates for the warehouse app'),
+  ),
   status: /* @__PURE__ */ v.picklist(['enabled', 'disabled']),
   disabled_reason: /* @__PURE__ */ nullable(/* @__PURE__ */ v.picklist(['manual', 'failing'])),
   disabled_at: /* @__PURE__ */ nullable(timestamp),
@@ -220,14 +244,14 @@ export const RotatedEndpoint = /* @__PURE__ */ v.strictObject(
 );
 
 export const EndpointDeleted = /* @__PURE__ */ v.strictObject({
-  id,
+  id: endpointId,
   deleted: /* @__PURE__ */ v.literal(true),
 });
 
 const Attempt = /* @__PURE__ */ v.strictObject({
   attempt: /* @__PURE__ */ count(1000),
   attempted_at: timestamp,
-  outcome: /* @__PURE__ */ text(32),
+  outcome: /* @__PURE__ */ text(32, 'delivered'),
   response_status: /* @__PURE__ */ nullable(
     /* @__PURE__ */ v.pipe(
       /* @__PURE__ */ v.number(),
@@ -239,15 +263,15 @@ const Attempt = /* @__PURE__ */ v.strictObject({
   // Attempts time out after 10 s; a minute bounds the time spent connecting as well.
   latency_ms: /* @__PURE__ */ count(60_000),
   /** The first KiB of the receiver's answer. */
-  response_body: /* @__PURE__ */ nullable(/* @__PURE__ */ text(1024)),
+  response_body: /* @__PURE__ */ nullable(/* @__PURE__ */ text(1024, '{"received":true}')),
   error: /* @__PURE__ */ nullable(sentence),
 });
 
 const deliveryFields = {
-  id,
-  event_id: id,
+  id: deliveryId,
+  event_id: eventId,
   event_type: deliveredType,
-  endpoint_id: id,
+  endpoint_id: endpointId,
   status: /* @__PURE__ */ v.picklist(deliveryStatuses),
   paused: /* @__PURE__ */ v.boolean(),
   attempts_made: /* @__PURE__ */ count(1000),
@@ -259,7 +283,7 @@ const deliveryFields = {
 export const Delivery = /* @__PURE__ */ v.strictObject(deliveryFields);
 
 const eventFields = {
-  id,
+  id: eventId,
   type: deliveredType,
   created_at: timestamp,
   data: /* @__PURE__ */ v.record(/* @__PURE__ */ text(64), /* @__PURE__ */ v.unknown()),
@@ -275,7 +299,10 @@ export const EventPublished = /* @__PURE__ */ v.strictObject(
   /* @__PURE__ */ merged(eventFields, { delivery_count: /* @__PURE__ */ count(1000) }),
 );
 
-export const TestEventSent = /* @__PURE__ */ v.strictObject({ event: Event, delivery_id: id });
+export const TestEventSent = /* @__PURE__ */ v.strictObject({
+  event: Event,
+  delivery_id: deliveryId,
+});
 
 export const Recovery = /* @__PURE__ */ v.strictObject({
   recovered: /* @__PURE__ */ count(100),
@@ -294,7 +321,7 @@ export const EventType = /* @__PURE__ */ v.strictObject({
 
 export const InboundReceived = /* @__PURE__ */ v.strictObject({
   received: /* @__PURE__ */ v.literal(true),
-  event_id: /* @__PURE__ */ text(255),
+  event_id: /* @__PURE__ */ text(255, 'evt_1NirD82eZvKYlo2CEv4h0mqV'),
   duplicate: /* @__PURE__ */ v.boolean(),
   route: /* @__PURE__ */ v.picklist(['subscription', 'general']),
 });

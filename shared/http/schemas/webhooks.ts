@@ -4,7 +4,7 @@ import { endpointStatuses, testEventType } from '../../domain/webhooks/model.js'
 import { identifier, page, perPage, pointInTime } from './fields.js';
 import { deliveryStatuses, eventTypeStatuses } from './vocabulary.js';
 
-/** Requests of outbound webhook management and event publication (contract.md). */
+/** Requests of outbound webhook management and event publication (docs/webhooks.md, "API"). */
 
 /** One of `options`, refused in words that list them. */
 const oneOf = <const TOptions extends v.PicklistOptions>(options: TOptions) =>
@@ -33,6 +33,7 @@ const events = /* @__PURE__ */ v.pipe(
 const description = /* @__PURE__ */ v.pipe(
   /* @__PURE__ */ v.string('must be a string'),
   /* @__PURE__ */ v.maxLength(500, 'must be at most 500 characters'),
+  /* @__PURE__ */ v.examples(['Order updates for the warehouse app']),
 );
 
 export const RegisterWebhookRequest = /* @__PURE__ */ v.strictObject({
@@ -64,8 +65,8 @@ export const DeliveryPathParams = /* @__PURE__ */ v.object({
 });
 
 /**
- * The query every list takes (contract.md, "Every list accepts status, created_after and
- * created_before"): page, per_page, a `status` among `statuses`, `more` (a list's own filters)
+ * The query every list takes (docs/webhooks.md, "Lists and
+ * filters"): page, per_page, a `status` among `statuses`, `more` (a list's own filters)
  * and the creation window, in the order their refusals are listed.
  */
 const listQuery = <const TStatuses extends v.PicklistOptions, TMore extends v.ObjectEntries>(

@@ -3,7 +3,10 @@ import type { SessionSummary, SignedIn } from '../../domain/accounts/sessions.js
 import type { ActivationResponse } from '../../domain/accounts/signup-activation.js';
 import type { PublicUser } from '../../domain/accounts/user.js';
 
-/** The public (snake_case) shapes of the account answers (contract.md); the use-cases return domain objects. */
+/**
+ * The public (snake_case) shapes of the account answers (the OpenAPI document); the use-cases
+ * return domain objects.
+ */
 
 /** The `user` object of API responses: no hash, no internal state. */
 export const userView = (user: PublicUser) => ({

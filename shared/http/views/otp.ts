@@ -2,7 +2,7 @@ import type { SignedIn } from '../../domain/accounts/sessions.js';
 import type { CodeSent, GenericVerification } from '../../domain/otp/operations.js';
 import { signedInView } from './accounts.js';
 
-/** The public (snake_case) shapes of the OTP answers (contract.md). */
+/** The public (snake_case) shapes of the OTP answers (the OpenAPI document). */
 
 /** A code sent or queued: what to tell, and how long the code lives. */
 export const codeSentView = (sent: CodeSent) => ({

@@ -19,8 +19,8 @@ import { type ChaosRig, chaosLadder } from './rig.js';
 /**
  * The chaos scenarios: each runs users' journeys (signup to password reset, publications with
  * deliveries, inbound payments) while one dependency fails, heals it, lets the queued work finish
- * and holds the outcome to the rules of issue 17 — no half-applied request, every failure a clear
- * error envelope and never a hang, queued work done once the dependency is back, every attempt
+ * and holds the outcome to the rules of docs/reliability.md — no half-applied request, every
+ * failure a clear error envelope and never a hang, queued work done once the dependency is back, every attempt
  * recorded once with its outcome.
  */
 

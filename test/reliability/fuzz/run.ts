@@ -12,7 +12,10 @@ import {
   validTokenPlaceholder,
 } from './requests.js';
 
-/** The longest any one answer may take (issue 17): a bound on liveness, not a speed figure. */
+/**
+ * The longest any one answer may take (docs/reliability.md): a bound on liveness, not a speed
+ * figure.
+ */
 export const answerDeadlineMs = 5_000;
 
 export interface FuzzOptions {
