@@ -9,7 +9,7 @@
 import './environment.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
-import { dirname } from 'node:path';
+import { dirname, relative } from 'node:path';
 import type { LocalRuntime } from '../shared/local/runtime.js';
 import { type Ceiling, ceilingSection } from './ceiling.js';
 import { coldStartSection } from './cold-start.js';
@@ -191,7 +191,8 @@ const results = {
     load_average_before: loadBefore.map((value) => round(value)),
     load_average_after: loadavg().map((value) => round(value)),
   },
-  settings,
+  // Where the figures went, from the project's root: the file is kept in the repository.
+  settings: { ...settings, output: relative(process.cwd(), settings.output) },
   sections,
   warnings,
 };

@@ -156,12 +156,19 @@ describe.each(cases)('$operation refuses bad input with a 400 naming the field',
 
 describe('operations without a body', () => {
   it('answers logout with a body or odd headers without a 5xx', async () => {
+    // A body logout does not declare is sent past the typed client: the document is right not to
+    // name it, and the service ignores it rather than failing.
+    const withBody = await fetch(`${service.baseUrl}/auth/logout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{not json',
+    });
     const answers = await Promise.all([
-      api.call('POST', '/auth/logout', { raw: '{not json' }),
       api.call('POST', '/auth/logout', { headers: { authorization: 'Basic abc' } }),
       api.call('POST', '/auth/logout', { headers: { authorization: `Bearer ${long(10_000)}` } }),
     ]);
-    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect([withBody.status, ...answers.map((answer) => answer.status)]).toEqual([200, 200, 200]);
+    expect(((await withBody.json()) as { success: boolean }).success).toBe(true);
   });
 
   it('refuses a password equal to the email', async () => {

@@ -296,7 +296,7 @@ describe('the logs of a whole session', { timeout: 180_000 }, () => {
   it('are JSON lines, each written inside a function naming it, its invocation and the work’s correlation id', async () => {
     const printed = await printedLessOutbox();
     const startUp =
-      /^(Service listening on|Developer dashboard at|API reference at|Outbox |Webhook inbox at|First steps:) /;
+      /^(Service listening on|Developer dashboard at|API reference at|Outbox|Webhook inbox at|First steps:) /;
     const lines = printed.split('\n').filter((line) => line !== '' && !startUp.test(line));
     expect(lines.length).toBeGreaterThan(100);
     const levels = new Set<unknown>();
