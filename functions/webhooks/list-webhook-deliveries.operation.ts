@@ -12,6 +12,7 @@ export const operation = apiOperation({
   summary:
     'Deliveries to an endpoint with their attempts; filters: status, event_type, created_after, created_before',
   needs: { items: ['account', 'endpointDeliveries'] },
+  inputFields: { cursor: 'cursor' },
   query: ListDeliveriesQuery,
   params: WebhookPathParams,
 });

@@ -11,6 +11,7 @@ export const operation = apiOperation({
   tag: 'webhooks',
   summary: "The caller's endpoints, newest first; filters: status, created_after, created_before",
   needs: { items: ['account'] },
+  inputFields: { cursor: 'cursor' },
   query: ListWebhooksQuery,
 });
 
