@@ -7,10 +7,9 @@ import {
   listDeliveries,
   retryDelivery,
 } from '../../shared/domain/webhooks/deliveries.js';
-import { registerEndpoint } from '../../shared/domain/webhooks/endpoints.js';
 import { publishEvent } from '../../shared/domain/webhooks/publish-event.js';
 import { useFreshTable } from '../support/table.js';
-import { createAccount, drain, type Harness, harness } from './webhooks-harness.js';
+import { accountWithEndpoint, drain, type Harness, harness } from './webhooks-harness.js';
 
 /**
  * Attempts are items of their own beside their delivery: the delivery item (and its index
@@ -19,7 +18,6 @@ import { createAccount, drain, type Harness, harness } from './webhooks-harness.
  */
 
 let deps: Harness;
-let accountSeq = 0;
 
 beforeAll(async () => {
   await useFreshTable();
@@ -34,13 +32,7 @@ const sizeOf = (item: Record<string, unknown> | undefined) =>
   Buffer.byteLength(JSON.stringify(item ?? {}), 'utf8');
 
 async function failingDelivery() {
-  accountSeq += 1;
-  const account = `usr_att${accountSeq}_${Date.now()}`;
-  await createAccount(account, `att${accountSeq}@example.com`);
-  const endpoint = await registerEndpoint(deps, account, {
-    url: 'https://r.example/hook',
-    events: ['order.created'],
-  });
+  const { account, endpoint } = await accountWithEndpoint(deps, 'att');
   await publishEvent(deps, {
     type: 'order.created',
     accountId: account,

@@ -3,10 +3,9 @@ import { aroundDynamoCalls, dynamo } from '../../shared/adapters/dynamodb.js';
 import { Refusal } from '../../shared/domain/errors.js';
 import type { PageRequest } from '../../shared/domain/pages.js';
 import { listDeliveries } from '../../shared/domain/webhooks/deliveries.js';
-import { registerEndpoint } from '../../shared/domain/webhooks/endpoints.js';
 import type { Delivery } from '../../shared/domain/webhooks/model.js';
 import { useFreshTable } from '../support/table.js';
-import { createAccount, type Harness, harness, testEpoch } from './webhooks-harness.js';
+import { accountWithEndpoint, type Harness, harness, testEpoch } from './webhooks-harness.js';
 
 /**
  * Lists read one page: a list's DynamoDB calls and the items they read do not grow with the
@@ -34,20 +33,12 @@ beforeAll(async () => {
   deps = harness();
 });
 
-let accountSeq = 0;
-
 /** An endpoint of a new account with `count` deliveries, one a second, the newest last. */
 async function endpointWith(count: number) {
-  accountSeq += 1;
-  const account = `usr_pages${accountSeq}_${Date.now()}`;
-  await createAccount(account, `pages${accountSeq}@example.com`);
-  const endpoint = await registerEndpoint(deps, account, {
-    url: 'https://r.example/hook',
-    events: ['order.created'],
-  });
+  const { account, endpoint } = await accountWithEndpoint(deps, 'pages');
   const deliveries: Delivery[] = Array.from({ length: count }, (_, index) => ({
     id: `dlv_${endpoint.id}_${String(index).padStart(5, '0')}`,
-    eventId: `evt_${accountSeq}_${index}`,
+    eventId: `evt_${endpoint.id}_${index}`,
     eventType: 'order.created',
     endpointId: endpoint.id,
     accountId: account,
