@@ -224,8 +224,9 @@ const startOf = (
  * One page of what a query matches, as a list answers it: `request.perPage` items after the
  * cursor's position, or after the items of the pages before a page number (read and dropped:
  * what reaching a page by number costs). Query calls with Limit, so a page costs its own items
- * (and one more, which tells whether another page follows) and never the list's history; a FilterExpression may leave a call short, and the next call
- * reads on, up to `pageCalls`. `partition` is the list's partition key attribute, e.g.
+ * (and one more, which tells whether another page follows) and never the list's history; a
+ * FilterExpression may leave a call short, and the next call reads on, up to `pageCalls`.
+ * `partition` is the list's partition key attribute, e.g.
  * `{ gsi1pk: … }`: left out of the cursors handed out, and put back into those received.
  */
 export async function queryPage(

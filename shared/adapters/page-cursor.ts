@@ -12,6 +12,9 @@ interface CursorContent {
   n: number;
 }
 
+/** The most items a cursor may say came before its page (what `meta.page` can number). */
+const maxCountBefore = 1_000_000_000;
+
 export const encodeCursor = (content: CursorContent): string =>
   Buffer.from(JSON.stringify(content), 'utf8').toString('base64url');
 
@@ -32,6 +35,7 @@ export function decodeCursor(cursor: string, names: string[]): CursorContent {
     typeof before !== 'number' ||
     !Number.isSafeInteger(before) ||
     before < 0 ||
+    before > maxCountBefore ||
     typeof key !== 'object' ||
     key === null ||
     Object.keys(key).length !== names.length ||
