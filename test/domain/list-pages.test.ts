@@ -224,6 +224,7 @@ describe('a cursor', { timeout: 60_000 }, () => {
       'not-a-cursor',
       encode({ n: 0 }),
       encode({ k: { pk: 'x', sk: '#', gsi1sk: 'y' }, n: -1 }),
+      encode({ k: { pk: 'x', sk: '#', gsi1sk: 'y' }, n: 2_000_000_000 }),
       // The victim's partition named in the cursor: not a key attribute a cursor may hold.
       encode({
         k: {
