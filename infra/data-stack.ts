@@ -6,7 +6,12 @@ import * as ses from 'aws-cdk-lib/aws-ses';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct } from 'constructs';
-import { tableIndexes, tableKeys, ttlAttribute } from '../shared/adapters/table-definition.js';
+import {
+  type IndexProjection,
+  tableIndexes,
+  tableKeys,
+  ttlAttribute,
+} from '../shared/adapters/table-definition.js';
 import { type SecretName, secretNames } from '../shared/config.js';
 import { workQueueSizes } from '../shared/deployment-sizes.js';
 import { acknowledgeFinding } from './acknowledge-finding.js';
@@ -77,10 +82,13 @@ export class DataStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
     });
     for (const index of tableIndexes) {
+      const projection: IndexProjection = index.projection;
       this.table.addGlobalSecondaryIndex({
         indexName: index.indexName,
         partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
         sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+        projectionType: dynamodb.ProjectionType[projection.type],
+        ...(projection.type === 'INCLUDE' ? { nonKeyAttributes: [...projection.attributes] } : {}),
       });
     }
 

@@ -1,4 +1,5 @@
 import { type Answer, apiOperation } from '../../shared/http/operation.js';
+import { ListSessionsQuery } from '../../shared/http/schemas/auth.js';
 import * as r from '../../shared/http/schemas/responses.js';
 
 export const operation = apiOperation({
@@ -9,8 +10,11 @@ export const operation = apiOperation({
   auth: 'user',
   tag: 'auth',
   title: 'List sessions',
-  summary: "The caller's live sessions, newest first",
+  summary:
+    "The caller's live sessions, in the order of their ids, a page at a time; filters: created_after, created_before",
   needs: {},
+  inputFields: { cursor: 'cursor' },
+  query: ListSessionsQuery,
 });
 
 /** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */

@@ -6,12 +6,17 @@ import { apiHandler, Page } from '../../shared/http/api-handler.js';
 import { sessionView } from '../../shared/http/views/accounts.js';
 import { operation } from './list-sessions.operation.js';
 
-/** GET /v1/auth/sessions: the caller's live sessions, newest first, the caller's marked. */
+/** GET /v1/auth/sessions: a page of the caller's live sessions, the caller's marked. */
 export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate },
-  async ({ principal }) => {
-    const sessions = (await listSessions(accountDependencies(), principal)).map(sessionView);
-    return new Page(sessions, { page: 1, per_page: sessions.length, total: sessions.length });
+  async ({ principal, query }) => {
+    const found = await listSessions(
+      accountDependencies(),
+      principal,
+      { createdAfter: query.created_after, createdBefore: query.created_before },
+      { page: query.page, perPage: query.per_page, cursor: query.cursor },
+    );
+    return Page.of(found, query.per_page, sessionView);
   },
 );

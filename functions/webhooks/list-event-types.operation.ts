@@ -13,6 +13,7 @@ export const operation = apiOperation({
   summary:
     'The event types an endpoint can subscribe to, with the JSON Schema of each payload; filters: status, created_after, created_before (every type is active, none has a creation time)',
   needs: {},
+  inputFields: { cursor: 'cursor' },
   query: ListEventTypesQuery,
 });
 

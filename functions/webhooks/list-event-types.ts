@@ -1,4 +1,5 @@
 import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter.js';
+import { pageOfSorted } from '../../shared/adapters/page-cursor.js';
 import { assertWindow } from '../../shared/domain/webhooks/windows.js';
 import { apiHandler, Page } from '../../shared/http/api-handler.js';
 import { subscribableEventTypeDocuments } from '../../shared/http/event-types.js';
@@ -17,12 +18,17 @@ export const handler = apiHandler(
       { createdAfter: query.created_after, createdBefore: query.created_before },
       { after: 'created_after', before: 'created_before' },
     );
-    const all = subscribableEventTypeDocuments();
-    const start = (query.page - 1) * query.per_page;
-    return new Page(all.slice(start, start + query.per_page), {
-      page: query.page,
-      per_page: query.per_page,
-      total: all.length,
-    });
+    // In the catalogue's order, each type's place in it its position.
+    const catalogue = subscribableEventTypeDocuments().map((document, index) => ({
+      document,
+      position: String(index).padStart(6, '0'),
+    }));
+    const found = pageOfSorted(
+      catalogue,
+      { page: query.page, perPage: query.per_page, cursor: query.cursor },
+      (entry) => entry.position,
+      false,
+    );
+    return Page.of(found, query.per_page, (entry) => entry.document);
   },
 );

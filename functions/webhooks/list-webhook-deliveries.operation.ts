@@ -12,7 +12,8 @@ export const operation = apiOperation({
   title: 'List deliveries',
   summary:
     'Deliveries to an endpoint with their attempts; filters: status, event_type, created_after, created_before',
-  needs: { items: ['account', 'endpointDeliveries'] },
+  needs: { items: ['account', 'delivery', 'endpointDeliveries'] },
+  inputFields: { cursor: 'cursor' },
   query: ListDeliveriesQuery,
   params: WebhookPathParams,
 });

@@ -10,7 +10,7 @@ export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate },
   async ({ principal, params, query }) => {
-    const { items, total } = await listDeliveries(
+    const found = await listDeliveries(
       deliveryHistoryDependencies(),
       principal.userId,
       params.id,
@@ -20,12 +20,8 @@ export const handler = apiHandler(
         createdAfter: query.created_after,
         createdBefore: query.created_before,
       },
-      { page: query.page, perPage: query.per_page },
+      { page: query.page, perPage: query.per_page, cursor: query.cursor },
     );
-    return new Page(items.map(deliveryView), {
-      page: query.page,
-      per_page: query.per_page,
-      total,
-    });
+    return Page.of(found, query.per_page, deliveryView);
   },
 );

@@ -12,6 +12,7 @@ export const operation = apiOperation({
   title: 'List endpoints',
   summary: "The caller's endpoints, newest first; filters: status, created_after, created_before",
   needs: { items: ['account'] },
+  inputFields: { cursor: 'cursor' },
   query: ListWebhooksQuery,
 });
 

@@ -10,7 +10,7 @@ export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate },
   async ({ principal, query }) => {
-    const { items, total } = await listEndpoints(
+    const found = await listEndpoints(
       endpointDependencies(),
       principal.userId,
       {
@@ -18,11 +18,8 @@ export const handler = apiHandler(
         createdAfter: query.created_after,
         createdBefore: query.created_before,
       },
-      { page: query.page, perPage: query.per_page },
+      { page: query.page, perPage: query.per_page, cursor: query.cursor },
     );
-    return new Page(
-      items.map((endpoint) => endpointView(endpoint)),
-      { page: query.page, per_page: query.per_page, total },
-    );
+    return Page.of(found, query.per_page, (endpoint) => endpointView(endpoint));
   },
 );

@@ -1,4 +1,8 @@
-import type { QueryCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  QueryCommand,
+  type QueryCommandInput,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
 import {
@@ -14,13 +18,15 @@ import { eventFromItem, eventRetentionSeconds } from './dynamo-webhook-events.js
 import {
   BatchedReader,
   batchGetAll,
+  dynamo,
   getItem,
   iso,
   putIfAbsent,
   putItems,
-  queryAll,
+  queryPage,
   queryWork,
   queryWorkShards,
+  transactWrite,
   updateIf,
   type WorkRange,
   workBefore,
@@ -50,7 +56,14 @@ interface DeliveryItem {
   last_allowed_attempt: number;
   /** Absent on deliveries stored before ladders could restart: their ladder started at 1. */
   ladder_start?: number;
-  attempts: AttemptItem[];
+  /**
+   * Only on deliveries stored when the attempts were kept on the delivery item (at most 20, the
+   * latest); attempts since are items of their own (`keys.deliveryAttempt`).
+   */
+  attempts?: AttemptItem[];
+  /** The attempt recorded last, and when: how a retried record finds itself already written. */
+  last_attempt?: number;
+  last_attempted_at?: string;
   claim_token?: string;
   claim_attempt?: number;
   claim_expires_at?: number;
@@ -58,7 +71,30 @@ interface DeliveryItem {
   created_at: string;
 }
 
-function fromItem(item: Record<string, unknown>): Delivery {
+const attemptRecord = (attempt: AttemptItem): AttemptRecord => ({
+  attempt: attempt.attempt,
+  attemptedAt: attempt.attempted_at,
+  outcome: attempt.outcome,
+  responseStatus: attempt.response_status,
+  latencyMs: attempt.latency_ms,
+  responseBody: attempt.response_body,
+  error: attempt.error,
+});
+
+/**
+ * The latest `keptAttemptRecords` attempts, oldest first, of those kept on an older delivery item
+ * and those stored as items of their own (one attempt number is recorded once: the item wins).
+ */
+function latestAttempts(onItem: AttemptItem[], own: AttemptItem[]): AttemptRecord[] {
+  const byNumber = new Map<number, AttemptItem>();
+  for (const attempt of [...onItem, ...own]) byNumber.set(attempt.attempt, attempt);
+  return [...byNumber.values()]
+    .sort((a, b) => a.attempt - b.attempt)
+    .slice(-keptAttemptRecords)
+    .map(attemptRecord);
+}
+
+function fromItem(item: Record<string, unknown>, own: AttemptItem[] = []): Delivery {
   const stored = item as unknown as DeliveryItem;
   return {
     id: stored.id,
@@ -71,15 +107,7 @@ function fromItem(item: Record<string, unknown>): Delivery {
     nextAttemptAt: stored.next_attempt_at,
     lastAllowedAttempt: stored.last_allowed_attempt,
     ladderStart: stored.ladder_start ?? 1,
-    attempts: stored.attempts.map((attempt) => ({
-      attempt: attempt.attempt,
-      attemptedAt: attempt.attempted_at,
-      outcome: attempt.outcome,
-      responseStatus: attempt.response_status,
-      latencyMs: attempt.latency_ms,
-      responseBody: attempt.response_body,
-      error: attempt.error,
-    })),
+    attempts: latestAttempts(stored.attempts ?? [], own),
     claim:
       stored.claim_token !== undefined &&
       stored.claim_attempt !== undefined &&
@@ -107,7 +135,6 @@ function toItem(delivery: Delivery): Record<string, unknown> {
     next_attempt_at: delivery.nextAttemptAt,
     last_allowed_attempt: delivery.lastAllowedAttempt,
     ladder_start: delivery.ladderStart,
-    attempts: [],
     created_at: delivery.createdAt,
   };
   return {
@@ -118,11 +145,19 @@ function toItem(delivery: Delivery): Record<string, unknown> {
     gsi1sk: createdKey(delivery),
     ...keys.dueDeliveries(delivery.id),
     gsi2sk: iso(delivery.nextAttemptAt),
-    [ttlAttribute]: epochSeconds(Date.parse(delivery.createdAt)) + eventRetentionSeconds,
+    [ttlAttribute]: expiryOf(delivery),
   };
 }
 
-const attemptItem = (record: AttemptRecord): AttemptItem => ({
+/** A delivery and its attempts expire together, with the event they carry. */
+const expiryOf = (delivery: Delivery) =>
+  epochSeconds(Date.parse(delivery.createdAt)) + eventRetentionSeconds;
+
+/** One attempt as an item of its own, in its delivery's partition. */
+const attemptItem = (delivery: Delivery, record: AttemptRecord) => ({
+  ...keys.deliveryAttempt(delivery.id, record.attempt),
+  kind: 'webhook_attempt',
+  [ttlAttribute]: expiryOf(delivery),
   attempt: record.attempt,
   attempted_at: record.attemptedAt,
   outcome: record.outcome,
@@ -143,14 +178,34 @@ const releaseClaim = 'claim_token, claim_attempt, claim_expires_at, claim_count'
  * worker's.
  */
 function holdsRecord(item: Record<string, unknown> | undefined, record: AttemptRecord) {
-  const attempts = item?.attempts;
-  const last = Array.isArray(attempts) ? (attempts.at(-1) as Partial<AttemptItem>) : undefined;
   return (
     item !== undefined &&
     item.claim_token === undefined &&
-    last?.attempt === record.attempt &&
-    last.attempted_at === record.attemptedAt
+    item.last_attempt === record.attempt &&
+    item.last_attempted_at === record.attemptedAt
   );
+}
+
+/**
+ * The attempt items of deliveries read from a list (their latest `keptAttemptRecords`, by
+ * number: one BatchGetItem per 100), each delivery with its own. A page's cost stays its own.
+ */
+async function withAttempts(items: Record<string, unknown>[]): Promise<Delivery[]> {
+  const wanted = items.flatMap((item) => {
+    const next = Number(item.next_attempt);
+    const first = Math.max(1, next - keptAttemptRecords);
+    return Array.from({ length: next - first }, (_, index) =>
+      keys.deliveryAttempt(String(item.id), first + index),
+    );
+  });
+  const found = wanted.length === 0 ? [] : await batchGetAll(wanted);
+  const byDelivery = new Map<string, AttemptItem[]>();
+  for (const attempt of found) {
+    const own = byDelivery.get(String(attempt.pk)) ?? [];
+    own.push(attempt as unknown as AttemptItem);
+    byDelivery.set(String(attempt.pk), own);
+  }
+  return items.map((item) => fromItem(item, byDelivery.get(keys.delivery(String(item.id)).pk)));
 }
 
 /** A delivery's place among its endpoint's deliveries: creation time, then id (unique). */
@@ -200,8 +255,23 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
   },
 
   async get(deliveryId) {
-    const item = await getItem(keys.delivery(deliveryId));
-    return item === undefined ? undefined : fromItem(item);
+    const { pk, skPrefix } = keys.deliveryAttempts(deliveryId);
+    const [item, own] = await Promise.all([
+      getItem(keys.delivery(deliveryId)),
+      dynamo().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+          ScanIndexForward: false,
+          Limit: keptAttemptRecords,
+          ConsistentRead: true,
+        }),
+      ),
+    ]);
+    return item === undefined
+      ? undefined
+      : fromItem(item, (own.Items ?? []) as unknown as AttemptItem[]);
   },
 
   async claim(deliveryId, attempt, { token, now, dueBy, leaseUntil }) {
@@ -260,36 +330,49 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
         : resolution.status === 'failed'
           ? ', gsi2pk = :failed, gsi2sk = :created'
           : '';
-    const result = await updateIf({
-      Key: keys.delivery(delivery.id),
-      UpdateExpression: [
-        'SET #status = :status, attempts = list_append(attempts, :record), next_attempt = claim_attempt + :one',
-        index,
-        ` REMOVE ${releaseClaim}`,
-        resolution.status === 'delivered' ? ', gsi2pk, gsi2sk' : '',
-      ].join(''),
-      ConditionExpression: 'claim_token = :token',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':status': resolution.status,
-        ':record': [attemptItem(record)],
-        ':one': 1,
-        ':token': claimToken,
-        ...(resolution.status === 'pending'
-          ? { ':at': resolution.nextAttemptAt, ':atIso': iso(resolution.nextAttemptAt) }
-          : {}),
-        ...(resolution.status === 'failed'
-          ? {
-              ':failed': keys.failedDeliveries(delivery.endpointId).gsi2pk,
-              ':created': createdKey(delivery),
-            }
-          : {}),
-      },
-      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    // The record is an item of its own, written with the delivery's move in one transaction
+    // under the claim: the delivery item stays small (the indexes copy it at every move), and a
+    // worker whose claim was taken over writes neither.
+    const outcome = await transactWrite({
+      TransactItems: [
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.delivery(delivery.id),
+            UpdateExpression: [
+              'SET #status = :status, next_attempt = claim_attempt + :one,',
+              ' last_attempt = :attempt, last_attempted_at = :attemptedAt',
+              index,
+              ` REMOVE ${releaseClaim}`,
+              resolution.status === 'delivered' ? ', gsi2pk, gsi2sk' : '',
+            ].join(''),
+            ConditionExpression: 'claim_token = :token',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':status': resolution.status,
+              ':one': 1,
+              ':attempt': record.attempt,
+              ':attemptedAt': record.attemptedAt,
+              ':token': claimToken,
+              ...(resolution.status === 'pending'
+                ? { ':at': resolution.nextAttemptAt, ':atIso': iso(resolution.nextAttemptAt) }
+                : {}),
+              ...(resolution.status === 'failed'
+                ? {
+                    ':failed': keys.failedDeliveries(delivery.endpointId).gsi2pk,
+                    ':created': createdKey(delivery),
+                  }
+                : {}),
+            },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          },
+        },
+        { Put: { TableName: tableName(), Item: attemptItem(delivery, record) } },
+      ],
     });
     // The client retries a write whose answer it did not get; when that first try went through,
     // the retry finds the claim released and this very record last: recorded, not lost.
-    return result.ok || holdsRecord(result.item, record);
+    return outcome.ok || holdsRecord(outcome.failedItem, record);
   },
 
   async abandon(deliveryId, claimToken) {
@@ -325,7 +408,9 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
   },
 
   async listPaused(endpointId, limit) {
-    return (await queryWork(keys.pausedDeliveries(endpointId).gsi2pk, limit)).map(fromItem);
+    return (await queryWork(keys.pausedDeliveries(endpointId).gsi2pk, limit)).map((item) =>
+      fromItem(item),
+    );
   },
 
   async resume(deliveryId, now) {
@@ -356,14 +441,10 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
         ExpressionAttributeValues: { ':now': now, ':nowIso': iso(now) },
       };
     } else {
-      // Drop the oldest records so that the new ladder ends with at most keptAttemptRecords.
-      const dropped = Math.max(0, delivery.attempts.length + attempts - keptAttemptRecords);
-      const trim = Array.from({ length: dropped }, (_, index) => `attempts[${index}]`);
       input = {
         UpdateExpression: [
           'SET #status = :pending, ladder_start = next_attempt, last_allowed_attempt = next_attempt + :more,',
           ' next_attempt_at = :now, gsi2pk = :due, gsi2sk = :nowIso',
-          trim.length > 0 ? ` REMOVE ${trim.join(', ')}` : '',
         ].join(''),
         ExpressionAttributeValues: {
           ':pending': 'pending',
@@ -386,13 +467,17 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
       },
       ReturnValues: 'ALL_NEW',
     });
-    return result.ok && result.attributes ? fromItem(result.attributes) : undefined;
+    // Its attempts are those read with it: reopening records none.
+    return result.ok && result.attributes
+      ? { ...fromItem(result.attributes), attempts: delivery.attempts }
+      : undefined;
   },
 
-  async listForEndpoint(endpointId, filter) {
+  async listForEndpoint(endpointId, filter, request) {
     const window = createdWindow('gsi1sk', filter);
+    const partition = keys.endpointDeliveries(endpointId);
     const values: Record<string, unknown> = {
-      ':pk': keys.endpointDeliveries(endpointId).gsi1pk,
+      ':pk': partition.gsi1pk,
       ...window.values,
     };
     const names: Record<string, string> = {};
@@ -427,16 +512,19 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
       input.FilterExpression = conditions.join(' AND ');
       if (Object.keys(names).length > 0) input.ExpressionAttributeNames = names;
     }
-    return (await queryAll(input)).map(fromItem);
+    const page = await queryPage(input, request, partition);
+    return { ...page, items: await withAttempts(page.items) };
   },
 
   async listFailed(endpointId, window, limit) {
     const partition = keys.failedDeliveries(endpointId).gsi2pk;
-    return (await queryWork(partition, limit, createdWindow('gsi2sk', window))).map(fromItem);
+    return (await queryWork(partition, limit, createdWindow('gsi2sk', window))).map((item) =>
+      fromItem(item),
+    );
   },
 
   async listDue(before, limit) {
     const due = await queryWorkShards(dueDeliveryPartitions(), limit, workBefore(iso(before)));
-    return due.map(fromItem);
+    return due.map((item) => fromItem(item));
   },
 };

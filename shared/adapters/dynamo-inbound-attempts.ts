@@ -1,11 +1,11 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
-import { Refusal } from '../domain/errors.js';
 import type { AttemptOutcome, InboundAttempt, InboundSource } from '../domain/inbound/model.js';
 import type { InboundAttemptLog } from '../domain/inbound/ports.js';
 import { dynamo } from './dynamodb.js';
-import { keys } from './keys.js';
+import { inboundAttemptPartitions, keys } from './keys.js';
+import { decodeCursor, encodeCursor } from './page-cursor.js';
 import { ttlAttribute } from './table-definition.js';
 
 /**
@@ -46,19 +46,6 @@ const attemptOf = (item: AttemptItem): InboundAttempt => ({
   ...(item.error_code === undefined ? {} : { errorCode: item.error_code }),
 });
 
-const encodeCursor = (key: Record<string, unknown>) =>
-  Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
-
-function decodeCursor(cursor: string): Record<string, unknown> {
-  try {
-    const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (typeof key === 'object' && key !== null) return key as Record<string, unknown>;
-  } catch {
-    // fall through to the error below
-  }
-  throw new Refusal('foreignCursor');
-}
-
 export const dynamoInboundAttemptLog: InboundAttemptLog = {
   async record(attempt) {
     const receivedAt = new Date(attempt.receivedAt).toISOString();
@@ -67,7 +54,7 @@ export const dynamoInboundAttemptLog: InboundAttemptLog = {
         TableName: tableName(),
         Item: {
           ...keys.inboundAttempt(attempt.source, attempt.id),
-          ...keys.inboundAttemptsBySource(attempt.source),
+          ...keys.inboundAttemptsBySource(attempt.source, attempt.id),
           // Time first, so the index lists a source's attempts in order; the id keeps it unique.
           gsi1sk: `${receivedAt}#${attempt.id}`,
           kind: 'inbound_attempt',
@@ -90,22 +77,37 @@ export const dynamoInboundAttemptLog: InboundAttemptLog = {
   },
 
   async listBySource(source, options = {}) {
-    const { Items = [], LastEvaluatedKey } = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.inboundAttemptsBySource(source).gsi1pk },
-        ScanIndexForward: false,
-        Limit: Math.min(Math.max(options.limit ?? 50, 1), 100),
-        ...(options.before === undefined
-          ? {}
-          : { ExclusiveStartKey: decodeCursor(options.before) }),
+    const limit = Math.min(Math.max(options.limit ?? 50, 1), 100);
+    const before =
+      options.before === undefined ? undefined : decodeCursor(options.before, ['at']).k.at;
+    // Each shard's newest `limit + 1` before the cursor, merged: the newest `limit` of them all,
+    // and whether any is left.
+    const shards = await Promise.all(
+      inboundAttemptPartitions(source).map(async (partition) => {
+        const { Items = [] } = await dynamo().send(
+          new QueryCommand({
+            TableName: tableName(),
+            IndexName: 'gsi1',
+            KeyConditionExpression: `gsi1pk = :pk${before === undefined ? '' : ' AND gsi1sk < :before'}`,
+            ExpressionAttributeValues: {
+              ':pk': partition,
+              ...(before === undefined ? {} : { ':before': before }),
+            },
+            ScanIndexForward: false,
+            Limit: limit + 1,
+          }),
+        );
+        return Items;
       }),
     );
+    const merged = shards.flat().sort((a, b) => (String(a.gsi1sk) < String(b.gsi1sk) ? 1 : -1));
+    const page = merged.slice(0, limit);
+    const last = page.at(-1);
     return {
-      attempts: Items.map((item) => attemptOf(item as unknown as AttemptItem)),
-      ...(LastEvaluatedKey === undefined ? {} : { next: encodeCursor(LastEvaluatedKey) }),
+      attempts: page.map((item) => attemptOf(item as unknown as AttemptItem)),
+      ...(merged.length > limit && last !== undefined
+        ? { next: encodeCursor({ k: { at: String(last.gsi1sk) }, n: 0 }) }
+        : {}),
     };
   },
 };

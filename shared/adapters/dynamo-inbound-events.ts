@@ -1,6 +1,4 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
 import { Refusal } from '../domain/errors.js';
 import {
@@ -12,8 +10,8 @@ import {
 import type { InboundEventStore, StalledEvent } from '../domain/inbound/ports.js';
 import { inboundSweepGraceMs } from '../domain/inbound/sweep-events.js';
 import type { Item } from './dynamodb.js';
-import { dynamo, getItem, iso, putIf, updateIf } from './dynamodb.js';
-import { keys } from './keys.js';
+import { getItem, iso, putIf, queryWorkShards, updateIf, workBefore } from './dynamodb.js';
+import { keys, stalledInboundPartitions } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
 /**
@@ -81,7 +79,7 @@ export const dynamoInboundEventStore: InboundEventStore = {
       body_gzip: compressed,
       // Listed for the sweeper from the start, in the same write: if the hand-off to the
       // queue fails and the sender never retries, the event is still found.
-      ...keys.stalledInboundEvents(),
+      ...keys.stalledInboundEvents(event.source, event.eventId),
       gsi2sk: iso(now + inboundSweepGraceMs),
       [ttlAttribute]: epochSeconds(now) + dedupeWindowSeconds,
     };
@@ -179,21 +177,11 @@ export const dynamoInboundEventStore: InboundEventStore = {
   },
 
   async listStalled(now, limit) {
-    const { Items = [] } = await dynamo().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :now',
-        // The index holds whole items; the sweeper needs none of the (gzipped) bodies.
-        ProjectionExpression: '#source, event_id, #status, gsi2sk, sweep_count',
-        ExpressionAttributeNames: { '#source': 'source', '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':pk': keys.stalledInboundEvents().gsi2pk,
-          ':now': iso(now),
-        },
-        Limit: limit,
-      }),
-    );
+    const Items = await queryWorkShards(stalledInboundPartitions(), limit, workBefore(iso(now)), {
+      // The sweeper needs none of the (gzipped) bodies.
+      expression: '#source, event_id, #status, gsi2sk, sweep_count',
+      names: { '#source': 'source', '#status': 'status' },
+    });
     return Items.map(
       (item): StalledEvent => ({
         source: item.source as InboundSource,

@@ -31,6 +31,7 @@ import {
   dynamo,
   getItem,
   queryAll,
+  queryPage,
   type TransactionOutcome,
   transactWrite,
 } from './dynamodb.js';
@@ -286,27 +287,45 @@ export const dynamoSessionRepository: SessionRepository = {
     };
   },
 
-  async list(userId, now) {
+  async list(userId, now, window, request) {
     const { pk, skPrefix } = keys.userSessions(userId);
-    const items = await queryAll({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-      ConsistentRead: true,
-    });
-    return (
-      items
-        // TTL deletes lazily: a session past its refresh lifetime is over.
-        .filter((item) => Number(item[ttlAttribute]) > epochSeconds(now))
-        .map((item) => ({
-          id: String(item.sk).slice(skPrefix.length),
-          createdAt: Number(item.created_at),
-          lastUsedAt: Number(item.last_used_at ?? item.created_at),
-          ipAddress: typeof item.ip_address === 'string' ? item.ip_address : null,
-          userAgent: typeof item.user_agent === 'string' ? item.user_agent : null,
-        }))
-        .sort((a, b) => b.createdAt - a.createdAt)
+    // TTL deletes lazily: a session past its refresh lifetime is over.
+    const conditions = ['#expires > :now'];
+    const values: Record<string, unknown> = {
+      ':pk': pk,
+      ':prefix': skPrefix,
+      ':now': epochSeconds(now),
+    };
+    if (window.createdAfter !== undefined) {
+      conditions.push('created_at > :after');
+      values[':after'] = window.createdAfter;
+    }
+    if (window.createdBefore !== undefined) {
+      conditions.push('created_at < :before');
+      values[':before'] = window.createdBefore;
+    }
+    const page = await queryPage(
+      {
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        FilterExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: { '#expires': ttlAttribute },
+        ExpressionAttributeValues: values,
+        ConsistentRead: true,
+      },
+      request,
+      { pk },
     );
+    return {
+      ...page,
+      items: page.items.map((item) => ({
+        id: String(item.sk).slice(skPrefix.length),
+        createdAt: Number(item.created_at),
+        lastUsedAt: Number(item.last_used_at ?? item.created_at),
+        ipAddress: typeof item.ip_address === 'string' ? item.ip_address : null,
+        userAgent: typeof item.user_agent === 'string' ? item.user_agent : null,
+      })),
+    };
   },
 
   async revoke(userId, sessionId) {

@@ -10,13 +10,14 @@ import {
   iso,
   isTransactionConflict,
   queryAll,
-  queryWork,
+  queryWorkShards,
   type TransactionOutcome,
   transactWrite,
   updateIf,
   workBefore,
 } from './dynamodb.js';
-import { keys } from './keys.js';
+import { keys, resumingEndpointPartitions } from './keys.js';
+import { pageOfSorted } from './page-cursor.js';
 
 interface EndpointItem {
   id: string;
@@ -83,6 +84,9 @@ async function writeWithCount(input: TransactWriteCommandInput): Promise<Transac
  * each put and delete: the cap is a condition on that item, so two registrations racing for the
  * last slot cannot both pass (a read-then-write count could).
  */
+/** An endpoint's place in its account's list: creation time, then id (unique). */
+const listPosition = (endpoint: WebhookEndpoint) => `${endpoint.createdAt}#${endpoint.id}`;
+
 export const dynamoEndpointRepository: EndpointRepository = {
   async create(endpoint, limit) {
     const item: EndpointItem & { kind: string } = {
@@ -130,6 +134,13 @@ export const dynamoEndpointRepository: EndpointRepository = {
       ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
     });
     return items.map(endpointFromItem);
+  },
+
+  async pageForAccount(accountId, matches, request) {
+    const newestFirst = (await dynamoEndpointRepository.listForAccount(accountId))
+      .filter(matches)
+      .sort((a, b) => listPosition(b).localeCompare(listPosition(a)));
+    return pageOfSorted(newestFirst, request, listPosition, true);
   },
 
   async get(accountId, endpointId) {
@@ -193,7 +204,7 @@ export const dynamoEndpointRepository: EndpointRepository = {
       set.push('#status = :enabled', 'gsi2pk = :resuming', 'gsi2sk = :updated');
       remove.push('disabled_reason', 'disabled_at');
       values[':enabled'] = 'enabled';
-      values[':resuming'] = keys.resumingEndpoints().gsi2pk;
+      values[':resuming'] = keys.resumingEndpoints(endpointId).gsi2pk;
     } else if (change.status?.to === 'disabled') {
       set.push('#status = :disabled', 'disabled_reason = :reason', 'disabled_at = :at');
       remove.push('gsi2pk', 'gsi2sk');
@@ -274,7 +285,11 @@ export const dynamoEndpointRepository: EndpointRepository = {
   },
 
   async listResuming(before, limit) {
-    const marks = await queryWork(keys.resumingEndpoints().gsi2pk, limit, workBefore(iso(before)));
+    const marks = await queryWorkShards(
+      resumingEndpointPartitions(),
+      limit,
+      workBefore(iso(before)),
+    );
     return marks.map((item) => ({
       endpoint: endpointFromItem(item),
       enabledAt: String(item.gsi2sk),

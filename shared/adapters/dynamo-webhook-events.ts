@@ -3,8 +3,8 @@ import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
 import type { DeliverableEventType, StoredEvent } from '../domain/webhooks/model.js';
 import type { EventRepository } from '../domain/webhooks/ports.js';
-import { dynamo, getItem, iso, queryWork, transactWrite, workBefore } from './dynamodb.js';
-import { keys } from './keys.js';
+import { dynamo, getItem, iso, queryWorkShards, transactWrite, workBefore } from './dynamodb.js';
+import { keys, stalledFanOutPartitions } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
 /** Events and their deliveries are kept 30 days (then DynamoDB TTL removes them). */
@@ -41,7 +41,7 @@ function eventItem(event: StoredEvent): Record<string, unknown> {
     created_at: event.createdAt,
     payload: event.payload,
     // Listed on gsi2 until every delivery exists; the sweeper finishes fan-outs left behind.
-    ...keys.stalledFanOuts(),
+    ...keys.stalledFanOuts(event.id),
     gsi2sk: event.createdAt,
     [ttlAttribute]: epochSeconds(Date.parse(event.createdAt)) + eventRetentionSeconds,
   } satisfies Record<string, unknown> & EventItem;
@@ -116,8 +116,7 @@ export const dynamoEventRepository: EventRepository = {
   },
 
   async listStalledFanOuts(before, limit) {
-    const partition = keys.stalledFanOuts().gsi2pk;
     const bound = workBefore(iso(before));
-    return (await queryWork(partition, limit, bound)).map(eventFromItem);
+    return (await queryWorkShards(stalledFanOutPartitions(), limit, bound)).map(eventFromItem);
   },
 };

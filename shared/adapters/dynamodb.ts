@@ -22,8 +22,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { tableName } from '../config.js';
+import { Refusal } from '../domain/errors.js';
+import { type PageOf, type PageRequest, pageOffset } from '../domain/pages.js';
 import { type ClientSettings, clientSettings } from './aws-client-settings.js';
 import type { ItemKey } from './keys.js';
+import { decodeCursor, encodeCursor } from './page-cursor.js';
+import { tableIndexes, tableKeys } from './table-definition.js';
 
 /**
  * The DynamoDB kit every repository is written with: the client (the AWS SDK's
@@ -194,6 +198,102 @@ export async function queryAll(input: QueryCommandInput): Promise<Item[]> {
   return items;
 }
 
+/**
+ * Query calls one page may take: a filter drops what a call read, and the next call reads on;
+ * past this, the page is answered short, with its cursor where the reading stopped.
+ */
+const pageCalls = 8;
+
+/** The key attributes of a query's items: the table's, and its index's when it reads one. */
+function keyAttributes(input: QueryCommandInput): string[] {
+  const index = tableIndexes.find((candidate) => candidate.indexName === input.IndexName);
+  return [
+    tableKeys.partitionKey,
+    tableKeys.sortKey,
+    ...(index === undefined ? [] : [index.partitionKey, index.sortKey]),
+  ];
+}
+
+/** A cursor's position as a query's start key, in the list's own partition. */
+const startOf = (
+  content: { k: Record<string, string>; n: number },
+  partition: Record<string, string>,
+) => ({ start: { ...content.k, ...partition } as Item | undefined, before: content.n });
+
+/**
+ * One page of what a query matches, as a list answers it: `request.perPage` items after the
+ * cursor's position, or after the items of the pages before a page number (read and dropped:
+ * what reaching a page by number costs). Query calls with Limit, so a page costs its own items
+ * (and one more, which tells whether another page follows) and never the list's history; a
+ * FilterExpression may leave a call short, and the next call reads on, up to `pageCalls`.
+ * `partition` is the list's partition key attribute, e.g.
+ * `{ gsi1pk: … }`: left out of the cursors handed out, and put back into those received.
+ */
+export async function queryPage(
+  input: QueryCommandInput,
+  request: PageRequest,
+  partition: Record<string, string>,
+): Promise<PageOf<Item>> {
+  const names = keyAttributes(input);
+  const positionNames = names.filter((name) => !(name in partition));
+  const from =
+    request.cursor === undefined
+      ? { start: undefined, before: 0 }
+      : startOf(decodeCursor(request.cursor, positionNames), partition);
+  const skip = request.cursor === undefined ? pageOffset(request) : 0;
+  const wanted = skip + request.perPage;
+  const found: Item[] = [];
+  let position: Item | undefined = from.start;
+  for (let call = 0; call < pageCalls && found.length <= wanted; call++) {
+    // One item past the page: whether more follow is then known, not guessed.
+    const page = await queryFrom(input, wanted + 1 - found.length, position, request.cursor);
+    found.push(...(page.Items ?? []));
+    position = page.LastEvaluatedKey;
+    if (position === undefined) break;
+  }
+  if (found.length > wanted) {
+    const last = found[wanted - 1]!;
+    position = Object.fromEntries(names.map((name) => [name, last[name]]));
+  }
+  const items = found.slice(skip, wanted);
+  const before = from.before + skip;
+  const next =
+    position === undefined
+      ? undefined
+      : encodeCursor({
+          k: Object.fromEntries(positionNames.map((name) => [name, String(position[name])])),
+          n: before + items.length,
+        });
+  return {
+    items,
+    next,
+    page: Math.floor(before / request.perPage) + 1,
+    total: before + items.length + (next === undefined ? 0 : 1),
+  };
+}
+
+/**
+ * One Query call of a page. A cursor whose position lies outside what this query may read (a
+ * window other than its own) is refused by DynamoDB as a ValidationException: the cursor's fault.
+ */
+async function queryFrom(
+  input: QueryCommandInput,
+  limit: number,
+  start: Item | undefined,
+  cursor: string | undefined,
+) {
+  try {
+    return await dynamo().send(
+      new QueryCommand({ ...input, Limit: limit, ExclusiveStartKey: start }),
+    );
+  } catch (error) {
+    if (cursor !== undefined && error instanceof Error && error.name === 'ValidationException') {
+      throw new Refusal('foreignCursor', { cause: error });
+    }
+    throw error;
+  }
+}
+
 const chunks = <T>(items: T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, index) =>
     items.slice(index * size, index * size + size),
@@ -222,7 +322,7 @@ async function untilProcessed<T>(
  */
 export async function batchGetAll(
   keys: ItemKey[],
-  options: { consistent?: boolean; projection?: string } = {},
+  options: { consistent?: boolean; projection?: string; names?: Record<string, string> } = {},
 ): Promise<Item[]> {
   const found: Item[] = [];
   const read = async (pending: ItemKey[]) => {
@@ -235,6 +335,7 @@ export async function batchGetAll(
             ...(options.projection === undefined
               ? {}
               : { ProjectionExpression: options.projection }),
+            ...(options.names === undefined ? {} : { ExpressionAttributeNames: options.names }),
           },
         },
       }),
@@ -401,6 +502,12 @@ export const workBefore = (bound: string): WorkRange => ({
   values: { ':before': bound },
 });
 
+/** What to read of each item of a queue of work: a ProjectionExpression and its names. */
+export interface WorkProjection {
+  expression: string;
+  names?: Record<string, string>;
+}
+
 /**
  * The first `limit` items of one gsi2 partition, oldest first, within `range` when given: how each
  * queue of work kept on gsi2 is read (overdue deliveries, stalled fan-outs, an endpoint's paused
@@ -410,7 +517,37 @@ export async function queryWork(
   partition: string,
   limit: number,
   range?: WorkRange,
+  projection?: WorkProjection,
 ): Promise<Item[]> {
+  return itemsOfEntries(await workEntries(partition, limit, range), projection);
+}
+
+/**
+ * The first `limit` items, oldest first, of a queue of work spread over several gsi2 partitions
+ * (shards, so that its writes do not all meet on one key): every partition read at once, the
+ * entries merged by sort key, and their items read.
+ */
+export async function queryWorkShards(
+  partitions: string[],
+  limit: number,
+  range?: WorkRange,
+  projection?: WorkProjection,
+): Promise<Item[]> {
+  const pages = await Promise.all(
+    partitions.map((partition) => workEntries(partition, limit, range)),
+  );
+  const entries = pages
+    .flat()
+    .sort((a, b) => (String(a.gsi2sk) < String(b.gsi2sk) ? -1 : 1))
+    .slice(0, limit);
+  return itemsOfEntries(entries, projection);
+}
+
+/**
+ * The first `limit` entries of a gsi2 partition: their keys only. gsi2 projects no attributes
+ * (table-definition.ts says why): its entries stay small however large the items they list.
+ */
+async function workEntries(partition: string, limit: number, range?: WorkRange) {
   const { Items } = await dynamo().send(
     new QueryCommand({
       TableName: tableName(),
@@ -424,20 +561,21 @@ export async function queryWork(
 }
 
 /**
- * The first `limit` items, oldest first, of a queue of work spread over several gsi2 partitions
- * (shards, so that its writes do not all meet on one key): every partition read at once, the
- * pages merged by sort key.
+ * The items of index entries, in the entries' order, by BatchGetItem (eventually consistent, as
+ * the index is: every step taken on work is a conditional write that checks what it needs). An
+ * item deleted since its entry was read, or moved to another partition, is left out.
  */
-export async function queryWorkShards(
-  partitions: string[],
-  limit: number,
-  range?: WorkRange,
-): Promise<Item[]> {
-  const pages = await Promise.all(
-    partitions.map((partition) => queryWork(partition, limit, range)),
+async function itemsOfEntries(entries: Item[], projection?: WorkProjection): Promise<Item[]> {
+  if (entries.length === 0) return [];
+  const found = await batchGetAll(
+    entries.map((entry) => ({ pk: String(entry.pk), sk: String(entry.sk) })),
+    projection === undefined
+      ? {}
+      : { projection: `pk, sk, gsi2pk, ${projection.expression}`, names: projection.names },
   );
-  return pages
-    .flat()
-    .sort((a, b) => (String(a.gsi2sk) < String(b.gsi2sk) ? -1 : 1))
-    .slice(0, limit);
+  const byKey = new Map(found.map((item) => [`${item.pk}\u0000${item.sk}`, item]));
+  return entries.flatMap((entry) => {
+    const item = byKey.get(`${entry.pk}\u0000${entry.sk}`);
+    return item !== undefined && item.gsi2pk === entry.gsi2pk ? [item] : [];
+  });
 }

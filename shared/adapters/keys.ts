@@ -33,13 +33,46 @@ function shardOf(id: string, count: number): number {
 }
 
 /**
- * Every partition of the due-delivery index: its shards, and `DELIVERIES_DUE` where deliveries
- * created before the index was sharded wait until their next claim moves them to their shard.
+ * The partitions of a sharded key: `<base>#<shard>` for each of `count` shards, and `base` itself,
+ * where items written before the key was sharded stay until they are next moved or expire. A
+ * reader of a sharded queue reads every one of them (`queryWorkShards`).
  */
-export const dueDeliveryPartitions = (): string[] => [
-  ...Array.from({ length: dueDeliveryShards }, (_, shard) => `DELIVERIES_DUE#${shard}`),
-  'DELIVERIES_DUE',
+const shardedPartitions = (base: string, count: number): string[] => [
+  ...Array.from({ length: count }, (_, shard) => `${base}#${shard}`),
+  base,
 ];
+
+/** A shard of `base` for the item of `id`. */
+const shardFor = (base: string, id: string, count: number) => `${base}#${shardOf(id, count)}`;
+
+/** Every partition of the due-delivery index: its shards, and the unsharded `DELIVERIES_DUE`. */
+export const dueDeliveryPartitions = (): string[] =>
+  shardedPartitions('DELIVERIES_DUE', dueDeliveryShards);
+
+/**
+ * Shards of every other work queue kept on gsi2 (fan-outs left unfinished, inbound events waiting
+ * for the sweeper, endpoints being resumed) and of a receiver source's audit records on gsi1: each
+ * is written by requests (a publication, a gateway's call, a PATCH), and one partition of an index
+ * takes about 1,000 writes of 1 KB a second. Eight shards take about 8,000 a second; their
+ * readers (sweepers every few minutes, the audit listing) read the eight at once.
+ */
+export const workShards = 8;
+
+/** Every partition of the unfinished fan-outs. */
+export const stalledFanOutPartitions = (): string[] =>
+  shardedPartitions('EVENTS_FANOUT_PENDING', workShards);
+
+/** Every partition of the inbound events waiting for the sweeper. */
+export const stalledInboundPartitions = (): string[] =>
+  shardedPartitions('INBOUND_DUE', workShards);
+
+/** Every partition of the endpoints being resumed. */
+export const resumingEndpointPartitions = (): string[] =>
+  shardedPartitions('ENDPOINTS_RESUMING', workShards);
+
+/** Every partition of a receiver source's audit records. */
+export const inboundAttemptPartitions = (source: string): string[] =>
+  shardedPartitions(`INBOUND_ATTEMPTS#${source}`, workShards);
 
 export const keys = {
   /** A user account. */
@@ -137,17 +170,27 @@ export const keys = {
     item(`EVENT_IDEMPOTENCY#${accountId}#${idempotencyKey}`),
   /** One delivery of one event to one endpoint. */
   delivery: (deliveryId: string) => item(`DELIVERY#${deliveryId}`),
+  /**
+   * One attempt of a delivery, in the delivery's partition, by number (zero-padded, so the latest
+   * sort last): its outcome and up to 1 KiB of the response body, kept as long as the delivery.
+   */
+  deliveryAttempt: (deliveryId: string, attempt: number) =>
+    item(`DELIVERY#${deliveryId}`, `ATTEMPT#${String(attempt).padStart(6, '0')}`),
+  /** The attempts of a delivery: query pk with this prefix on sk. */
+  deliveryAttempts: (deliveryId: string) => ({
+    pk: `DELIVERY#${deliveryId}`,
+    skPrefix: 'ATTEMPT#',
+  }),
   /** gsi1: the deliveries of an endpoint, by creation time. */
   endpointDeliveries: (endpointId: string) => ({ gsi1pk: `ENDPOINT_DELIVERIES#${endpointId}` }),
   /**
    * gsi2: deliveries not finished yet, by when their next step is due (the next attempt, or the
-   * expiry of a claim); the item leaves the index when delivered or failed. The delivery item
-   * holds its attempts (at most 20), so listing them costs no extra reads. Spread over
+   * expiry of a claim); the item leaves the index when delivered or failed. Spread over
    * `dueDeliveryShards` partitions by the delivery id, so a large fan-out's writes do not all meet
    * on one index partition; the sweeper reads every shard (`dueDeliveryPartitions`).
    */
   dueDeliveries: (deliveryId: string) => ({
-    gsi2pk: `DELIVERIES_DUE#${shardOf(deliveryId, dueDeliveryShards)}`,
+    gsi2pk: shardFor('DELIVERIES_DUE', deliveryId, dueDeliveryShards),
   }),
   /**
    * gsi2: the deliveries of a disabled endpoint whose attempt came due and waits, by when it was
@@ -161,22 +204,39 @@ export const keys = {
   failedDeliveries: (endpointId: string) => ({ gsi2pk: `ENDPOINT_FAILED#${endpointId}` }),
   /**
    * gsi2: endpoints enabled again whose paused deliveries may not all be sent yet (the request
-   * that enabled one sends a first batch; the sweeper the rest), by when they were enabled.
+   * that enabled one sends a first batch; the sweeper the rest), by when they were enabled; in
+   * `workShards` shards by the endpoint (`resumingEndpointPartitions`).
    */
-  resumingEndpoints: () => ({ gsi2pk: 'ENDPOINTS_RESUMING' }),
-  /** gsi2: events whose deliveries are not all created yet, by creation time (the sweeper's). */
-  stalledFanOuts: () => ({ gsi2pk: 'EVENTS_FANOUT_PENDING' }),
+  resumingEndpoints: (endpointId: string) => ({
+    gsi2pk: shardFor('ENDPOINTS_RESUMING', endpointId, workShards),
+  }),
+  /**
+   * gsi2: events whose deliveries are not all created yet, by creation time (the sweeper's); in
+   * `workShards` shards by the event (`stalledFanOutPartitions`).
+   */
+  stalledFanOuts: (eventId: string) => ({
+    gsi2pk: shardFor('EVENTS_FANOUT_PENDING', eventId, workShards),
+  }),
   /** Dedupe record of an inbound webhook event, by source and the source's event id. */
   inboundEvent: (source: string, eventId: string) => item(`INBOUND#${source}#${eventId}`),
   /**
    * gsi2: inbound events not processed yet, by when the sweeper should step in (received + grace,
-   * or lease end + grace); the item leaves the index when processed or failed.
+   * or lease end + grace); the item leaves the index when processed or failed. In `workShards`
+   * shards by the event (`stalledInboundPartitions`).
    */
-  stalledInboundEvents: () => ({ gsi2pk: 'INBOUND_DUE' }),
+  stalledInboundEvents: (source: string, eventId: string) => ({
+    gsi2pk: shardFor('INBOUND_DUE', `${source}#${eventId}`, workShards),
+  }),
   /** Audit record of one inbound webhook attempt; gsi1 lists a source's attempts by time. */
   inboundAttempt: (source: string, attemptId: string) =>
     item(`INBOUND_ATTEMPT#${source}#${attemptId}`),
-  inboundAttemptsBySource: (source: string) => ({ gsi1pk: `INBOUND_ATTEMPTS#${source}` }),
+  /**
+   * gsi1: a source's audit records by time, in `workShards` shards by the attempt (a gateway's
+   * calls all come from one source): `inboundAttemptPartitions`.
+   */
+  inboundAttemptsBySource: (source: string, attemptId: string) => ({
+    gsi1pk: shardFor(`INBOUND_ATTEMPTS#${source}`, attemptId, workShards),
+  }),
   /** A gateway subscription of an account. */
   subscription: (accountId: string, subscriptionId: string) =>
     item(`ACCOUNT#${accountId}`, `SUBSCRIPTION#${subscriptionId}`),
@@ -190,7 +250,7 @@ export const keys = {
 /**
  * The partition families of the table and of its indexes: what a function may be granted, each
  * one IAM `dynamodb:LeadingKeys` pattern (a prefix, or an exact value for a fixed partition: the
- * published token keys, the gsi2 work partitions). Every partition key that `keys` builds falls in
+ * published token keys). Every partition key that `keys` builds falls in
  * exactly one family (a test holds this), so a new kind of item needs its family here before any
  * function can be given it.
  */
@@ -230,9 +290,10 @@ export const itemFamilies = {
   dueDeliveries: { index: 'gsi2', prefix: 'DELIVERIES_DUE' },
   pausedDeliveries: { index: 'gsi2', prefix: 'ENDPOINT_PAUSED#' },
   failedDeliveries: { index: 'gsi2', prefix: 'ENDPOINT_FAILED#' },
-  resumingEndpoints: { index: 'gsi2', exact: 'ENDPOINTS_RESUMING' },
-  stalledFanOuts: { index: 'gsi2', exact: 'EVENTS_FANOUT_PENDING' },
-  stalledInboundEvents: { index: 'gsi2', exact: 'INBOUND_DUE' },
+  /** `<queue>#<shard>`, and the unsharded partition of items written before the sharding. */
+  resumingEndpoints: { index: 'gsi2', prefix: 'ENDPOINTS_RESUMING' },
+  stalledFanOuts: { index: 'gsi2', prefix: 'EVENTS_FANOUT_PENDING' },
+  stalledInboundEvents: { index: 'gsi2', prefix: 'INBOUND_DUE' },
 } as const satisfies Record<string, ItemFamilyKeys>;
 
 interface ItemFamilyKeys {

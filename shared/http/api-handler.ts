@@ -7,6 +7,7 @@ import { corsAllowedOrigins, customDomainNames, rateLimitPerMinute } from '../co
 import { systemClock } from '../domain/clock.js';
 import { ServiceError } from '../domain/errors.js';
 import { metrics } from '../domain/metrics.js';
+import type { PageOf } from '../domain/pages.js';
 import type { Principal } from '../domain/principal.js';
 import {
   consume,
@@ -54,6 +55,18 @@ export class Page<TItem> {
     readonly items: TItem[],
     readonly meta: PageMeta,
   ) {}
+
+  /** A list's page as answered: each item through `view`, and the page's place in its list. */
+  static of<TFound, TItem>(
+    found: PageOf<TFound>,
+    perPage: number,
+    view: (item: TFound) => TItem,
+  ): Page<TItem> {
+    return new Page(
+      found.items.map((item) => view(item)),
+      { page: found.page, per_page: perPage, total: found.total, next_cursor: found.next ?? null },
+    );
+  }
 }
 
 /**

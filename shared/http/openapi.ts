@@ -157,12 +157,25 @@ const components = {
     ...namedResponses,
     PageMeta: {
       type: 'object',
-      required: ['page', 'per_page', 'total'],
+      required: ['page', 'per_page', 'total', 'next_cursor'],
       additionalProperties: false,
       properties: {
-        page: { type: 'integer', format: 'int32', minimum: 1, maximum: 999_999 },
+        page: { type: 'integer', format: 'int32', minimum: 1, maximum: 1_000_000_000 },
         per_page: { type: 'integer', format: 'int32', minimum: 1, maximum: 100 },
-        total: { type: 'integer', format: 'int32', minimum: 0, maximum: 1_000_000_000 },
+        total: {
+          type: 'integer',
+          format: 'int32',
+          minimum: 0,
+          maximum: 1_000_000_000,
+          description:
+            'Exact on the last page; before it, a lower bound: the items up to this page’s end plus one.',
+        },
+        next_cursor: {
+          type: ['string', 'null'],
+          maxLength: 1024,
+          description:
+            'Pass as `cursor` to read the next page (its cost does not grow with the page’s depth); null on the last page.',
+        },
       },
     },
     ErrorEnvelope: {

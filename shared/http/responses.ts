@@ -30,7 +30,10 @@ export interface HttpResponse {
 export interface PageMeta {
   page: number;
   per_page: number;
+  /** Exact on the last page; before it, the items up to the page's end plus one. */
   total: number;
+  /** Where the next page starts (`?cursor=`); null on the last page. */
+  next_cursor: string | null;
 }
 
 const jsonHeaders = { 'content-type': 'application/json; charset=utf-8' };

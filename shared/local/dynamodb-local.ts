@@ -8,10 +8,16 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
+  type Projection,
   ResourceInUseException,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { tableIndexes, tableKeys, ttlAttribute } from '../adapters/table-definition.js';
+import {
+  type IndexProjection,
+  tableIndexes,
+  tableKeys,
+  ttlAttribute,
+} from '../adapters/table-definition.js';
 
 export interface DynamoDbLocal {
   endpoint: string;
@@ -116,7 +122,7 @@ export async function ensureTable(client: DynamoDBClient, name: string): Promise
             { AttributeName: index.partitionKey, KeyType: 'HASH' },
             { AttributeName: index.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection: projectionOf(index.projection),
         })),
       }),
     );
@@ -130,4 +136,11 @@ export async function ensureTable(client: DynamoDBClient, name: string): Promise
     if (!(error instanceof ResourceInUseException)) throw error;
   }
   await client.send(new DescribeTableCommand({ TableName: name }));
+}
+
+/** An index's projection as CreateTable takes it. */
+function projectionOf(projection: IndexProjection): Projection {
+  return projection.type === 'INCLUDE'
+    ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...projection.attributes] }
+    : { ProjectionType: projection.type };
 }

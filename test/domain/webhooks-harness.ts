@@ -9,6 +9,7 @@ import { defaultRetryDelaysSeconds, webhookEndpointsPerAccount } from '../../sha
 import { ManualClock } from '../../shared/domain/clock.js';
 import type { EmailMessage, Mailer } from '../../shared/domain/messages.js';
 import { attemptDelivery } from '../../shared/domain/webhooks/attempt-delivery.js';
+import { registerEndpoint } from '../../shared/domain/webhooks/endpoints.js';
 import type { AttemptMessage } from '../../shared/domain/webhooks/model.js';
 import type {
   DeliveryQueue,
@@ -96,6 +97,20 @@ export async function createAccount(accountId: string, email: string): Promise<v
       Item: { ...keys.user(accountId), id: accountId, email },
     }),
   );
+}
+
+let accountSeq = 0;
+
+/** A new account (named after `label`) with one endpoint subscribed to `order.created`. */
+export async function accountWithEndpoint(deps: Harness, label: string) {
+  accountSeq += 1;
+  const account = `usr_${label}${accountSeq}_${Date.now()}`;
+  await createAccount(account, `${label}${accountSeq}@example.com`);
+  const endpoint = await registerEndpoint(deps, account, {
+    url: 'https://r.example/hook',
+    events: ['order.created'],
+  });
+  return { account, endpoint };
 }
 
 /**

@@ -109,7 +109,9 @@ describe('disabling an endpoint', () => {
     const results = await attempts;
 
     // Every attempt either posted and was recorded, or waits unmade: none lost, none doubled.
-    const deliveries = await deps.deliveries.listForEndpoint(endpoint.id, {});
+    const deliveries = (
+      await deps.deliveries.listForEndpoint(endpoint.id, {}, { page: 1, perPage: 100 })
+    ).items;
     const delivered = deliveries.filter((delivery) => delivery.status === 'delivered');
     const paused = deliveries.filter((delivery) => delivery.status === 'paused');
     expect(delivered.length + paused.length).toBe(12);
@@ -282,7 +284,9 @@ describe('disabling a failing endpoint automatically', () => {
     expect(disabledNotices()[0]?.text).toContain('PATCH /v1/webhooks/');
     // Their retries wait; new events make no deliveries.
     await drain(deps);
-    const deliveries = await deps.deliveries.listForEndpoint(endpoint.id, {});
+    const deliveries = (
+      await deps.deliveries.listForEndpoint(endpoint.id, {}, { page: 1, perPage: 100 })
+    ).items;
     expect(deliveries.filter((delivery) => delivery.status === 'paused')).toHaveLength(4);
     expect(
       (await publishEvent(deps, { type: 'order.created', accountId: account, data: order }))
@@ -362,7 +366,9 @@ describe('recovering failed deliveries', () => {
     expect(again).toEqual({ recovered: 0, hasMore: false });
     expect(deps.queue.messages).toHaveLength(3);
     await drain(deps);
-    const deliveries = await deps.deliveries.listForEndpoint(endpoint.id, {});
+    const deliveries = (
+      await deps.deliveries.listForEndpoint(endpoint.id, {}, { page: 1, perPage: 100 })
+    ).items;
     expect(deliveries.map((delivery) => delivery.status)).toEqual([
       'delivered',
       'delivered',
@@ -380,7 +386,9 @@ describe('recovering failed deliveries', () => {
 
     const gaps = runs.slice(1).map((run, index) => (run - (runs[index] ?? 0)) / 1000);
     expect(gaps).toEqual([300, 1800, 7200, 86400]);
-    const [delivery] = await deps.deliveries.listForEndpoint(endpoint.id, {});
+    const [delivery] = (
+      await deps.deliveries.listForEndpoint(endpoint.id, {}, { page: 1, perPage: 100 })
+    ).items;
     expect(delivery?.status).toBe('failed');
     expect(delivery?.attempts.map((attempt) => attempt.attempt)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(deps.mailer.sent).toHaveLength(notices);
@@ -422,7 +430,9 @@ describe('recovering failed deliveries', () => {
       await recoverDeliveries(deps, account, endpoint.id, { since: start });
       await drain(deps);
     }
-    const [delivery] = await deps.deliveries.listForEndpoint(endpoint.id, {});
+    const [delivery] = (
+      await deps.deliveries.listForEndpoint(endpoint.id, {}, { page: 1, perPage: 100 })
+    ).items;
     expect(delivery?.nextAttempt).toBe(27);
     expect(delivery?.attempts.map((attempt) => attempt.attempt)).toEqual(
       Array.from({ length: 20 }, (_, index) => index + 7),

@@ -144,7 +144,9 @@ describe('publishing an event', () => {
       ],
     });
     expect(deps.queue.messages).toEqual([]);
-    expect(await deps.deliveries.listForEndpoint(endpoint.id, {})).toEqual([]);
+    expect(
+      (await deps.deliveries.listForEndpoint(endpoint.id, {}, { page: 1, perPage: 100 })).items,
+    ).toEqual([]);
   });
 
   it('refuses an Idempotency-Key reused with a different request', async () => {
@@ -630,7 +632,9 @@ describe('retrying and sweeping', () => {
 
     expect(result.fannedOut).toBeGreaterThanOrEqual(1);
     await drain(deps);
-    const deliveries = await deps.deliveries.listForEndpoint(endpoint.id, {});
+    const deliveries = (
+      await deps.deliveries.listForEndpoint(endpoint.id, {}, { page: 1, perPage: 100 })
+    ).items;
     expect(deliveries.map((delivery) => delivery.status)).toEqual(['delivered']);
   });
 });

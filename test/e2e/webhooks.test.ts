@@ -561,6 +561,22 @@ describe('recovering and reading deliveries', { timeout: 90_000 }, () => {
       'event_type',
       'created_after',
     ]);
+    const firstPage = await list({ per_page: 1 });
+    const nextPage = await list({ per_page: 1, cursor: firstPage.meta.next_cursor ?? '' });
+    expect(firstPage.meta).toMatchObject({ page: 1, total: 2, next_cursor: expect.any(String) });
+    expect(nextPage.meta).toMatchObject({ page: 2, total: 2, next_cursor: null });
+    expect(nextPage.data[0]?.id).not.toBe(firstPage.data[0]?.id);
+    for (const cursor of ['not-base64!', 'eyJrIjp7fX0', Buffer.from('{').toString('base64url')]) {
+      const forged = await client.call(
+        'GET',
+        `/webhooks/${endpoint.id}/deliveries?cursor=${encodeURIComponent(cursor)}`,
+        { token: owner.token },
+      );
+      expect(forged.status, cursor).toBe(400);
+      expect(forged.body.error.details.map((detail: { field: string }) => detail.field)).toEqual([
+        'cursor',
+      ]);
+    }
 
     const [orderDelivery] = (await list({ event_type: 'order.created' })).data;
     const one = (token: string) =>

@@ -124,13 +124,13 @@ describe('the API middleware stack', () => {
     const list = apiHandler(
       testOperation(),
       tableCounter,
-      async () => new Page([{ id: 1 }], { page: 1, per_page: 20, total: 1 }),
+      async () => new Page([{ id: 1 }], { page: 1, per_page: 20, total: 1, next_cursor: null }),
     );
     const response = await list(restEvent({ httpMethod: 'GET' }), lambdaContext);
     expect(JSON.parse(response.body)).toEqual({
       success: true,
       data: [{ id: 1 }],
-      meta: { page: 1, per_page: 20, total: 1 },
+      meta: { page: 1, per_page: 20, total: 1, next_cursor: null },
     });
   });
 

@@ -309,6 +309,25 @@ describe('the service stack', () => {
     expect(outputs.ApiUrl).toBeDefined();
   });
 
+  it('projects no index ALL unless its definition says why', () => {
+    const tables = template.findResources('AWS::DynamoDB::Table');
+    const indexes = Object.values(tables).flatMap(
+      (table) =>
+        (table.Properties.GlobalSecondaryIndexes ?? []) as {
+          IndexName: string;
+          Projection: { ProjectionType: string };
+        }[],
+    );
+    expect(indexes.length).toBeGreaterThan(0);
+    for (const index of indexes) {
+      if (index.Projection.ProjectionType !== 'ALL') continue;
+      const definition = tableIndexes.find(
+        (candidate) => candidate.indexName === index.IndexName,
+      ) as { projection: { allBecause?: string } } | undefined;
+      expect(definition?.projection.allBecause, index.IndexName).toMatch(/\w{3,}/);
+    }
+  });
+
   it('builds the table from the shared definition: keys, indexes, TTL, PITR, retained', () => {
     const stringKey = (name: string) => ({ AttributeName: name, AttributeType: 'S' });
     template.hasResource('AWS::DynamoDB::Table', {
@@ -333,7 +352,10 @@ describe('the service stack', () => {
             { AttributeName: index.partitionKey, KeyType: 'HASH' },
             { AttributeName: index.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection:
+            index.projection.type === 'INCLUDE'
+              ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection.attributes] }
+              : { ProjectionType: index.projection.type },
         })),
         TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true },
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },

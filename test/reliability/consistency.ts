@@ -138,7 +138,20 @@ export function checkConsistency(
       problems.push(`event ${String(event.id)} still waits for its fan-out`);
     }
   }
-  const deliveries = items.filter((item) => String(item.pk).startsWith('DELIVERY#'));
+  const deliveries = items.filter(
+    (item) => String(item.pk).startsWith('DELIVERY#') && item.sk === '#',
+  );
+  /** Each delivery's attempts, items of their own in its partition (by pk), in number order. */
+  const attemptItems = new Map<string, AttemptItem[]>();
+  for (const item of items) {
+    if (!String(item.pk).startsWith('DELIVERY#') || !String(item.sk).startsWith('ATTEMPT#')) {
+      continue;
+    }
+    attemptItems.set(String(item.pk), [
+      ...(attemptItems.get(String(item.pk)) ?? []),
+      item as unknown as AttemptItem,
+    ]);
+  }
   const deliveriesOfEvent = new Map<string, Item[]>();
   for (const delivery of deliveries) {
     const eventId = String(delivery.event_id);
@@ -175,7 +188,10 @@ export function checkConsistency(
   let attempts = 0;
   for (const delivery of deliveries) {
     const id = String(delivery.id);
-    const recorded = (delivery.attempts as AttemptItem[] | undefined) ?? [];
+    const recorded = [
+      ...((delivery.attempts as AttemptItem[] | undefined) ?? []),
+      ...(attemptItems.get(String(delivery.pk)) ?? []),
+    ].sort((a, b) => a.attempt - b.attempt);
     attempts += recorded.length;
     const numbers = recorded.map((attempt) => attempt.attempt);
     if (numbers.some((number, index) => number !== index + 1)) {

@@ -417,6 +417,49 @@ describe('password changes and sessions', { timeout: 60_000 }, () => {
     );
   });
 
+  it('pages the sessions by cursor, and a cursor replayed by another user lists only their own', async () => {
+    const victim = await api.verifiedAccount();
+    await api.login(victim.email, victim.password);
+    await api.login(victim.email, victim.password);
+    const attacker = await api.verifiedAccount();
+    const list = (token: string, query: string) =>
+      api.call('GET', `/auth/sessions?${query}`, { token });
+
+    const first = await list(victim.tokens.access_token, 'per_page=2');
+    const second = await list(
+      victim.tokens.access_token,
+      `per_page=2&cursor=${first.body.meta.next_cursor}`,
+    );
+    const replayed = await list(
+      attacker.tokens.access_token,
+      `per_page=2&cursor=${first.body.meta.next_cursor}`,
+    );
+    const attackerOwn = await list(attacker.tokens.access_token, 'per_page=2');
+    const forged = await list(attacker.tokens.access_token, 'cursor=eyJrIjp7fX0');
+
+    expect(first.body.data).toHaveLength(2);
+    expect(first.body.meta).toMatchObject({
+      page: 1,
+      per_page: 2,
+      next_cursor: expect.any(String),
+    });
+    expect(second.body.data).toHaveLength(1);
+    expect(second.body.meta).toMatchObject({ page: 2, total: 3, next_cursor: null });
+    const victimIds = [...first.body.data, ...second.body.data].map(
+      (session: { id: string }) => session.id,
+    );
+    expect(new Set(victimIds).size).toBe(3);
+    expect(replayed.status).toBe(200);
+    for (const session of replayed.body.data) {
+      expect(victimIds).not.toContain(session.id);
+    }
+    expect(attackerOwn.body.data).toHaveLength(1);
+    expect(forged.status).toBe(400);
+    expect(forged.body.error.details).toEqual([
+      { field: 'cursor', message: 'cursor is not a cursor this service issued' },
+    ]);
+  });
+
   it("answers 404 for another user's session, and leaves it alive", async () => {
     const victim = await api.verifiedAccount();
     const attacker = await api.verifiedAccount();

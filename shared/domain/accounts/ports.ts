@@ -1,4 +1,5 @@
 import type { AccountCodePurpose } from '../otp/purposes.js';
+import type { PageOf, PageRequest } from '../pages.js';
 import type { PendingHit } from '../rate-limit.js';
 import type { PublicUser, User } from './user.js';
 
@@ -186,6 +187,12 @@ export interface NewSession {
   now: number;
 }
 
+/** Creation times a session list keeps, both exclusive; epoch ms. */
+export interface SessionWindow {
+  createdAfter?: number;
+  createdBefore?: number;
+}
+
 /** A live session, as its user sees it in the session list. Times are epoch ms. */
 export interface SessionRecord {
   id: string;
@@ -314,8 +321,17 @@ export interface SessionRepository {
     userId: string,
     sessionId: string,
   ): Promise<{ sessionLive: boolean; user?: User }>;
-  /** The user's sessions not past their refresh lifetime, newest first (one consistent Query). */
-  list(userId: string, now: number): Promise<SessionRecord[]>;
+  /**
+   * One page of the user's sessions not past their refresh lifetime and created within `window`,
+   * in the order of their ids (a session's key): consistent Query calls with Limit, so a page
+   * costs its own sessions, not every session the user ever had.
+   */
+  list(
+    userId: string,
+    now: number,
+    window: SessionWindow,
+    request: PageRequest,
+  ): Promise<PageOf<SessionRecord>>;
   /**
    * Deletes one session: its access and refresh tokens stop working at once. False when the user
    * had no such session.

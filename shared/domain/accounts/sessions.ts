@@ -1,7 +1,9 @@
 import { epochSeconds } from '../clock.js';
 import { ServiceError } from '../errors.js';
 import { metrics } from '../metrics.js';
+import { assertReachable, type PageOf, type PageRequest } from '../pages.js';
 import { type PendingHit, rateLimited } from '../rate-limit.js';
+import { assertWindow } from '../webhooks/windows.js';
 import { type AccessTokenStamp, accessTokenSeconds } from './access-tokens.js';
 import type { AccountDeps } from './deps.js';
 import {
@@ -291,13 +293,33 @@ export interface SessionSummary extends SessionRecord {
   current: boolean;
 }
 
-/** The caller's live sessions, newest first. Round trips: 1 consistent Query. */
+/**
+ * One page of the caller's live sessions created within `window` (ISO bounds, both exclusive),
+ * the caller's marked. Round trips: 1 consistent Query a page.
+ */
 export async function listSessions(
   deps: AccountDeps,
   caller: { userId: string; sessionId: string },
-): Promise<SessionSummary[]> {
-  const sessions = await deps.sessions.list(caller.userId, deps.clock.now());
-  return sessions.map((session) => ({ ...session, current: session.id === caller.sessionId }));
+  window: { createdAfter?: string; createdBefore?: string },
+  request: PageRequest,
+): Promise<PageOf<SessionSummary>> {
+  const bounds = { after: 'created_after', before: 'created_before' };
+  assertWindow(window, bounds);
+  assertReachable(request);
+  const found = await deps.sessions.list(
+    caller.userId,
+    deps.clock.now(),
+    {
+      createdAfter: window.createdAfter === undefined ? undefined : Date.parse(window.createdAfter),
+      createdBefore:
+        window.createdBefore === undefined ? undefined : Date.parse(window.createdBefore),
+    },
+    request,
+  );
+  return {
+    ...found,
+    items: found.items.map((session) => ({ ...session, current: session.id === caller.sessionId })),
+  };
 }
 
 /**
@@ -310,8 +332,15 @@ export async function endSession(
   session: { userId: string; sessionId: string },
 ): Promise<boolean> {
   if (!(await deps.sessions.revoke(session.userId, session.sessionId))) return false;
-  const left = await deps.sessions.list(session.userId, deps.clock.now());
-  if (left.length === 0) await deps.users.setOnlineStatus(session.userId, false);
+  const left = await deps.sessions.list(
+    session.userId,
+    deps.clock.now(),
+    {},
+    { page: 1, perPage: 1 },
+  );
+  if (left.items.length === 0 && left.next === undefined) {
+    await deps.users.setOnlineStatus(session.userId, false);
+  }
   return true;
 }
 

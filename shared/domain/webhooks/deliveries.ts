@@ -1,14 +1,10 @@
 import { ServiceError } from '../errors.js';
+import { assertReachable, type PageOf, type PageRequest } from '../pages.js';
 import { endpointNotFound } from './endpoints.js';
 import type { Delivery, StoredEvent, WebhookEndpoint } from './model.js';
 import type { DeliveryListFilter, WebhookDependencies } from './ports.js';
 import { queueDueAttempts } from './schedule-attempt.js';
 import { assertWindow } from './windows.js';
-
-export interface PageRequest {
-  page: number;
-  perPage: number;
-}
 
 /** Failed deliveries one recovery call re-queues at most; the client calls again for the rest. */
 export const recoveredPerCall = 100;
@@ -41,13 +37,12 @@ export async function listDeliveries(
   accountId: string,
   endpointId: string,
   filter: DeliveryListFilter,
-  page: PageRequest,
-): Promise<{ items: Delivery[]; total: number }> {
+  request: PageRequest,
+): Promise<PageOf<Delivery>> {
   assertWindow(filter, { after: 'created_after', before: 'created_before' });
+  assertReachable(request);
   if ((await deps.endpoints.get(accountId, endpointId)) === undefined) throw endpointNotFound();
-  const all = await deps.deliveries.listForEndpoint(endpointId, filter);
-  const start = (page.page - 1) * page.perPage;
-  return { items: all.slice(start, start + page.perPage), total: all.length };
+  return deps.deliveries.listForEndpoint(endpointId, filter, request);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { ServiceError } from '../errors.js';
 import type { EventType } from '../event-types.js';
+import type { PageOf, PageRequest } from '../pages.js';
 import { canonicalUrl } from './address-policy.js';
 import { newEndpointId } from './ids.js';
 import type { EndpointStatus, WebhookEndpoint } from './model.js';
@@ -68,23 +69,25 @@ export interface EndpointListFilter extends CreatedWindow {
   status?: EndpointStatus;
 }
 
-/** One page of the account's endpoints, newest first (an account has few: one Query reads all). */
+/**
+ * One page of the account's endpoints, newest first. An account has at most
+ * `endpointsPerAccount` of them: the list reads them all in one Query (a page of DynamoDB's), and
+ * its total is exact.
+ */
 export async function listEndpoints(
   deps: Pick<WebhookDependencies, 'endpoints'>,
   accountId: string,
   filter: EndpointListFilter,
-  page: { page: number; perPage: number },
-): Promise<{ items: WebhookEndpoint[]; total: number }> {
+  request: PageRequest,
+): Promise<PageOf<WebhookEndpoint>> {
   assertWindow(filter, { after: 'created_after', before: 'created_before' });
-  const endpoints = (await deps.endpoints.listForAccount(accountId))
-    .filter(
-      (endpoint) =>
-        (filter.status === undefined || endpoint.status === filter.status) &&
-        isInWindow(endpoint.createdAt, filter),
-    )
-    .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-  const start = (page.page - 1) * page.perPage;
-  return { items: endpoints.slice(start, start + page.perPage), total: endpoints.length };
+  return deps.endpoints.pageForAccount(
+    accountId,
+    (endpoint) =>
+      (filter.status === undefined || endpoint.status === filter.status) &&
+      isInWindow(endpoint.createdAt, filter),
+    request,
+  );
 }
 
 export async function getEndpoint(

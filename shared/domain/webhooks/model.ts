@@ -102,7 +102,10 @@ export interface Delivery {
    * emails the owner.
    */
   ladderStart: number;
-  /** The latest attempts, oldest first (at most `keptAttemptRecords` of them). */
+  /**
+   * The latest attempts, oldest first (at most `keptAttemptRecords` of them), as a read of the
+   * delivery or a list shows them; a claim does not read them (the worker needs none).
+   */
   attempts: AttemptRecord[];
   /** Set while `attempting`. */
   claim?: {
@@ -116,8 +119,9 @@ export interface Delivery {
 }
 
 /**
- * Attempt records a delivery keeps, the latest: a manual retry or a recovery drops the oldest
- * beyond this, so the item stays bounded however often a delivery is tried again.
+ * Attempt records a delivery shows, the latest. Each attempt is an item of its own beside the
+ * delivery (kept as long as it), so the delivery item stays the same size however often it is
+ * tried; a read of the delivery or a list reads only these latest.
  */
 export const keptAttemptRecords = 20;
 

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { EventType } from '../event-types.js';
 import type { Mailer } from '../messages.js';
+import type { PageOf, PageRequest } from '../pages.js';
 import type {
   AttemptMessage,
   AttemptRecord,
@@ -39,7 +40,14 @@ export interface EndpointRepository {
    * write, so concurrent registrations cannot pass the limit together. False when it is full.
    */
   create(endpoint: WebhookEndpoint, limit: number): Promise<boolean>;
+  /** Every endpoint of the account (at most its cap of them). */
   listForAccount(accountId: string): Promise<WebhookEndpoint[]>;
+  /** One page of the account's endpoints that `matches` keeps, newest first; its total exact. */
+  pageForAccount(
+    accountId: string,
+    matches: (endpoint: WebhookEndpoint) => boolean,
+    request: PageRequest,
+  ): Promise<PageOf<WebhookEndpoint>>;
   get(accountId: string, endpointId: string): Promise<WebhookEndpoint | undefined>;
   /** Applies `change` while the endpoint's status is still `expectedStatus`. */
   update(
@@ -184,7 +192,12 @@ export interface DeliveryRepository {
    * a pending one forward. Undefined when the delivery changed since it was read.
    */
   reopen(delivery: Delivery, now: number, attempts: number): Promise<Delivery | undefined>;
-  listForEndpoint(endpointId: string, filter: DeliveryListFilter): Promise<Delivery[]>;
+  /** One page of the endpoint's deliveries matching `filter`, newest first. */
+  listForEndpoint(
+    endpointId: string,
+    filter: DeliveryListFilter,
+    request: PageRequest,
+  ): Promise<PageOf<Delivery>>;
   /** The oldest `limit` failed deliveries of an endpoint created within `window`. */
   listFailed(endpointId: string, window: CreatedWindow, limit: number): Promise<Delivery[]>;
   /** Deliveries whose next step (attempt or lease expiry) was due before `before` (epoch ms). */

@@ -133,7 +133,7 @@ export interface paths {
         };
         /**
          * List sessions
-         * @description The caller's live sessions, newest first.
+         * @description The caller's live sessions, in the order of their ids, a page at a time; filters: created_after, created_before.
          */
         get: operations["listSessions"];
         put?: never;
@@ -1393,8 +1393,13 @@ export interface components {
             page: number;
             /** Format: int32 */
             per_page: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Exact on the last page; before it, a lower bound: the items up to this page’s end plus one.
+             */
             total: number;
+            /** @description Pass as `cursor` to read the next page (its cost does not grow with the page’s depth); null on the last page. */
+            next_cursor: string | null;
         };
         ErrorEnvelope: {
             /** @constant */
@@ -2541,7 +2546,14 @@ export interface operations {
     };
     listSessions: {
         parameters: {
-            query?: never;
+            query?: {
+                page?: number;
+                per_page?: number;
+                status?: "active";
+                created_after?: string;
+                created_before?: string;
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2564,6 +2576,25 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Session"][];
                         meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description Invalid request: invalid_request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] & {
+                        error?: {
+                            /** @enum {unknown} */
+                            code?: "invalid_request";
+                        };
                     };
                 };
             };
@@ -5004,6 +5035,7 @@ export interface operations {
                 status?: "enabled" | "disabled";
                 created_after?: string;
                 created_before?: string;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -6030,6 +6062,7 @@ export interface operations {
                 event_type?: "order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded" | "webhook.test";
                 created_after?: string;
                 created_before?: string;
+                cursor?: string;
             };
             header?: never;
             path: {
@@ -6897,6 +6930,7 @@ export interface operations {
                 status?: "active";
                 created_after?: string;
                 created_before?: string;
+                cursor?: string;
             };
             header?: never;
             path?: never;

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
-import { currentPassword, email, name, otpCode, password } from './fields.js';
+import { currentPassword, email, listQuery, name, otpCode, password } from './fields.js';
 import { phone } from './phone.js';
+import { sessionStatuses } from './vocabulary.js';
 
 /** Request bodies of the account and session operations (docs/accounts.md, "Operations"). */
 
@@ -50,3 +51,6 @@ export const SessionPath = /* @__PURE__ */ v.object({
     ),
   ),
 });
+
+/** The list every list's query takes: a session listed is `active` (live). */
+export const ListSessionsQuery = /* @__PURE__ */ listQuery(sessionStatuses, {});

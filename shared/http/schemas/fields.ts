@@ -73,6 +73,13 @@ export const perPage = /* @__PURE__ */ v.pipe(
   /* @__PURE__ */ v.maxValue(100, 'must be an integer from 1 to 100'),
 );
 
+/** Where a page starts: the `meta.next_cursor` of the page before it, as it was given. */
+export const cursor = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.string('must be a string'),
+  /* @__PURE__ */ v.maxLength(1024, 'must be the meta.next_cursor of an earlier page'),
+  /* @__PURE__ */ v.regex(/^[A-Za-z0-9_-]+$/, 'must be the meta.next_cursor of an earlier page'),
+);
+
 const calendarDate = /^(\d{4})-(\d{2})-(\d{2})$/;
 // RFC 3339 date-time. In a query string an unencoded `+` of the offset arrives as a space.
 const dateTime =
@@ -118,3 +125,26 @@ export const currentPassword = /* @__PURE__ */ v.pipe(
   /* @__PURE__ */ v.maxLength(128, 'must be at most 128 characters'),
   /* @__PURE__ */ v.examples(['correct horse battery']),
 );
+
+/** One of `options`, refused in words that list them. */
+export const oneOf = <const TOptions extends v.PicklistOptions>(options: TOptions) =>
+  /* @__PURE__ */ v.picklist(options, `must be one of: ${options.join(', ')}`);
+
+/**
+ * The query every list takes (contract.md, "Every list accepts status, created_after and
+ * created_before"): page, per_page, a `status` among `statuses`, `more` (a list's own filters)
+ * and the creation window, in the order their refusals are listed, and the cursor of a page.
+ */
+export const listQuery = <const TStatuses extends v.PicklistOptions, TMore extends v.ObjectEntries>(
+  statuses: TStatuses,
+  more: TMore,
+) =>
+  /* @__PURE__ */ v.strictObject({
+    page,
+    per_page: perPage,
+    status: /* @__PURE__ */ v.optional(/* @__PURE__ */ oneOf(statuses)),
+    ...more,
+    created_after: /* @__PURE__ */ v.optional(pointInTime),
+    created_before: /* @__PURE__ */ v.optional(pointInTime),
+    cursor: /* @__PURE__ */ v.optional(cursor),
+  });

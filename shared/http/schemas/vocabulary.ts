@@ -14,5 +14,8 @@ export const genders = ['female', 'male', 'non_binary', 'other', 'prefer_not_to_
  */
 export const eventTypeStatuses = ['active'] as const;
 
+/** A session's status, for the `status` filter every list takes: the list holds live sessions. */
+export const sessionStatuses = ['active'] as const;
+
 /** A delivery's status as clients see it (attempting and paused read as pending). */
 export const deliveryStatuses = ['pending', 'delivered', 'failed'] as const;

@@ -1,14 +1,10 @@
 import * as v from 'valibot';
 import { eventTypes } from '../../domain/event-types.js';
 import { endpointStatuses, testEventType } from '../../domain/webhooks/model.js';
-import { identifier, page, perPage, pointInTime } from './fields.js';
+import { identifier, listQuery, oneOf, pointInTime } from './fields.js';
 import { deliveryStatuses, eventTypeStatuses } from './vocabulary.js';
 
 /** Requests of outbound webhook management and event publication (docs/webhooks.md, "API"). */
-
-/** One of `options`, refused in words that list them. */
-const oneOf = <const TOptions extends v.PicklistOptions>(options: TOptions) =>
-  /* @__PURE__ */ v.picklist(options, `must be one of: ${options.join(', ')}`);
 
 const eventType = /* @__PURE__ */ oneOf(eventTypes);
 
@@ -63,24 +59,6 @@ export const DeliveryPathParams = /* @__PURE__ */ v.object({
   id: identifier,
   delivery_id: identifier,
 });
-
-/**
- * The query every list takes (docs/webhooks.md, "Lists and
- * filters"): page, per_page, a `status` among `statuses`, `more` (a list's own filters)
- * and the creation window, in the order their refusals are listed.
- */
-const listQuery = <const TStatuses extends v.PicklistOptions, TMore extends v.ObjectEntries>(
-  statuses: TStatuses,
-  more: TMore,
-) =>
-  /* @__PURE__ */ v.strictObject({
-    page,
-    per_page: perPage,
-    status: /* @__PURE__ */ v.optional(/* @__PURE__ */ oneOf(statuses)),
-    ...more,
-    created_after: /* @__PURE__ */ v.optional(pointInTime),
-    created_before: /* @__PURE__ */ v.optional(pointInTime),
-  });
 
 /**
  * The event catalogue's: its types are all `active` and have no creation time, so the filters
