@@ -17,7 +17,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { surfaceSizes, workQueueSizes } from '../shared/deployment-sizes.js';
+import { deliveryWorkerSizes, surfaceSizes, workQueueSizes } from '../shared/deployment-sizes.js';
 import { inboundEventAbandonedMessage } from '../shared/domain/inbound/sweep-events.js';
 import { smsCapNearMessage, smsCapReachedMessage } from '../shared/domain/otp/sms-cap.js';
 import { mergedNeeds, routesByEntry } from '../shared/http/route-needs.js';
@@ -234,12 +234,14 @@ export class AreaStack extends Stack {
       case 'queue': {
         if (first.queue === undefined)
           throw new Error(`${first.entry} is a queue route without a queue`);
+        // The delivery worker is sized for the fleet (deployment-sizes.ts says why).
+        const workerSizes = first.queue === 'delivery' ? deliveryWorkerSizes : workQueueSizes;
         fn.live.addEventSource(
           new SqsEventSource(data.queues[first.queue].queue, {
-            batchSize: workQueueSizes.batchSize,
+            batchSize: workerSizes.batchSize,
             // A failed message is retried alone, not with the batch that succeeded.
             reportBatchItemFailures: true,
-            maxConcurrency: workQueueSizes.maxConcurrency,
+            maxConcurrency: workerSizes.maxConcurrency,
           }),
         );
         this.alarmOnAny(

@@ -9,7 +9,8 @@ export const operation = apiOperation({
   entry: 'functions/webhooks/update-webhook.ts',
   auth: 'user',
   tag: 'webhooks',
-  summary: 'Change url, events, description or status; enabling sends the deliveries that waited',
+  summary:
+    'Change url, events, description, status or rate_limit; enabling sends the deliveries that waited',
   needs: {
     items: ['account', 'delivery', 'pausedDeliveries'],
     deliveryQueue: true,

@@ -7,7 +7,7 @@ export const operation = backgroundOperation({
   queue: 'delivery',
   summary: 'Make one delivery attempt per SQS message',
   needs: {
-    items: ['user', 'account', 'delivery', 'event'],
+    items: ['user', 'account', 'delivery', 'event', 'endpointLoad'],
     email: true,
     deliveryQueue: true,
     scheduler: true,

@@ -50,6 +50,8 @@ interface DeliveryItem {
   last_allowed_attempt: number;
   /** Absent on deliveries stored before ladders could restart: their ladder started at 1. */
   ladder_start?: number;
+  /** Deferrals of the current attempt; absent until the first. */
+  deferrals?: number;
   attempts: AttemptItem[];
   claim_token?: string;
   claim_attempt?: number;
@@ -71,6 +73,7 @@ function fromItem(item: Record<string, unknown>): Delivery {
     nextAttemptAt: stored.next_attempt_at,
     lastAllowedAttempt: stored.last_allowed_attempt,
     ladderStart: stored.ladder_start ?? 1,
+    deferrals: stored.deferrals ?? 0,
     attempts: stored.attempts.map((attempt) => ({
       attempt: attempt.attempt,
       attemptedAt: attempt.attempted_at,
@@ -265,7 +268,7 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
       UpdateExpression: [
         'SET #status = :status, attempts = list_append(attempts, :record), next_attempt = claim_attempt + :one',
         index,
-        ` REMOVE ${releaseClaim}`,
+        ` REMOVE ${releaseClaim}, deferrals`,
         resolution.status === 'delivered' ? ', gsi2pk, gsi2sk' : '',
       ].join(''),
       ConditionExpression: 'claim_token = :token',
@@ -290,6 +293,24 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
     // The client retries a write whose answer it did not get; when that first try went through,
     // the retry finds the claim released and this very record last: recorded, not lost.
     return result.ok || holdsRecord(result.item, record);
+  },
+
+  async defer(delivery, claimToken, until) {
+    const result = await updateIf({
+      Key: keys.delivery(delivery.id),
+      UpdateExpression: `SET #status = :pending, next_attempt_at = :until, gsi2pk = :due, gsi2sk = :untilIso ADD deferrals :one REMOVE ${releaseClaim}`,
+      ConditionExpression: 'claim_token = :token',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':pending': 'pending',
+        ':until': until,
+        ':untilIso': iso(until),
+        ':due': keys.dueDeliveries(delivery.id).gsi2pk,
+        ':one': 1,
+        ':token': claimToken,
+      },
+    });
+    return result.ok;
   },
 
   async abandon(deliveryId, claimToken) {

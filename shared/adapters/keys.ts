@@ -137,6 +137,11 @@ export const keys = {
     item(`EVENT_IDEMPOTENCY#${accountId}#${idempotencyKey}`),
   /** One delivery of one event to one endpoint. */
   delivery: (deliveryId: string) => item(`DELIVERY#${deliveryId}`),
+  /**
+   * An endpoint's attempts in flight, its rate and its circuit: written by each attempt to that
+   * endpoint (admitted, then released), one partition per endpoint.
+   */
+  endpointLoad: (endpointId: string) => item(`ENDPOINT_LOAD#${endpointId}`),
   /** gsi1: the deliveries of an endpoint, by creation time. */
   endpointDeliveries: (endpointId: string) => ({ gsi1pk: `ENDPOINT_DELIVERIES#${endpointId}` }),
   /**
@@ -221,6 +226,7 @@ export const itemFamilies = {
   event: { prefix: 'EVENT#' },
   eventIdempotency: { prefix: 'EVENT_IDEMPOTENCY#' },
   delivery: { prefix: 'DELIVERY#' },
+  endpointLoad: { prefix: 'ENDPOINT_LOAD#' },
   inboundEvent: { prefix: 'INBOUND#' },
   inboundAttempt: { prefix: 'INBOUND_ATTEMPT#' },
   messaging: { prefix: 'MESSAGING#' },

@@ -1,9 +1,14 @@
-import { webhookDisableAfterDays, webhookRetryDelaysSeconds } from '../config.js';
+import {
+  webhookDisableAfterDays,
+  webhookEndpointMaxInFlight,
+  webhookRetryDelaysSeconds,
+} from '../config.js';
 import { systemClock } from '../domain/clock.js';
 import type { AttemptDependencies } from '../domain/webhooks/attempt-delivery.js';
 import type { WebhookDependencies } from '../domain/webhooks/ports.js';
 import { dynamoAccountContacts } from './dynamo-account-contacts.js';
 import { dynamoDeliveryRepository } from './dynamo-deliveries.js';
+import { dynamoEndpointLoadRepository } from './dynamo-endpoint-loads.js';
 import { dynamoEndpointRepository } from './dynamo-webhook-endpoints.js';
 import { dynamoEventRepository } from './dynamo-webhook-events.js';
 import { retryScheduler } from './eventbridge-retry-scheduler.js';
@@ -52,6 +57,7 @@ export const attemptDependencies = /* @__PURE__ */ lazily(
   (): AttemptDependencies => ({
     deliveries: dynamoDeliveryRepository,
     endpoints: dynamoEndpointRepository,
+    loads: dynamoEndpointLoadRepository,
     accounts: dynamoAccountContacts,
     get queue() {
       return deliveryQueue();
@@ -69,6 +75,9 @@ export const attemptDependencies = /* @__PURE__ */ lazily(
     },
     get disableAfterDays() {
       return webhookDisableAfterDays();
+    },
+    get endpointMaxInFlight() {
+      return webhookEndpointMaxInFlight();
     },
   }),
 );

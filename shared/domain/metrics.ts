@@ -81,6 +81,18 @@ export const metricDefinitions = {
     description:
       'delivery attempt messages handled: delivered, retry_scheduled, failed, duplicate, claim_lost, abandoned, paused',
   },
+  DeliveriesDeferred: {
+    unit: 'Count',
+    dimensions: ['Reason'],
+    description:
+      'attempts put back unmade: busy (the endpoint had its most attempts in flight) or rate_limited (its rate_limit spent)',
+  },
+  EndpointCircuitOpened: {
+    unit: 'Count',
+    dimensions: [],
+    description:
+      'endpoint circuits opened after consecutive timeouts or 5xx answers (attempts due meanwhile fail without a request)',
+  },
   EndpointsAutoDisabled: {
     unit: 'Count',
     dimensions: [],

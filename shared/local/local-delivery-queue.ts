@@ -1,4 +1,5 @@
 import { attemptMessageCodec } from '../adapters/attempt-message.js';
+import { deliveryWorkerSizes } from '../deployment-sizes.js';
 import { systemClock } from '../domain/clock.js';
 import type { AttemptMessage } from '../domain/webhooks/model.js';
 import type { DeliveryQueue, EnqueuedAttempt, RetryScheduler } from '../domain/webhooks/ports.js';
@@ -13,7 +14,7 @@ export class LocalDeliveryQueue extends LocalQueue implements DeliveryQueue {
     super(
       worker,
       { queueName: 'delivery', functionName: 'deliverWebhook', logBodies: true },
-      options,
+      { ...deliveryWorkerSizes, ...options },
     );
   }
 

@@ -1,6 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoAccountContacts } from '../../shared/adapters/dynamo-account-contacts.js';
 import { dynamoDeliveryRepository } from '../../shared/adapters/dynamo-deliveries.js';
+import { dynamoEndpointLoadRepository } from '../../shared/adapters/dynamo-endpoint-loads.js';
 import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
 import { dynamoEventRepository } from '../../shared/adapters/dynamo-webhook-events.js';
 import { dynamo } from '../../shared/adapters/dynamodb.js';
@@ -74,6 +75,7 @@ export function harness(): Harness {
     endpoints: dynamoEndpointRepository,
     events: dynamoEventRepository,
     deliveries: dynamoDeliveryRepository,
+    loads: dynamoEndpointLoadRepository,
     accounts: dynamoAccountContacts,
     queue: new RecordingQueue(),
     scheduler: new RecordingScheduler(),
@@ -84,6 +86,7 @@ export function harness(): Harness {
     clock: new ManualClock(testEpoch),
     retryDelaysSeconds: defaultRetryDelaysSeconds,
     disableAfterDays: 5,
+    endpointMaxInFlight: 10,
     endpointsPerAccount: webhookEndpointsPerAccount(),
   };
 }

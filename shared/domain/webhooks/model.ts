@@ -6,7 +6,8 @@ import type { EventType } from '../event-types.js';
  *   pending ──claim──▶ attempting ──2xx──▶ delivered
  *      ▲                    │
  *      ├── retry scheduled ◀┤ failure, attempts left
- *      │                    ├─ failure, none left ──▶ failed (+ email notice) ──recover──▶ pending
+ *      │                    ├─ failure, none left ──▶ failed (+ daily digest) ──recover──▶ pending
+ *      │                    ├─ endpoint busy or rate spent ──▶ pending, later (deferred, unmade)
  *      │                    └─ endpoint disabled ──▶ paused ──endpoint enabled──▶ pending
  *
  * `attempting` carries a lease: a worker that dies mid-attempt leaves the claim behind, and only
@@ -52,6 +53,11 @@ export interface WebhookEndpoint {
   previousSecret?: string;
   /** Epoch milliseconds. */
   previousSecretExpiresAt?: number;
+  /**
+   * Deliveries a second the owner allows this endpoint (`rate_limit`); absent: no limit beyond
+   * the attempts in flight.
+   */
+  rateLimit?: number;
   createdAt: string;
   /** ISO 8601 UTC of the last PATCH, or of the creation. */
   updatedAt: string;
@@ -102,6 +108,11 @@ export interface Delivery {
    * emails the owner.
    */
   ladderStart: number;
+  /**
+   * Times the current attempt was put back unmade because its endpoint was busy or its rate
+   * spent (0 again once an attempt is made): each deferral waits longer.
+   */
+  deferrals: number;
   /** The latest attempts, oldest first (at most `keptAttemptRecords` of them). */
   attempts: AttemptRecord[];
   /** Set while `attempting`. */

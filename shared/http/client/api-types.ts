@@ -432,7 +432,7 @@ export interface paths {
         delete: operations["deleteWebhook"];
         options?: never;
         head?: never;
-        /** Change url, events, description or status; enabling sends the deliveries that waited */
+        /** Change url, events, description, status or rate_limit; enabling sends the deliveries that waited */
         patch: operations["updateWebhook"];
         trace?: never;
     };
@@ -970,6 +970,7 @@ export interface components {
             disabled_reason: ("manual" | "failing") | null;
             disabled_at: string | null;
             failing_since: string | null;
+            rate_limit: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -990,6 +991,7 @@ export interface components {
             disabled_reason: ("manual" | "failing") | null;
             disabled_at: string | null;
             failing_since: string | null;
+            rate_limit: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1091,6 +1093,7 @@ export interface components {
             disabled_reason: ("manual" | "failing") | null;
             disabled_at: string | null;
             failing_since: string | null;
+            rate_limit: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -4002,6 +4005,8 @@ export interface operations {
                     url: string;
                     events: ("order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded")[];
                     description?: string;
+                    /** Format: int32 */
+                    rate_limit?: number;
                 };
             };
         };
@@ -4419,6 +4424,7 @@ export interface operations {
                     description?: string;
                     /** @enum {string} */
                     status?: "enabled" | "disabled";
+                    rate_limit?: number | null;
                 };
             };
         };
