@@ -19,6 +19,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { deliveryWorkerSizes, surfaceSizes, workQueueSizes } from '../shared/deployment-sizes.js';
 import { inboundEventAbandonedMessage } from '../shared/domain/inbound/sweep-events.js';
+import type { MetricName } from '../shared/domain/metrics.js';
 import { smsCapNearMessage, smsCapReachedMessage } from '../shared/domain/otp/sms-cap.js';
 import { mergedNeeds, routesByEntry } from '../shared/http/route-needs.js';
 import type { ApiRoute, Route } from '../shared/http/route-table.js';
@@ -250,6 +251,21 @@ export class AreaStack extends Stack {
           `${first.entry} failed invocations: a whole batch failed, or the worker crashed`,
           'worker-errors',
         );
+        if (first.queue === 'delivery') {
+          // The retry ladder's wake-ups: a due minute without its schedule waits for the
+          // periodic sweep (up to 5 minutes late) until the next attempt creates it.
+          this.alarmOnAny(
+            new cloudwatch.Metric({
+              namespace: this.stageName,
+              metricName: 'LadderWakeFailed' satisfies MetricName,
+              statistic: 'Sum',
+              period: fiveMinutes,
+            }),
+            'LadderWakeFailedAlarm',
+            "A due minute's retry-ladder schedule could not be created (CreateSchedule failed): retries of that minute go out late, by the periodic sweep",
+            'ladder-wake-failed',
+          );
+        }
         break;
       }
       case 'schedule':

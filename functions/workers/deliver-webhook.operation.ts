@@ -7,7 +7,15 @@ export const operation = backgroundOperation({
   queue: 'delivery',
   summary: 'Make one delivery attempt per SQS message',
   needs: {
-    items: ['user', 'account', 'delivery', 'event', 'endpointLoad'],
+    items: [
+      'user',
+      'account',
+      'delivery',
+      'event',
+      'endpointLoad',
+      'ladderMinute',
+      'dueDeliveries',
+    ],
     email: true,
     deliveryQueue: true,
     scheduler: true,

@@ -456,8 +456,19 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
     return (await queryWork(partition, limit, createdWindow('gsi2sk', window))).map(fromItem);
   },
 
-  async listDue(before, limit) {
-    const due = await queryWorkShards(dueDeliveryPartitions(), limit, workBefore(iso(before)));
-    return due.map(fromItem);
+  async listDuePage(before, limit, cursor) {
+    // From the previous page's last sort key, inclusive: deliveries due at that same millisecond
+    // beyond the page are not skipped (one listed twice is queued twice, and claimed once).
+    const range =
+      cursor === undefined
+        ? workBefore(iso(before))
+        : {
+            condition: ' AND gsi2sk BETWEEN :after AND :before',
+            values: { ':after': cursor, ':before': iso(before) },
+          };
+    const due = await queryWorkShards(dueDeliveryPartitions(), limit, range);
+    const last = due.at(-1)?.gsi2sk;
+    const next = due.length === limit && typeof last === 'string' && last !== cursor;
+    return { deliveries: due.map(fromItem), ...(next ? { cursor: last } : {}) };
   },
 };

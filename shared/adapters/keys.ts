@@ -142,6 +142,11 @@ export const keys = {
    * endpoint (admitted, then released), one partition per endpoint.
    */
   endpointLoad: (endpointId: string) => item(`ENDPOINT_LOAD#${endpointId}`),
+  /**
+   * A due minute of the retry ladder whose wake-up schedule exists: put once per minute by each
+   * warm worker at most (they remember it), so never a write per delivery.
+   */
+  ladderMinute: (dueMinute: number) => item(`LADDER_MINUTE#${dueMinute}`),
   /** gsi1: the deliveries of an endpoint, by creation time. */
   endpointDeliveries: (endpointId: string) => ({ gsi1pk: `ENDPOINT_DELIVERIES#${endpointId}` }),
   /**
@@ -227,6 +232,7 @@ export const itemFamilies = {
   eventIdempotency: { prefix: 'EVENT_IDEMPOTENCY#' },
   delivery: { prefix: 'DELIVERY#' },
   endpointLoad: { prefix: 'ENDPOINT_LOAD#' },
+  ladderMinute: { prefix: 'LADDER_MINUTE#' },
   inboundEvent: { prefix: 'INBOUND#' },
   inboundAttempt: { prefix: 'INBOUND_ATTEMPT#' },
   messaging: { prefix: 'MESSAGING#' },

@@ -9,6 +9,7 @@ import type { WebhookDependencies } from '../domain/webhooks/ports.js';
 import { dynamoAccountContacts } from './dynamo-account-contacts.js';
 import { dynamoDeliveryRepository } from './dynamo-deliveries.js';
 import { dynamoEndpointLoadRepository } from './dynamo-endpoint-loads.js';
+import { dynamoLadderMinuteRepository } from './dynamo-ladder-minutes.js';
 import { dynamoEndpointRepository } from './dynamo-webhook-endpoints.js';
 import { dynamoEventRepository } from './dynamo-webhook-events.js';
 import { retryScheduler } from './eventbridge-retry-scheduler.js';
@@ -65,6 +66,7 @@ export const attemptDependencies = /* @__PURE__ */ lazily(
     get scheduler() {
       return retryScheduler();
     },
+    ladderMinutes: dynamoLadderMinuteRepository,
     sender: httpsWebhookSender,
     get mailer() {
       return mailer();

@@ -93,6 +93,12 @@ export const metricDefinitions = {
     description:
       'endpoint circuits opened after consecutive timeouts or 5xx answers (attempts due meanwhile fail without a request)',
   },
+  LadderWakeFailed: {
+    unit: 'Count',
+    dimensions: [],
+    description:
+      "a due minute's wake-up schedule could not be created (the periodic sweep queues that minute's attempts once overdue)",
+  },
   EndpointsAutoDisabled: {
     unit: 'Count',
     dimensions: [],

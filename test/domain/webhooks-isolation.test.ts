@@ -63,7 +63,7 @@ async function endpointWith(events: number, rateLimit?: number) {
   return { endpoint, messages: deps.queue.messages.splice(0) };
 }
 
-describe('isolation per endpoint', () => {
+describe('isolation per endpoint', { timeout: 120_000 }, () => {
   it('lets a hanging endpoint hold at most 10 attempts; the rest go back unmade, for later', async () => {
     const hanging = new HangingReceiver();
     deps.sender = hanging;
@@ -71,8 +71,8 @@ describe('isolation per endpoint', () => {
 
     const running = messages.map((message) => attemptDelivery(deps, message));
     // The three beyond the endpoint's places go back on the queue, unmade.
-    await eventually(async () => (deps.queue.messages.length >= 3 ? true : undefined));
-    await eventually(async () => (hanging.requests.length >= 10 ? true : undefined));
+    await eventually(async () => (deps.queue.messages.length >= 3 ? true : undefined), 90);
+    await eventually(async () => (hanging.requests.length >= 10 ? true : undefined), 90);
     expect(hanging.requests).toHaveLength(10);
     for (const message of deps.queue.messages) {
       expect(message.attempt).toBe(1);
@@ -159,11 +159,11 @@ describe('isolation per endpoint', () => {
     deps.sender = hanging;
     const busy = await endpointWith(10);
     const running = busy.messages.map((message) => attemptDelivery(deps, message));
-    await eventually(async () => (hanging.requests.length >= 10 ? true : undefined));
+    await eventually(async () => (hanging.requests.length >= 10 ? true : undefined), 90);
 
     const other = await endpointWith(1);
     const result = attemptDelivery(deps, other.messages[0]!);
-    await eventually(async () => (hanging.requests.length >= 11 ? true : undefined));
+    await eventually(async () => (hanging.requests.length >= 11 ? true : undefined), 90);
     expect(hanging.requests.at(-1)?.url).toBe(other.endpoint.url);
     hanging.answerAll({ status: 200, latencyMs: 5 });
     expect(await result).toBe('delivered');

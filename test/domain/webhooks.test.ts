@@ -636,14 +636,29 @@ describe('retrying and sweeping', () => {
 });
 
 describe('scheduling an attempt', () => {
-  it('uses a queue delay up to 15 minutes and a one-time schedule beyond', async () => {
+  it('uses a queue delay up to 15 minutes and, beyond, one wake-up per due minute', async () => {
     const now = deps.clock.now();
     await scheduleAttempt(deps, { deliveryId: 'dlv_a', attempt: 2 }, now + 300_000);
     await scheduleAttempt(deps, { deliveryId: 'dlv_a', attempt: 3 }, now + 1_800_000);
+    await scheduleAttempt(deps, { deliveryId: 'dlv_b', attempt: 3 }, now + 1_800_000 + 59_000);
+    await scheduleAttempt(deps, { deliveryId: 'dlv_c', attempt: 3 }, now + 1_860_000);
 
     expect(deps.queue.messages).toEqual([{ deliveryId: 'dlv_a', attempt: 2, delaySeconds: 300 }]);
-    expect(deps.scheduler.schedules).toEqual([
-      { message: { deliveryId: 'dlv_a', attempt: 3 }, at: new Date(now + 1_800_000) },
-    ]);
+    // testEpoch is a whole minute: the first two fall in one minute, the third in the next.
+    expect(deps.scheduler.wakes).toEqual([now + 1_800_000, now + 1_860_000]);
+  });
+
+  it('gives the minute back when its wake-up cannot be created, for the next attempt to create', async () => {
+    const now = deps.clock.now();
+    const failing = { wakeAt: async () => Promise.reject(new Error('Scheduler is down')) };
+    await expect(
+      scheduleAttempt(
+        { ...deps, scheduler: failing },
+        { deliveryId: 'dlv_a', attempt: 3 },
+        now + 1_800_000,
+      ),
+    ).rejects.toThrow('Scheduler is down');
+    await scheduleAttempt(deps, { deliveryId: 'dlv_b', attempt: 3 }, now + 1_800_000);
+    expect(deps.scheduler.wakes).toEqual([now + 1_800_000]);
   });
 });

@@ -70,6 +70,7 @@ export type AttemptDependencies = Pick<
   | 'accounts'
   | 'queue'
   | 'scheduler'
+  | 'ladderMinutes'
   | 'sender'
   | 'mailer'
   | 'clock'

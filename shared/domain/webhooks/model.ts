@@ -132,8 +132,17 @@ export interface Delivery {
  */
 export const keptAttemptRecords = 20;
 
-/** What one delivery attempt is, on the queue and in a schedule's payload. */
+/** What one delivery attempt is, on the delivery queue. */
 export interface AttemptMessage {
   deliveryId: string;
   attempt: number;
+}
+
+/**
+ * The retry ladder's wake-up for one due minute, which its one-time schedule puts on the delivery
+ * queue: the attempts due within that minute are then queued (`sweepDueMinute`).
+ */
+export interface LadderWake {
+  /** Epoch ms of the minute's start. */
+  dueMinute: number;
 }

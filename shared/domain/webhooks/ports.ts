@@ -195,8 +195,15 @@ export interface DeliveryRepository {
   listForEndpoint(endpointId: string, filter: DeliveryListFilter): Promise<Delivery[]>;
   /** The oldest `limit` failed deliveries of an endpoint created within `window`. */
   listFailed(endpointId: string, window: CreatedWindow, limit: number): Promise<Delivery[]>;
-  /** Deliveries whose next step (attempt or lease expiry) was due before `before` (epoch ms). */
-  listDue(before: number, limit: number): Promise<Delivery[]>;
+  /**
+   * A page of the deliveries whose next step (attempt or lease expiry) is due before `before`
+   * (epoch ms), oldest first, from `cursor` (the previous page's); no `cursor` after the last.
+   */
+  listDuePage(
+    before: number,
+    limit: number,
+    cursor?: string,
+  ): Promise<{ deliveries: Delivery[]; cursor?: string }>;
 }
 
 /** What an endpoint may take at once. */
@@ -260,9 +267,24 @@ export interface DeliveryQueue {
   enqueue(messages: EnqueuedAttempt[]): Promise<void>;
 }
 
-/** Delivers an attempt message to the queue at a time further out than the queue can delay. */
+/**
+ * Wakes the retry ladder at a minute further out than the queue can delay (EventBridge Scheduler:
+ * one one-time schedule per due minute, named after it, which puts a `LadderWake` on the queue).
+ */
 export interface RetryScheduler {
-  scheduleAt(message: AttemptMessage, at: Date): Promise<void>;
+  /** Creating the wake-up of a minute that has one already is success. */
+  wakeAt(dueMinute: number): Promise<void>;
+}
+
+/**
+ * Which due minutes have their wake-up, so that the deliveries due in one minute cost one
+ * CreateSchedule between them, not one each.
+ */
+export interface LadderMinuteRepository {
+  /** True for the one caller that is to create the minute's wake-up. */
+  claim(dueMinute: number): Promise<boolean>;
+  /** Forgets a claim whose wake-up could not be created, so a later retry creates it. */
+  release(dueMinute: number): Promise<void>;
 }
 
 export interface SignedRequest {
@@ -299,6 +321,7 @@ export interface WebhookDependencies {
   accounts: AccountContacts;
   queue: DeliveryQueue;
   scheduler: RetryScheduler;
+  ladderMinutes: LadderMinuteRepository;
   sender: WebhookSender;
   urlGuard: UrlGuard;
   mailer: Mailer;
