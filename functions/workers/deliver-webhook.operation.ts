@@ -15,6 +15,7 @@ export const operation = backgroundOperation({
       'endpointLoad',
       'ladderMinute',
       'dueDeliveries',
+      'failureDigest',
     ],
     email: true,
     deliveryQueue: true,

@@ -41,6 +41,13 @@ export const dueDeliveryPartitions = (): string[] => [
   'DELIVERIES_DUE',
 ];
 
+/** Shards of the due-digest index: a digest is written on each failure of its endpoint's day. */
+export const dueDigestShards = 8;
+
+/** Every partition of the due-digest index. */
+export const dueDigestPartitions = (): string[] =>
+  Array.from({ length: dueDigestShards }, (_, shard) => `DIGESTS_DUE#${shard}`);
+
 export const keys = {
   /** A user account. */
   user: (userId: string) => item(`USER#${userId}`, 'PROFILE'),
@@ -147,6 +154,13 @@ export const keys = {
    * warm worker at most (they remember it), so never a write per delivery.
    */
   ladderMinute: (dueMinute: number) => item(`LADDER_MINUTE#${dueMinute}`),
+  /** One endpoint's deliveries that failed for good on one UTC day: its owner's digest. */
+  failureDigest: (endpointId: string, day: number) =>
+    item(`FAILURE_DIGEST#${endpointId}`, `${day}`),
+  /** gsi2: unsent digests by when they may be sent, in shards by endpoint. */
+  dueDigests: (endpointId: string) => ({
+    gsi2pk: `DIGESTS_DUE#${shardOf(endpointId, dueDigestShards)}`,
+  }),
   /** gsi1: the deliveries of an endpoint, by creation time. */
   endpointDeliveries: (endpointId: string) => ({ gsi1pk: `ENDPOINT_DELIVERIES#${endpointId}` }),
   /**
@@ -233,6 +247,7 @@ export const itemFamilies = {
   delivery: { prefix: 'DELIVERY#' },
   endpointLoad: { prefix: 'ENDPOINT_LOAD#' },
   ladderMinute: { prefix: 'LADDER_MINUTE#' },
+  failureDigest: { prefix: 'FAILURE_DIGEST#' },
   inboundEvent: { prefix: 'INBOUND#' },
   inboundAttempt: { prefix: 'INBOUND_ATTEMPT#' },
   messaging: { prefix: 'MESSAGING#' },
@@ -243,6 +258,7 @@ export const itemFamilies = {
   pausedDeliveries: { index: 'gsi2', prefix: 'ENDPOINT_PAUSED#' },
   failedDeliveries: { index: 'gsi2', prefix: 'ENDPOINT_FAILED#' },
   resumingEndpoints: { index: 'gsi2', exact: 'ENDPOINTS_RESUMING' },
+  dueDigests: { index: 'gsi2', prefix: 'DIGESTS_DUE#' },
   stalledFanOuts: { index: 'gsi2', exact: 'EVENTS_FANOUT_PENDING' },
   stalledInboundEvents: { index: 'gsi2', exact: 'INBOUND_DUE' },
 } as const satisfies Record<string, ItemFamilyKeys>;

@@ -1,4 +1,5 @@
 import {
+  dashboardUrl,
   webhookDisableAfterDays,
   webhookEndpointMaxInFlight,
   webhookRetryDelaysSeconds,
@@ -9,6 +10,7 @@ import type { WebhookDependencies } from '../domain/webhooks/ports.js';
 import { dynamoAccountContacts } from './dynamo-account-contacts.js';
 import { dynamoDeliveryRepository } from './dynamo-deliveries.js';
 import { dynamoEndpointLoadRepository } from './dynamo-endpoint-loads.js';
+import { dynamoFailureDigestRepository } from './dynamo-failure-digests.js';
 import { dynamoLadderMinuteRepository } from './dynamo-ladder-minutes.js';
 import { dynamoEndpointRepository } from './dynamo-webhook-endpoints.js';
 import { dynamoEventRepository } from './dynamo-webhook-events.js';
@@ -67,6 +69,7 @@ export const attemptDependencies = /* @__PURE__ */ lazily(
       return retryScheduler();
     },
     ladderMinutes: dynamoLadderMinuteRepository,
+    digests: dynamoFailureDigestRepository,
     sender: httpsWebhookSender,
     get mailer() {
       return mailer();
@@ -83,3 +86,16 @@ export const attemptDependencies = /* @__PURE__ */ lazily(
     },
   }),
 );
+
+/** The sweeper's, for the failure digests: the digests, the owner's address and the mailer. */
+export const digestDependencies = /* @__PURE__ */ lazily(() => ({
+  digests: dynamoFailureDigestRepository,
+  accounts: dynamoAccountContacts,
+  get mailer() {
+    return mailer();
+  },
+  clock: systemClock,
+  get dashboardUrl() {
+    return dashboardUrl();
+  },
+}));

@@ -99,6 +99,11 @@ export const metricDefinitions = {
     description:
       "a due minute's wake-up schedule could not be created (the periodic sweep queues that minute's attempts once overdue)",
   },
+  FailureDigestsSent: {
+    unit: 'Count',
+    dimensions: [],
+    description: "daily digests of an endpoint's failed deliveries emailed to its owner",
+  },
   EndpointsAutoDisabled: {
     unit: 'Count',
     dimensions: [],

@@ -2,6 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamoAccountContacts } from '../../shared/adapters/dynamo-account-contacts.js';
 import { dynamoDeliveryRepository } from '../../shared/adapters/dynamo-deliveries.js';
 import { dynamoEndpointLoadRepository } from '../../shared/adapters/dynamo-endpoint-loads.js';
+import { dynamoFailureDigestRepository } from '../../shared/adapters/dynamo-failure-digests.js';
 import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-endpoints.js';
 import { dynamoEventRepository } from '../../shared/adapters/dynamo-webhook-events.js';
 import { dynamo } from '../../shared/adapters/dynamodb.js';
@@ -107,6 +108,7 @@ export function harness(): Harness {
     queue: new RecordingQueue(),
     scheduler: new RecordingScheduler(),
     ladderMinutes: new MemoryLadderMinutes(),
+    digests: dynamoFailureDigestRepository,
     sender: receiver,
     receiver,
     urlGuard: { check: async () => undefined },

@@ -4,6 +4,7 @@ import { metrics } from '../metrics.js';
 import { noteEndpointHealth } from './endpoint-health.js';
 import { deferredUntil, settleLoad } from './endpoint-load.js';
 import { signingSecrets } from './endpoints.js';
+import { addToDigest } from './failure-digest.js';
 import type {
   AttemptMessage,
   AttemptRecord,
@@ -11,7 +12,6 @@ import type {
   StoredEvent,
   WebhookEndpoint,
 } from './model.js';
-import { deliveryFailedNotice, sendNotice } from './notices.js';
 import type { AttemptResolution, ClaimTerms, SendOutcome, WebhookDependencies } from './ports.js';
 import { scheduleAttempt } from './schedule-attempt.js';
 import { signatureHeaders } from './signing.js';
@@ -71,6 +71,7 @@ export type AttemptDependencies = Pick<
   | 'queue'
   | 'scheduler'
   | 'ladderMinutes'
+  | 'digests'
   | 'sender'
   | 'mailer'
   | 'clock'
@@ -204,15 +205,9 @@ async function runAttempt(
     await putOnItsWay(deps, delivery, message.attempt + 1, resolution.nextAttemptAt);
     return 'retry_scheduled';
   }
-  // The first ladder's last attempt failed: tell the account. A manual retry or a recovery
-  // that fails again sends no second notice.
-  if (delivery.ladderStart === 1) {
-    await sendNotice(
-      deps,
-      delivery.accountId,
-      deliveryFailedNotice(delivery, endpoint.url, record),
-    );
-  }
+  // The first ladder's last attempt failed: the day's digest tells the account. A manual retry
+  // or a recovery that fails again is not counted twice.
+  if (delivery.ladderStart === 1) await addToDigest(deps, endpoint, delivery, record, finishedAt);
   return 'failed';
 }
 

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { EventType } from '../event-types.js';
 import type { Mailer } from '../messages.js';
+import type { FailureDigestRepository } from './failure-digest.js';
 import type {
   AttemptMessage,
   AttemptRecord,
@@ -322,6 +323,7 @@ export interface WebhookDependencies {
   queue: DeliveryQueue;
   scheduler: RetryScheduler;
   ladderMinutes: LadderMinuteRepository;
+  digests: FailureDigestRepository;
   sender: WebhookSender;
   urlGuard: UrlGuard;
   mailer: Mailer;
