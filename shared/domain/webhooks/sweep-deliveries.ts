@@ -3,6 +3,7 @@ import { resumePaused } from './endpoints.js';
 import type { Delivery, LadderWake } from './model.js';
 import type { WebhookDependencies } from './ports.js';
 import { fanOut, subscribersOf } from './publish-event.js';
+import { maxQueueDelaySeconds } from './schedule-attempt.js';
 
 /**
  * How overdue work must be before the sweeper steps in. The normal path (a queue message, a
@@ -114,7 +115,11 @@ async function queueDue(
         delivery.status === 'attempting' && delivery.claim
           ? delivery.claim.attempt
           : delivery.nextAttempt,
-      delaySeconds: Math.max(0, Math.ceil((nextStepAt(delivery) - now) / 1000)),
+      // At most the queue's reach: a wake-up that came early still has its attempts queued.
+      delaySeconds: Math.min(
+        maxQueueDelaySeconds,
+        Math.max(0, Math.ceil((nextStepAt(delivery) - now) / 1000)),
+      ),
     }));
     if (messages.length > 0) await deps.queue.enqueue(messages);
     queued += messages.length;
