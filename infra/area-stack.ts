@@ -17,8 +17,9 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { surfaceSizes, workQueueSizes } from '../shared/deployment-sizes.js';
+import { deliveryWorkerSizes, surfaceSizes, workQueueSizes } from '../shared/deployment-sizes.js';
 import { inboundEventAbandonedMessage } from '../shared/domain/inbound/sweep-events.js';
+import type { MetricName } from '../shared/domain/metrics.js';
 import { smsCapNearMessage, smsCapReachedMessage } from '../shared/domain/otp/sms-cap.js';
 import { mergedNeeds, routesByEntry } from '../shared/http/route-needs.js';
 import type { ApiRoute, Route } from '../shared/http/route-table.js';
@@ -241,12 +242,14 @@ export class AreaStack extends Stack {
       case 'queue': {
         if (first.queue === undefined)
           throw new Error(`${first.entry} is a queue route without a queue`);
+        // The delivery worker is sized for the fleet (deployment-sizes.ts says why).
+        const workerSizes = first.queue === 'delivery' ? deliveryWorkerSizes : workQueueSizes;
         fn.live.addEventSource(
           new SqsEventSource(data.queues[first.queue].queue, {
-            batchSize: workQueueSizes.batchSize,
+            batchSize: workerSizes.batchSize,
             // A failed message is retried alone, not with the batch that succeeded.
             reportBatchItemFailures: true,
-            maxConcurrency: workQueueSizes.maxConcurrency,
+            maxConcurrency: workerSizes.maxConcurrency,
           }),
         );
         this.alarmOnAny(
@@ -255,6 +258,21 @@ export class AreaStack extends Stack {
           `${first.entry} failed invocations: a whole batch failed, or the worker crashed`,
           'worker-errors',
         );
+        if (first.queue === 'delivery') {
+          // The retry ladder's wake-ups: a due minute without its schedule waits for the
+          // periodic sweep (up to 5 minutes late) until the next attempt creates it.
+          this.alarmOnAny(
+            new cloudwatch.Metric({
+              namespace: this.stageName,
+              metricName: 'LadderWakeFailed' satisfies MetricName,
+              statistic: 'Sum',
+              period: fiveMinutes,
+            }),
+            'LadderWakeFailedAlarm',
+            "A due minute's retry-ladder schedule could not be created (CreateSchedule failed): retries of that minute go out late, by the periodic sweep",
+            'ladder-wake-failed',
+          );
+        }
         break;
       }
       case 'schedule':

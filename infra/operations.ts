@@ -392,6 +392,12 @@ export class ServiceOperations extends Construct {
         this.business('DeliveryLatency', fiveMinutes, 'p99').with({ label: 'p99' }),
       ]),
       graph('Endpoints disabled for failing', [this.business('EndpointsAutoDisabled')]),
+      graph(described('DeliveriesDeferred'), [this.search('DeliveriesDeferred', ['Reason'], '')]),
+      graph('Endpoint circuits opened, ladder wake-ups failed, digests sent', [
+        this.business('EndpointCircuitOpened').with({ label: 'circuits opened' }),
+        this.business('LadderWakeFailed').with({ label: 'ladder wake-ups failed' }),
+        this.business('FailureDigestsSent').with({ label: 'failure digests sent' }),
+      ]),
     );
     dashboard.addWidgets(heading('Queues'));
     dashboard.addWidgets(

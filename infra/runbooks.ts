@@ -9,6 +9,7 @@ export const runbookSections = [
   'queue-backlog',
   'worker-errors',
   'sweeper-errors',
+  'ladder-wake-failed',
   'abandoned-inbound-events',
   'api-5xx',
   'api-latency',

@@ -119,6 +119,23 @@ export function webhookEndpointsPerAccount(): number {
 }
 
 /**
+ * DASHBOARD_URL: where the developer dashboard is served (its CloudFront address), for the links
+ * of the failure digest; without it the digest names the API call instead.
+ */
+export function dashboardUrl(): string | undefined {
+  return optional('DASHBOARD_URL');
+}
+
+/**
+ * WEBHOOK_ENDPOINT_MAX_IN_FLIGHT: the most attempts one endpoint may have under way at once. An
+ * attempt waits up to 10 s for its endpoint, so this bounds the worker slots a slow or hanging
+ * endpoint can hold, whoever owns it (docs/webhooks.md, "Isolation").
+ */
+export function webhookEndpointMaxInFlight(): number {
+  return positiveInteger('WEBHOOK_ENDPOINT_MAX_IN_FLIGHT', 10);
+}
+
+/**
  * WEBHOOK_DISABLE_AFTER_DAYS: an endpoint whose attempts have all failed, without one success,
  * for this many days is disabled (Svix's rule and figure), and its owner is emailed.
  */

@@ -33,3 +33,24 @@ export const workQueueSizes = {
    */
   maxReceiveCount: 5,
 } as const;
+
+/**
+ * The delivery worker's event source, sized for the fleet rather than for one tenant. An
+ * invocation lasts as long as the slowest attempt of its batch, and an attempt may wait 10 s for
+ * its endpoint, so what bounds healthy deliveries is how many invocations slow endpoints can hold:
+ * at most WEBHOOK_ENDPOINT_MAX_IN_FLIGHT (10) per endpoint, and once 5 timeouts or 5xx in a row
+ * open an endpoint's circuit, one probe at a time. One account at its endpoint limit (20), every
+ * endpoint hanging, holds at most 20 × 10 = 200 invocations, for the ~10 s until the circuits
+ * open; 250 leaves the other tenants 50 invocations even then (what the whole fleet had before),
+ * about 1,500 deliveries/s at 10 records per ~0.3 s batch, and all 250 otherwise. 250 of the
+ * account's 1,000 concurrent executions (docs/capacity.md: raise that quota first).
+ */
+export const deliveryWorkerSizes = {
+  /**
+   * Records per invocation: ten attempts share one claim round and one read of their targets
+   * (BatchedReader); a hanging attempt holds the other nine's invocation, never their places.
+   */
+  batchSize: workQueueSizes.batchSize,
+  /** Concurrent invocations of the delivery worker (the reason is above). */
+  maxConcurrency: 250,
+} as const;

@@ -10,7 +10,8 @@ export const operation = apiOperation({
   auth: 'user',
   tag: 'webhooks',
   title: 'Update an endpoint',
-  summary: 'Change url, events, description or status; enabling sends the deliveries that waited',
+  summary:
+    'Change url, events, description, status or rate_limit; enabling sends the deliveries that waited',
   needs: {
     items: ['account', 'delivery', 'pausedDeliveries'],
     deliveryQueue: true,

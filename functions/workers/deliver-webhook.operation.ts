@@ -7,7 +7,16 @@ export const operation = backgroundOperation({
   queue: 'delivery',
   summary: 'Make one delivery attempt per SQS message',
   needs: {
-    items: ['user', 'account', 'delivery', 'event'],
+    items: [
+      'user',
+      'account',
+      'delivery',
+      'event',
+      'endpointLoad',
+      'ladderMinute',
+      'dueDeliveries',
+      'failureDigest',
+    ],
     email: true,
     deliveryQueue: true,
     scheduler: true,

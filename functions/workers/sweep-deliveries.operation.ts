@@ -4,9 +4,11 @@ export const operation = backgroundOperation({
   name: 'sweepDeliveries',
   entry: 'functions/workers/sweep-deliveries.ts',
   surface: 'schedule',
-  summary: 'Re-enqueue deliveries whose next attempt is overdue',
+  summary:
+    'Re-enqueue deliveries whose next attempt is overdue; email the failure digests of days that are over',
   needs: {
     items: [
+      'user',
       'account',
       'delivery',
       'event',
@@ -14,7 +16,10 @@ export const operation = backgroundOperation({
       'pausedDeliveries',
       'resumingEndpoints',
       'stalledFanOuts',
+      'failureDigest',
+      'dueDigests',
     ],
     deliveryQueue: true,
+    email: true,
   },
 });

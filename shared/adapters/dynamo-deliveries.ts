@@ -64,6 +64,8 @@ interface DeliveryItem {
   /** The attempt recorded last, and when: how a retried record finds itself already written. */
   last_attempt?: number;
   last_attempted_at?: string;
+  /** Deferrals of the current attempt; absent until the first. */
+  deferrals?: number;
   claim_token?: string;
   claim_attempt?: number;
   claim_expires_at?: number;
@@ -107,6 +109,7 @@ function fromItem(item: Record<string, unknown>, own: AttemptItem[] = []): Deliv
     nextAttemptAt: stored.next_attempt_at,
     lastAllowedAttempt: stored.last_allowed_attempt,
     ladderStart: stored.ladder_start ?? 1,
+    deferrals: stored.deferrals ?? 0,
     attempts: latestAttempts(stored.attempts ?? [], own),
     claim:
       stored.claim_token !== undefined &&
@@ -343,7 +346,7 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
               'SET #status = :status, next_attempt = claim_attempt + :one,',
               ' last_attempt = :attempt, last_attempted_at = :attemptedAt',
               index,
-              ` REMOVE ${releaseClaim}`,
+              ` REMOVE ${releaseClaim}, deferrals`,
               resolution.status === 'delivered' ? ', gsi2pk, gsi2sk' : '',
             ].join(''),
             ConditionExpression: 'claim_token = :token',
@@ -373,6 +376,24 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
     // The client retries a write whose answer it did not get; when that first try went through,
     // the retry finds the claim released and this very record last: recorded, not lost.
     return outcome.ok || holdsRecord(outcome.failedItem, record);
+  },
+
+  async defer(delivery, claimToken, until) {
+    const result = await updateIf({
+      Key: keys.delivery(delivery.id),
+      UpdateExpression: `SET #status = :pending, next_attempt_at = :until, gsi2pk = :due, gsi2sk = :untilIso ADD deferrals :one REMOVE ${releaseClaim}`,
+      ConditionExpression: 'claim_token = :token',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':pending': 'pending',
+        ':until': until,
+        ':untilIso': iso(until),
+        ':due': keys.dueDeliveries(delivery.id).gsi2pk,
+        ':one': 1,
+        ':token': claimToken,
+      },
+    });
+    return result.ok;
   },
 
   async abandon(deliveryId, claimToken) {
@@ -523,8 +544,19 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
     );
   },
 
-  async listDue(before, limit) {
-    const due = await queryWorkShards(dueDeliveryPartitions(), limit, workBefore(iso(before)));
-    return due.map((item) => fromItem(item));
+  async listDuePage(before, limit, cursor) {
+    // From the previous page's last sort key, inclusive: deliveries due at that same millisecond
+    // beyond the page are not skipped (one listed twice is queued twice, and claimed once).
+    const range =
+      cursor === undefined
+        ? workBefore(iso(before))
+        : {
+            condition: ' AND gsi2sk BETWEEN :after AND :before',
+            values: { ':after': cursor, ':before': iso(before) },
+          };
+    const due = await queryWorkShards(dueDeliveryPartitions(), limit, range);
+    const last = due.at(-1)?.gsi2sk;
+    const next = due.length === limit && typeof last === 'string' && last !== cursor;
+    return { deliveries: due.map((item) => fromItem(item)), ...(next ? { cursor: last } : {}) };
   },
 };

@@ -30,6 +30,7 @@ interface EndpointItem {
   disabled_reason?: DisabledReason;
   disabled_at?: number;
   failing_since?: number;
+  rate_limit?: number;
   secret: string;
   previous_secret?: string;
   previous_secret_expires_at?: number;
@@ -49,6 +50,7 @@ export const endpointFromItem = (item: Record<string, unknown>): WebhookEndpoint
     disabledReason: stored.disabled_reason,
     disabledAt: stored.disabled_at,
     failingSince: stored.failing_since,
+    rateLimit: stored.rate_limit,
     secret: stored.secret,
     previousSecret: stored.previous_secret,
     previousSecretExpiresAt: stored.previous_secret_expires_at,
@@ -97,6 +99,7 @@ export const dynamoEndpointRepository: EndpointRepository = {
       events: endpoint.events,
       description: endpoint.description,
       status: endpoint.status,
+      ...(endpoint.rateLimit === undefined ? {} : { rate_limit: endpoint.rateLimit }),
       secret: endpoint.secret,
       created_at: endpoint.createdAt,
       updated_at: endpoint.updatedAt,
@@ -198,6 +201,11 @@ export const dynamoEndpointRepository: EndpointRepository = {
     if (change.description !== undefined) {
       set.push('description = :description');
       values[':description'] = change.description;
+    }
+    if (change.rateLimit === null) remove.push('rate_limit');
+    else if (change.rateLimit !== undefined) {
+      set.push('rate_limit = :rateLimit');
+      values[':rateLimit'] = change.rateLimit;
     }
     if (change.status?.to === 'enabled') {
       // Marked for the sweeper until every delivery paused while it was disabled is sent again.

@@ -1,8 +1,7 @@
 import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-scheduler';
 import { required } from '../config.js';
-import type { AttemptMessage } from '../domain/webhooks/model.js';
 import type { RetryScheduler } from '../domain/webhooks/ports.js';
-import { attemptMessageCodec } from './attempt-message.js';
+import { deliveryQueueCodec } from './attempt-message.js';
 import { type ClientSettings, clientSettings } from './aws-client-settings.js';
 
 export interface SchedulerSettings {
@@ -15,7 +14,7 @@ export interface SchedulerSettings {
 
 /**
  * An EventBridge Scheduler client as the service builds it (aws-client-settings.ts). Its retries
- * are safe: a schedule's name follows from its attempt, so a repeated CreateSchedule that had
+ * are safe: a schedule's name follows from its minute, so a repeated CreateSchedule that had
  * acted meets ConflictException, which is "already scheduled".
  */
 export const schedulerClient = (settings?: ClientSettings): SchedulerClient =>
@@ -24,10 +23,14 @@ export const schedulerClient = (settings?: ClientSettings): SchedulerClient =>
 /** `at()` takes a UTC date-time without zone or fraction: yyyy-mm-ddThh:mm:ss. */
 const atExpression = (at: Date) => `at(${at.toISOString().slice(0, 19)})`;
 
+/** A due minute's schedule name: `due-<yyyymmddhhmm>` (UTC), the same for every caller. */
+export const wakeScheduleName = (dueMinute: number): string =>
+  `due-${new Date(dueMinute).toISOString().slice(0, 16).replace(/[-T:]/g, '')}`;
+
 /**
- * Retries further out than SQS can delay, as EventBridge Scheduler one-time schedules that send
- * the attempt message to the delivery queue and delete themselves after firing. The schedule's
- * name follows from delivery and attempt, so scheduling the same attempt twice is a no-op.
+ * The retry ladder's wake-ups, as EventBridge Scheduler one-time schedules: one per due minute,
+ * named after it, that put the minute's `LadderWake` on the delivery queue and delete themselves
+ * after firing. Scheduling a minute twice is a no-op (ConflictException).
  */
 export class EventBridgeRetryScheduler implements RetryScheduler {
   constructor(
@@ -35,20 +38,20 @@ export class EventBridgeRetryScheduler implements RetryScheduler {
     private readonly settings: SchedulerSettings,
   ) {}
 
-  async scheduleAt(message: AttemptMessage, at: Date): Promise<void> {
+  async wakeAt(dueMinute: number): Promise<void> {
     try {
       await this.client.send(
         new CreateScheduleCommand({
-          Name: `${message.deliveryId}-attempt-${message.attempt}`,
+          Name: wakeScheduleName(dueMinute),
           GroupName: this.settings.groupName,
-          ScheduleExpression: atExpression(at),
+          ScheduleExpression: atExpression(new Date(dueMinute)),
           ScheduleExpressionTimezone: 'UTC',
           FlexibleTimeWindow: { Mode: 'OFF' },
           ActionAfterCompletion: 'DELETE',
           Target: {
             Arn: this.settings.queueArn,
             RoleArn: this.settings.roleArn,
-            Input: attemptMessageCodec.encode(message),
+            Input: deliveryQueueCodec.encode({ dueMinute }),
             // The scheduler's own retries if SQS is briefly unavailable; the sweeper backs it up.
             RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
           },

@@ -74,6 +74,13 @@ export const resumingEndpointPartitions = (): string[] =>
 export const inboundAttemptPartitions = (source: string): string[] =>
   shardedPartitions(`INBOUND_ATTEMPTS#${source}`, workShards);
 
+/** Shards of the due-digest index: a digest is written on each failure of its endpoint's day. */
+export const dueDigestShards = 8;
+
+/** Every partition of the due-digest index. */
+export const dueDigestPartitions = (): string[] =>
+  Array.from({ length: dueDigestShards }, (_, shard) => `DIGESTS_DUE#${shard}`);
+
 export const keys = {
   /** A user account. */
   user: (userId: string) => item(`USER#${userId}`, 'PROFILE'),
@@ -181,6 +188,23 @@ export const keys = {
     pk: `DELIVERY#${deliveryId}`,
     skPrefix: 'ATTEMPT#',
   }),
+  /**
+   * An endpoint's attempts in flight, its rate and its circuit: written by each attempt to that
+   * endpoint (admitted, then released), one partition per endpoint.
+   */
+  endpointLoad: (endpointId: string) => item(`ENDPOINT_LOAD#${endpointId}`),
+  /**
+   * A due minute of the retry ladder whose wake-up schedule exists: put once per minute by each
+   * warm worker at most (they remember it), so never a write per delivery.
+   */
+  ladderMinute: (dueMinute: number) => item(`LADDER_MINUTE#${dueMinute}`),
+  /** One endpoint's deliveries that failed for good on one UTC day: its owner's digest. */
+  failureDigest: (endpointId: string, day: number) =>
+    item(`FAILURE_DIGEST#${endpointId}`, `${day}`),
+  /** gsi2: unsent digests by when they may be sent, in shards by endpoint. */
+  dueDigests: (endpointId: string) => ({
+    gsi2pk: `DIGESTS_DUE#${shardOf(endpointId, dueDigestShards)}`,
+  }),
   /** gsi1: the deliveries of an endpoint, by creation time. */
   endpointDeliveries: (endpointId: string) => ({ gsi1pk: `ENDPOINT_DELIVERIES#${endpointId}` }),
   /**
@@ -281,6 +305,9 @@ export const itemFamilies = {
   event: { prefix: 'EVENT#' },
   eventIdempotency: { prefix: 'EVENT_IDEMPOTENCY#' },
   delivery: { prefix: 'DELIVERY#' },
+  endpointLoad: { prefix: 'ENDPOINT_LOAD#' },
+  ladderMinute: { prefix: 'LADDER_MINUTE#' },
+  failureDigest: { prefix: 'FAILURE_DIGEST#' },
   inboundEvent: { prefix: 'INBOUND#' },
   inboundAttempt: { prefix: 'INBOUND_ATTEMPT#' },
   messaging: { prefix: 'MESSAGING#' },
@@ -294,6 +321,7 @@ export const itemFamilies = {
   resumingEndpoints: { index: 'gsi2', prefix: 'ENDPOINTS_RESUMING' },
   stalledFanOuts: { index: 'gsi2', prefix: 'EVENTS_FANOUT_PENDING' },
   stalledInboundEvents: { index: 'gsi2', prefix: 'INBOUND_DUE' },
+  dueDigests: { index: 'gsi2', prefix: 'DIGESTS_DUE#' },
 } as const satisfies Record<string, ItemFamilyKeys>;
 
 interface ItemFamilyKeys {

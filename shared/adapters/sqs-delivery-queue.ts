@@ -1,7 +1,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { required } from '../config.js';
 import type { DeliveryQueue, EnqueuedAttempt } from '../domain/webhooks/ports.js';
-import { attemptMessageCodec } from './attempt-message.js';
+import { deliveryQueueCodec } from './attempt-message.js';
 import { sqs } from './sqs.js';
 import { sendMessageBatches } from './sqs-batches.js';
 
@@ -24,7 +24,7 @@ export class SqsDeliveryQueue implements DeliveryQueue {
       this.client,
       this.queueUrl,
       messages.map((message) => ({
-        MessageBody: attemptMessageCodec.encode(message),
+        MessageBody: deliveryQueueCodec.encode(message),
         DelaySeconds: Math.min(maxDelaySeconds, Math.max(0, Math.ceil(message.delaySeconds))),
       })),
       'delivery',

@@ -1,9 +1,17 @@
-import { webhookDisableAfterDays, webhookRetryDelaysSeconds } from '../config.js';
+import {
+  dashboardUrl,
+  webhookDisableAfterDays,
+  webhookEndpointMaxInFlight,
+  webhookRetryDelaysSeconds,
+} from '../config.js';
 import { systemClock } from '../domain/clock.js';
 import type { AttemptDependencies } from '../domain/webhooks/attempt-delivery.js';
 import type { WebhookDependencies } from '../domain/webhooks/ports.js';
 import { dynamoAccountContacts } from './dynamo-account-contacts.js';
 import { dynamoDeliveryRepository } from './dynamo-deliveries.js';
+import { dynamoEndpointLoadRepository } from './dynamo-endpoint-loads.js';
+import { dynamoFailureDigestRepository } from './dynamo-failure-digests.js';
+import { dynamoLadderMinuteRepository } from './dynamo-ladder-minutes.js';
 import { dynamoEndpointRepository } from './dynamo-webhook-endpoints.js';
 import { dynamoEventRepository } from './dynamo-webhook-events.js';
 import { retryScheduler } from './eventbridge-retry-scheduler.js';
@@ -52,6 +60,7 @@ export const attemptDependencies = /* @__PURE__ */ lazily(
   (): AttemptDependencies => ({
     deliveries: dynamoDeliveryRepository,
     endpoints: dynamoEndpointRepository,
+    loads: dynamoEndpointLoadRepository,
     accounts: dynamoAccountContacts,
     get queue() {
       return deliveryQueue();
@@ -59,6 +68,8 @@ export const attemptDependencies = /* @__PURE__ */ lazily(
     get scheduler() {
       return retryScheduler();
     },
+    ladderMinutes: dynamoLadderMinuteRepository,
+    digests: dynamoFailureDigestRepository,
     sender: httpsWebhookSender,
     get mailer() {
       return mailer();
@@ -70,5 +81,21 @@ export const attemptDependencies = /* @__PURE__ */ lazily(
     get disableAfterDays() {
       return webhookDisableAfterDays();
     },
+    get endpointMaxInFlight() {
+      return webhookEndpointMaxInFlight();
+    },
   }),
 );
+
+/** The sweeper's, for the failure digests: the digests, the owner's address and the mailer. */
+export const digestDependencies = /* @__PURE__ */ lazily(() => ({
+  digests: dynamoFailureDigestRepository,
+  accounts: dynamoAccountContacts,
+  get mailer() {
+    return mailer();
+  },
+  clock: systemClock,
+  get dashboardUrl() {
+    return dashboardUrl();
+  },
+}));

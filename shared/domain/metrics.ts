@@ -81,6 +81,29 @@ export const metricDefinitions = {
     description:
       'delivery attempt messages handled: delivered, retry_scheduled, failed, duplicate, claim_lost, abandoned, paused',
   },
+  DeliveriesDeferred: {
+    unit: 'Count',
+    dimensions: ['Reason'],
+    description:
+      'attempts put back unmade: busy (the endpoint had its most attempts in flight) or rate_limited (its rate_limit spent)',
+  },
+  EndpointCircuitOpened: {
+    unit: 'Count',
+    dimensions: [],
+    description:
+      'endpoint circuits opened after consecutive timeouts or 5xx answers (attempts due meanwhile fail without a request)',
+  },
+  LadderWakeFailed: {
+    unit: 'Count',
+    dimensions: [],
+    description:
+      "a due minute's wake-up schedule could not be created (the periodic sweep queues that minute's attempts once overdue)",
+  },
+  FailureDigestsSent: {
+    unit: 'Count',
+    dimensions: [],
+    description: "daily digests of an endpoint's failed deliveries emailed to its owner",
+  },
   EndpointsAutoDisabled: {
     unit: 'Count',
     dimensions: [],

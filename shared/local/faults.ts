@@ -91,7 +91,7 @@ export class FaultSwitch {
 
   retryScheduler(inner: RetryScheduler): RetryScheduler {
     return {
-      scheduleAt: (message, at) => this.call('scheduler', () => inner.scheduleAt(message, at)),
+      wakeAt: (dueMinute) => this.call('scheduler', () => inner.wakeAt(dueMinute)),
     };
   }
 }

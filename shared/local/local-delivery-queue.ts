@@ -1,6 +1,7 @@
-import { attemptMessageCodec } from '../adapters/attempt-message.js';
+import { deliveryQueueCodec } from '../adapters/attempt-message.js';
+import { deliveryWorkerSizes } from '../deployment-sizes.js';
 import { systemClock } from '../domain/clock.js';
-import type { AttemptMessage } from '../domain/webhooks/model.js';
+import type { LadderWake } from '../domain/webhooks/model.js';
 import type { DeliveryQueue, EnqueuedAttempt, RetryScheduler } from '../domain/webhooks/ports.js';
 import { LocalQueue, type LocalQueueOptions, type QueueWorker } from './local-queue.js';
 
@@ -13,14 +14,19 @@ export class LocalDeliveryQueue extends LocalQueue implements DeliveryQueue {
     super(
       worker,
       { queueName: 'delivery', functionName: 'deliverWebhook', logBodies: true },
-      options,
+      { ...deliveryWorkerSizes, ...options },
     );
+  }
+
+  /** What a ladder schedule sends when it fires: its wake-up, as the message body. */
+  wake(wake: LadderWake): void {
+    this.send([{ body: deliveryQueueCodec.encode(wake) }]);
   }
 
   async enqueue(messages: EnqueuedAttempt[]): Promise<void> {
     this.send(
       messages.map((message) => ({
-        body: attemptMessageCodec.encode(message),
+        body: deliveryQueueCodec.encode(message),
         delaySeconds: message.delaySeconds,
       })),
     );
@@ -28,29 +34,39 @@ export class LocalDeliveryQueue extends LocalQueue implements DeliveryQueue {
 }
 
 /**
- * The local stand-in for EventBridge Scheduler: a timer per schedule that puts the message on
- * the local queue when due (by the system clock, which `POST /_local/clock` can move; a moved
- * clock leaves earlier timers as they are, and the sweeper picks up what became overdue).
+ * The local stand-in for EventBridge Scheduler's one-time schedules of the retry ladder: one per
+ * due minute (a second of the same minute is a no-op, as a ConflictException is to the adapter),
+ * each putting its wake-up on the local queue once the service clock reaches the minute — checked
+ * every `tickMs`, so moving the clock with `POST /_local/clock` fires what became due.
  */
 export class LocalRetryScheduler implements RetryScheduler {
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly pending = new Set<number>();
+  private readonly ticker: NodeJS.Timeout;
 
-  constructor(private readonly queue: DeliveryQueue) {}
+  constructor(
+    private readonly queue: LocalDeliveryQueue,
+    tickMs = 250,
+  ) {
+    this.ticker = setInterval(() => this.fireDue(), tickMs);
+    this.ticker.unref();
+  }
 
-  async scheduleAt(message: AttemptMessage, at: Date): Promise<void> {
-    const timer = setTimeout(
-      () => {
-        this.timers.delete(timer);
-        void this.queue.enqueue([{ ...message, delaySeconds: 0 }]);
-      },
-      Math.max(0, at.getTime() - systemClock.now()),
-    );
-    timer.unref();
-    this.timers.add(timer);
+  async wakeAt(dueMinute: number): Promise<void> {
+    this.pending.add(dueMinute);
   }
 
   stop(): void {
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
+    clearInterval(this.ticker);
+    this.pending.clear();
+  }
+
+  private fireDue(): void {
+    const now = systemClock.now();
+    for (const dueMinute of this.pending) {
+      if (dueMinute > now) continue;
+      // ActionAfterCompletion DELETE: the schedule is gone once it fired.
+      this.pending.delete(dueMinute);
+      this.queue.wake({ dueMinute });
+    }
   }
 }

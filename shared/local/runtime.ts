@@ -380,6 +380,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   const origin = `http://localhost:${port}`;
   const baseUrl = `${origin}/v1`;
   process.env.PUBLIC_BASE_URLS ??= baseUrl;
+  // The dashboard is served here too: the failure digests link to it.
+  process.env.DASHBOARD_URL ??= `${origin}/`;
 
   const dynamoLocal =
     options.dynamoEndpoint === undefined

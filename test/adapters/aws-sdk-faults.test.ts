@@ -297,13 +297,12 @@ describe('EventBridge Scheduler', () => {
       queueArn: 'arn:aws:sqs:us-east-1:123456789012:deliveries',
       roleArn: 'arn:aws:iam::123456789012:role/scheduler',
     });
-  const attempt = { deliveryId: 'dlv_abcdefghijklmnopqrst', attempt: 4 };
-  const at = new Date('2026-03-01T12:00:00Z');
+  const dueMinute = Date.parse('2026-03-01T12:00:00Z');
 
   it('backs off through throttling and schedules once it is let through', async () => {
     aws.answers = [restJsonRefusal(429, 'ThrottlingException', 'Rate exceeded')];
 
-    await scheduler().scheduleAt(attempt, at);
+    await scheduler().wakeAt(dueMinute);
 
     expect(aws.requests).toHaveLength(2);
   });
@@ -313,7 +312,7 @@ describe('EventBridge Scheduler', () => {
       restJsonRefusal(500, 'InternalServerException', 'boom'),
     );
 
-    const error = await failureOf(scheduler().scheduleAt(attempt, at));
+    const error = await failureOf(scheduler().wakeAt(dueMinute));
 
     expect(aws.requests).toHaveLength(3);
     expectInternalError(error, requestIdOf(3));
@@ -322,7 +321,7 @@ describe('EventBridge Scheduler', () => {
   it('tries again after an attempt Scheduler never answered, the retry meeting the schedule made', async () => {
     aws.answers = [silence, restJsonRefusal(409, 'ConflictException', 'already exists')];
 
-    await scheduler().scheduleAt(attempt, at);
+    await scheduler().wakeAt(dueMinute);
 
     expect(aws.requests).toHaveLength(2);
     // The same request both times: one idempotency token, one name.
@@ -332,7 +331,7 @@ describe('EventBridge Scheduler', () => {
   it('fails an answer it cannot read', async () => {
     aws.answers = [{ status: 200, contentType: 'application/json', body: '{"ScheduleArn":' }];
 
-    const error = await failureOf(scheduler().scheduleAt(attempt, at));
+    const error = await failureOf(scheduler().wakeAt(dueMinute));
 
     expectInternalError(error, requestIdOf(1));
   });

@@ -13,11 +13,11 @@ const settings = {
 };
 const retries = () =>
   new EventBridgeRetryScheduler(schedulerClient({ endpoint: endpoint.url }), settings);
-const deliveryId = 'dlv_abcdefghijklmnopqrst';
+const dueMinute = Date.parse('2026-03-01T12:34:00Z');
 
 describe('the EventBridge retry scheduler', () => {
-  it('creates a one-time at() schedule that sends the attempt to the queue and deletes itself', async () => {
-    await retries().scheduleAt({ deliveryId, attempt: 4 }, new Date('2026-03-01T12:34:56.789Z'));
+  it("creates one one-time at() schedule per due minute, named after it, that sends the minute's wake-up to the queue and deletes itself", async () => {
+    await retries().wakeAt(dueMinute);
 
     const created = endpoint.requests.splice(0).map(({ url, body }) => ({
       url,
@@ -25,10 +25,10 @@ describe('the EventBridge retry scheduler', () => {
     }));
     expect(created).toEqual([
       {
-        url: `/schedules/${deliveryId}-attempt-4`,
+        url: '/schedules/due-202603011234',
         input: {
           GroupName: 'webhook-retries',
-          ScheduleExpression: 'at(2026-03-01T12:34:56)',
+          ScheduleExpression: 'at(2026-03-01T12:34:00)',
           ScheduleExpressionTimezone: 'UTC',
           FlexibleTimeWindow: { Mode: 'OFF' },
           ActionAfterCompletion: 'DELETE',
@@ -36,7 +36,7 @@ describe('the EventBridge retry scheduler', () => {
           Target: {
             Arn: settings.queueArn,
             RoleArn: settings.roleArn,
-            Input: JSON.stringify({ delivery_id: deliveryId, attempt: 4 }),
+            Input: JSON.stringify({ due_minute: '2026-03-01T12:34:00.000Z' }),
             RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 3600 },
           },
         },
@@ -44,17 +44,15 @@ describe('the EventBridge retry scheduler', () => {
     ]);
   });
 
-  it('treats an existing schedule for the same attempt as already scheduled', async () => {
+  it('treats an existing schedule for the same minute as already scheduled', async () => {
     endpoint.answers = [restJsonRefusal(409, 'ConflictException', 'exists')];
-    await expect(
-      retries().scheduleAt({ deliveryId, attempt: 5 }, new Date('2026-03-02T00:00:00Z')),
-    ).resolves.toBeUndefined();
+    await expect(retries().wakeAt(dueMinute)).resolves.toBeUndefined();
   });
 
   it('passes other failures on', async () => {
     endpoint.answers = [restJsonRefusal(400, 'ValidationException', 'Invalid Schedule Expression')];
-    await expect(
-      retries().scheduleAt({ deliveryId, attempt: 3 }, new Date('2026-03-02T00:00:00Z')),
-    ).rejects.toMatchObject({ name: 'ValidationException' });
+    await expect(retries().wakeAt(dueMinute)).rejects.toMatchObject({
+      name: 'ValidationException',
+    });
   });
 });

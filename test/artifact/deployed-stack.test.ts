@@ -415,6 +415,18 @@ describe('the synthesized bundles, run with their template environment', () => {
     const at = Date.parse(`${/^at\((.+)\)$/.exec(schedule!.expression)![1]}Z`);
     expect(at - before).toBeGreaterThan(29 * 60_000);
     expect(at - before).toBeLessThan(31 * 60_000);
+    expect(schedule!.name).toMatch(/^due-\d{12}$/);
+    // The schedule fires: its Input, on the delivery queue, has the worker queue that minute's
+    // attempts from the due index — attempt 3 among them.
+    const sentBefore = aws.messages.length;
+    const woke = await (await instanceOf(functionOf('deliverWebhook'))).invoke<SQSBatchResponse>(
+      sqsEvent(deliveryQueueArn!, region, [{ body: schedule!.input }]),
+    );
+    expect(woke).toEqual({ batchItemFailures: [] });
+    const queued = aws.messages.slice(sentBefore).map((message) => JSON.parse(message.body));
+    expect(queued).toContainEqual(
+      expect.objectContaining({ delivery_id: delivery!.id, attempt: 3 }),
+    );
     expectNoRefusals();
   });
 

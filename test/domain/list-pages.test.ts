@@ -47,6 +47,7 @@ async function endpointWith(count: number) {
     nextAttemptAt: testEpoch,
     lastAllowedAttempt: 5,
     ladderStart: 1,
+    deferrals: 0,
     attempts: [],
     createdAt: new Date(testEpoch + index * 1000).toISOString(),
   }));

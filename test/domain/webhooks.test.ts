@@ -15,6 +15,7 @@ import {
   registerEndpoint,
   rotateEndpointSecret,
 } from '../../shared/domain/webhooks/endpoints.js';
+import { sendDueDigests } from '../../shared/domain/webhooks/failure-digest.js';
 import { deliveryIdFor } from '../../shared/domain/webhooks/ids.js';
 import type { SignedRequest } from '../../shared/domain/webhooks/ports.js';
 import { publishEvent } from '../../shared/domain/webhooks/publish-event.js';
@@ -290,7 +291,7 @@ describe('delivering', () => {
     ]);
   });
 
-  it('tries a failing endpoint exactly 5 times on the ladder, then fails it and emails the account once', async () => {
+  it('tries a failing endpoint exactly 5 times on the ladder, then fails it and counts it in the day’s digest', async () => {
     const { deliveryId } = await oneDelivery();
     deps.receiver.answer = () => ({ status: 500, latencyMs: 12, body: 'boom' });
 
@@ -308,9 +309,16 @@ describe('delivering', () => {
       responseBody: 'boom',
       error: 'the endpoint answered HTTP 500',
     });
-    expect(deps.mailer.sent).toHaveLength(1);
-    expect(deps.mailer.sent[0]?.to).toBe(`owner${accountSeq}@example.com`);
-    expect(deps.mailer.sent[0]?.text).toContain(deliveryId);
+    // No email per failure: the day's digest, once the day is over.
+    expect(deps.mailer.sent).toHaveLength(0);
+    deps.clock.advance(24 * 60 * 60 * 1000);
+    await sendDueDigests(deps);
+    const owner = `owner${accountSeq}@example.com`;
+    const digests = deps.mailer.sent.filter((mail) => mail.to === owner);
+    expect(digests).toHaveLength(1);
+    expect(digests[0]?.subject).toMatch(/^Webhook deliveries failed on \d{4}-\d\d-\d\d: 1 to /);
+    expect(digests[0]?.text).toContain('order.created: 1');
+    expect(digests[0]?.text).toContain('the endpoint answered HTTP 500');
   });
 
   it('makes one attempt when the same queue message arrives twice, even at the same moment', async () => {
@@ -509,7 +517,6 @@ describe('retrying and sweeping', () => {
     });
     deps.receiver.answer = () => ({ status: 500, latencyMs: 1 });
     await drain(deps);
-    expect(deps.mailer.sent).toHaveLength(1);
 
     const deliveryId = deliveryIdFor(event.id, endpoint.id);
     const reopened = await retryDelivery(deps, account, endpoint.id, deliveryId);
@@ -519,7 +526,11 @@ describe('retrying and sweeping', () => {
     const delivery = await deps.deliveries.get(deliveryId);
     expect(delivery?.attempts).toHaveLength(6);
     expect(delivery?.status).toBe('failed');
-    expect(deps.mailer.sent).toHaveLength(1);
+    // Counted once in the day's digest: the retried ladder's failure is not counted again.
+    deps.clock.advance(24 * 60 * 60 * 1000);
+    await sendDueDigests(deps);
+    const digest = deps.mailer.sent.find((mail) => mail.text.includes(endpoint.id));
+    expect(digest?.subject).toMatch(/: 1 to /);
 
     deps.receiver.answer = () => ({ status: 204, latencyMs: 1 });
     await retryDelivery(deps, account, endpoint.id, deliveryId);
@@ -640,14 +651,29 @@ describe('retrying and sweeping', () => {
 });
 
 describe('scheduling an attempt', () => {
-  it('uses a queue delay up to 15 minutes and a one-time schedule beyond', async () => {
+  it('uses a queue delay up to 15 minutes and, beyond, one wake-up per due minute', async () => {
     const now = deps.clock.now();
     await scheduleAttempt(deps, { deliveryId: 'dlv_a', attempt: 2 }, now + 300_000);
     await scheduleAttempt(deps, { deliveryId: 'dlv_a', attempt: 3 }, now + 1_800_000);
+    await scheduleAttempt(deps, { deliveryId: 'dlv_b', attempt: 3 }, now + 1_800_000 + 59_000);
+    await scheduleAttempt(deps, { deliveryId: 'dlv_c', attempt: 3 }, now + 1_860_000);
 
     expect(deps.queue.messages).toEqual([{ deliveryId: 'dlv_a', attempt: 2, delaySeconds: 300 }]);
-    expect(deps.scheduler.schedules).toEqual([
-      { message: { deliveryId: 'dlv_a', attempt: 3 }, at: new Date(now + 1_800_000) },
-    ]);
+    // testEpoch is a whole minute: the first two fall in one minute, the third in the next.
+    expect(deps.scheduler.wakes).toEqual([now + 1_800_000, now + 1_860_000]);
+  });
+
+  it('gives the minute back when its wake-up cannot be created, for the next attempt to create', async () => {
+    const now = deps.clock.now();
+    const failing = { wakeAt: async () => Promise.reject(new Error('Scheduler is down')) };
+    await expect(
+      scheduleAttempt(
+        { ...deps, scheduler: failing },
+        { deliveryId: 'dlv_a', attempt: 3 },
+        now + 1_800_000,
+      ),
+    ).rejects.toThrow('Scheduler is down');
+    await scheduleAttempt(deps, { deliveryId: 'dlv_b', attempt: 3 }, now + 1_800_000);
+    expect(deps.scheduler.wakes).toEqual([now + 1_800_000]);
   });
 });

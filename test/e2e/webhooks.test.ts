@@ -127,6 +127,7 @@ describe('outbound webhooks end to end', { timeout: 60_000 }, () => {
       disabled_reason: null,
       disabled_at: null,
       failing_since: null,
+      rate_limit: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),

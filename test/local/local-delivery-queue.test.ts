@@ -1,11 +1,12 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { workQueueSizes } from '../../shared/deployment-sizes.js';
-import { systemClock } from '../../shared/domain/clock.js';
+import { deliveryWorkerSizes } from '../../shared/deployment-sizes.js';
+import { advanceSystemClock, systemClock } from '../../shared/domain/clock.js';
 import {
   LocalDeliveryQueue,
   LocalRetryScheduler,
 } from '../../shared/local/local-delivery-queue.js';
+import { eventually } from '../support/eventually.js';
 
 const deliveryId = 'dlv_abcdefghijklmnopqrst';
 
@@ -21,7 +22,7 @@ function recordingWorker(
 }
 
 describe('the local stand-in for the SQS delivery queue', () => {
-  it('hands the worker batches and runs them at once, sized as the stack sizes the real queues', async () => {
+  it('hands the worker batches and runs them at once, sized as the stack sizes the delivery worker', async () => {
     let inFlight = 0;
     let mostInFlight = 0;
     const { worker, received } = recordingWorker(async () => {
@@ -32,7 +33,7 @@ describe('the local stand-in for the SQS delivery queue', () => {
       return { batchItemFailures: [] };
     });
     const queue = new LocalDeliveryQueue(worker);
-    const count = workQueueSizes.batchSize * workQueueSizes.maxConcurrency * 2;
+    const count = deliveryWorkerSizes.batchSize * deliveryWorkerSizes.maxConcurrency * 2;
 
     await queue.enqueue(
       Array.from({ length: count }, (_, index) => ({
@@ -44,9 +45,9 @@ describe('the local stand-in for the SQS delivery queue', () => {
     await queue.idle();
 
     const sizes = received.map(({ event }) => event.Records.length);
-    expect(sizes.every((size) => size === workQueueSizes.batchSize)).toBe(true);
+    expect(sizes.every((size) => size === deliveryWorkerSizes.batchSize)).toBe(true);
     expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(count);
-    expect(mostInFlight).toBe(workQueueSizes.maxConcurrency);
+    expect(mostInFlight).toBe(deliveryWorkerSizes.maxConcurrency);
   });
 
   it('hands the worker real-shaped SQS records after the message delay', async () => {
@@ -87,17 +88,23 @@ describe('the local stand-in for the SQS delivery queue', () => {
     expect(received[1]?.event.Records[0]?.attributes.ApproximateReceiveCount).toBe('2');
   });
 
-  it('delivers a scheduled attempt to the queue when it is due', async () => {
+  it("puts a due minute's wake-up on the queue once the service clock reaches it, once per minute", async () => {
     const { worker, received } = recordingWorker(() => ({ batchItemFailures: [] }));
     const queue = new LocalDeliveryQueue(worker);
-    const scheduler = new LocalRetryScheduler(queue);
+    const scheduler = new LocalRetryScheduler(queue, 10);
+    const dueMinute = Math.floor(systemClock.now() / 60_000) * 60_000 + 120_000;
 
-    await scheduler.scheduleAt({ deliveryId, attempt: 3 }, new Date(systemClock.now() + 200));
-    await new Promise((resume) => setTimeout(resume, 400));
+    await scheduler.wakeAt(dueMinute);
+    await scheduler.wakeAt(dueMinute);
+    await new Promise((resume) => setTimeout(resume, 100));
+    expect(received).toEqual([]);
+    advanceSystemClock(180_000);
+    await eventually(async () => (received.length > 0 ? true : undefined));
     await queue.idle();
+    scheduler.stop();
 
-    expect(received.map(({ event }) => event.Records[0]?.body)).toEqual([
-      JSON.stringify({ delivery_id: deliveryId, attempt: 3 }),
+    expect(received.map(({ event }) => JSON.parse(event.Records[0]?.body ?? '{}'))).toEqual([
+      { due_minute: new Date(dueMinute).toISOString() },
     ]);
   });
 });

@@ -80,7 +80,10 @@ interface PageProps {
 
 function SignedIn({ session, path, params }: PageProps) {
   const endpoint = /^\/endpoints\/([^/]+)$/.exec(path)?.[1];
-  if (endpoint !== undefined) return <EndpointPage session={session} id={endpoint} />;
+  if (endpoint !== undefined) {
+    // `?status=failed`: where the failure digest's link opens the deliveries list.
+    return <EndpointPage session={session} id={endpoint} status={params.get('status')} />;
+  }
   if (path === '/account') {
     return <Account session={session} settingPassword={params.has('set-password')} />;
   }

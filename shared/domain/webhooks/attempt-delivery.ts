@@ -2,9 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { log } from '../../log.js';
 import { metrics } from '../metrics.js';
 import { noteEndpointHealth } from './endpoint-health.js';
+import { deferredUntil, settleLoad } from './endpoint-load.js';
 import { signingSecrets } from './endpoints.js';
-import type { AttemptMessage, AttemptRecord, Delivery } from './model.js';
-import { deliveryFailedNotice, sendNotice } from './notices.js';
+import { addToDigest } from './failure-digest.js';
+import type {
+  AttemptMessage,
+  AttemptRecord,
+  Delivery,
+  StoredEvent,
+  WebhookEndpoint,
+} from './model.js';
 import type { AttemptResolution, ClaimTerms, SendOutcome, WebhookDependencies } from './ports.js';
 import { scheduleAttempt } from './schedule-attempt.js';
 import { signatureHeaders } from './signing.js';
@@ -51,20 +58,26 @@ export type AttemptResult =
   /** The endpoint or the event is gone: the delivery ends without an attempt. */
   | 'abandoned'
   /** The endpoint is disabled: the attempt waits, unmade, until it is enabled again. */
-  | 'paused';
+  | 'paused'
+  /** The endpoint's places in flight were all taken, or its rate spent: put back, unmade. */
+  | 'deferred';
 
 export type AttemptDependencies = Pick<
   WebhookDependencies,
   | 'deliveries'
   | 'endpoints'
+  | 'loads'
   | 'accounts'
   | 'queue'
   | 'scheduler'
+  | 'ladderMinutes'
+  | 'digests'
   | 'sender'
   | 'mailer'
   | 'clock'
   | 'retryDelaysSeconds'
   | 'disableAfterDays'
+  | 'endpointMaxInFlight'
 >;
 
 const isSuccess = (outcome: SendOutcome) =>
@@ -125,28 +138,42 @@ async function runAttempt(
     return (await deps.deliveries.pause(delivery, token)) ? 'paused' : 'claim_lost';
   }
 
+  const admission =
+    (delivery.claim?.count ?? 1) > maxClaimsPerAttempt
+      ? undefined
+      : await deps.loads.admit(
+          endpoint.id,
+          {
+            inFlight: deps.endpointMaxInFlight,
+            ratePerSecond: endpoint.rateLimit,
+            // The first attempt of a ladder its owner restarted (a retry, a recovery) is sent
+            // whatever the circuit says: the owner says the endpoint works again.
+            ignoreCircuit: delivery.ladderStart > 1 && message.attempt === delivery.ladderStart,
+          },
+          deps.clock.now(),
+        );
+  if (admission?.admitted === false && admission.reason !== 'circuit_open') {
+    // Busy or rate-limited: the attempt goes back unmade, holding no worker slot meanwhile.
+    const until = deferredUntil(admission, delivery.deferrals, deps.clock.now());
+    if (!(await deps.deliveries.defer(delivery, token, until))) return 'claim_lost';
+    metrics.count('DeliveriesDeferred', { Reason: admission.reason });
+    await putOnItsWay(deps, delivery, message.attempt, until);
+    return 'deferred';
+  }
+
   const attemptedAt = deps.clock.now();
-  const claims = delivery.claim?.count ?? 1;
   const outcome: SendOutcome =
-    claims > maxClaimsPerAttempt
+    admission === undefined
       ? {
           latencyMs: 0,
           error: `no outcome recorded after ${maxClaimsPerAttempt} tries (the worker kept failing)`,
         }
-      : await deps.sender.send({
-          url: endpoint.url,
-          body: event.payload,
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'account-service-webhooks/1',
-            ...signatureHeaders(
-              event.id,
-              Math.floor(attemptedAt / 1000),
-              event.payload,
-              signingSecrets(endpoint, attemptedAt),
-            ),
-          },
-        });
+      : !admission.admitted
+        ? {
+            latencyMs: 0,
+            error: `not sent: the endpoint's circuit is open after ${admission.consecutiveFailures} timeouts or 5xx answers in a row, until ${new Date(admission.openUntil).toISOString()}`,
+          }
+        : await sendSettled(deps, endpoint, event, attemptedAt);
   const succeeded = isSuccess(outcome);
   const record: AttemptRecord = {
     attempt: message.attempt,
@@ -175,29 +202,57 @@ async function runAttempt(
     return 'delivered';
   }
   if (resolution.status === 'pending') {
-    try {
-      await scheduleAttempt(
-        deps,
-        { deliveryId: delivery.id, attempt: message.attempt + 1 },
-        resolution.nextAttemptAt,
-      );
-    } catch (error) {
-      // The delivery is recorded as due; the sweeper re-queues it once it is overdue.
-      log.warn('next attempt not scheduled; the sweeper will pick it up', {
-        deliveryId: delivery.id,
-        error,
-      });
-    }
+    await putOnItsWay(deps, delivery, message.attempt + 1, resolution.nextAttemptAt);
     return 'retry_scheduled';
   }
-  // The first ladder's last attempt failed: tell the account. A manual retry or a recovery
-  // that fails again sends no second notice.
-  if (delivery.ladderStart === 1) {
-    await sendNotice(
-      deps,
-      delivery.accountId,
-      deliveryFailedNotice(delivery, endpoint.url, record),
-    );
-  }
+  // The first ladder's last attempt failed: the day's digest tells the account. A manual retry
+  // or a recovery that fails again is not counted twice.
+  if (delivery.ladderStart === 1) await addToDigest(deps, endpoint, delivery, record, finishedAt);
   return 'failed';
+}
+
+/**
+ * Posts an admitted attempt and gives its place back with the outcome: the place is held only
+ * while the request is under way.
+ */
+async function sendSettled(
+  deps: AttemptDependencies,
+  endpoint: WebhookEndpoint,
+  event: StoredEvent,
+  attemptedAt: number,
+): Promise<SendOutcome> {
+  const outcome = await deps.sender.send({
+    url: endpoint.url,
+    body: event.payload,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'account-service-webhooks/1',
+      ...signatureHeaders(
+        event.id,
+        Math.floor(attemptedAt / 1000),
+        event.payload,
+        signingSecrets(endpoint, attemptedAt),
+      ),
+    },
+  });
+  await settleLoad(deps, endpoint.id, outcome);
+  return outcome;
+}
+
+/** Queues or schedules `attempt` for `dueAt`; a failure is left to the sweeper. */
+async function putOnItsWay(
+  deps: AttemptDependencies,
+  delivery: Delivery,
+  attempt: number,
+  dueAt: number,
+): Promise<void> {
+  try {
+    await scheduleAttempt(deps, { deliveryId: delivery.id, attempt }, dueAt);
+  } catch (error) {
+    // The delivery is recorded as due; the sweeper re-queues it once it is overdue.
+    log.warn('next attempt not scheduled; the sweeper will pick it up', {
+      deliveryId: delivery.id,
+      error,
+    });
+  }
 }

@@ -42,7 +42,7 @@ async function acceptedUrl(deps: Pick<EndpointDeps, 'urlGuard'>, text: string): 
 export async function registerEndpoint(
   deps: EndpointDeps,
   accountId: string,
-  input: { url: string; events: EventType[]; description?: string },
+  input: { url: string; events: EventType[]; description?: string; rate_limit?: number },
 ): Promise<WebhookEndpoint> {
   const now = new Date(deps.clock.now()).toISOString();
   const endpoint: WebhookEndpoint = {
@@ -52,6 +52,7 @@ export async function registerEndpoint(
     events: input.events,
     description: input.description ?? '',
     status: 'enabled',
+    rateLimit: input.rate_limit,
     secret: generateSigningSecret(),
     createdAt: now,
     updatedAt: now,
@@ -113,6 +114,7 @@ export interface EndpointPatch {
   events?: EventType[];
   description?: string;
   status?: EndpointStatus;
+  rate_limit?: number | null;
 }
 
 /** Deliveries sent again by the request that enables an endpoint; the sweeper sends the rest. */
@@ -141,6 +143,7 @@ export async function updateEndpoint(
       url,
       events: patch.events,
       description: patch.description,
+      rateLimit: patch.rate_limit,
       status: !moving
         ? undefined
         : patch.status === 'enabled'

@@ -6,7 +6,8 @@ import type { EventType } from '../event-types.js';
  *   pending ──claim──▶ attempting ──2xx──▶ delivered
  *      ▲                    │
  *      ├── retry scheduled ◀┤ failure, attempts left
- *      │                    ├─ failure, none left ──▶ failed (+ email notice) ──recover──▶ pending
+ *      │                    ├─ failure, none left ──▶ failed (+ daily digest) ──recover──▶ pending
+ *      │                    ├─ endpoint busy or rate spent ──▶ pending, later (deferred, unmade)
  *      │                    └─ endpoint disabled ──▶ paused ──endpoint enabled──▶ pending
  *
  * `attempting` carries a lease: a worker that dies mid-attempt leaves the claim behind, and only
@@ -52,6 +53,11 @@ export interface WebhookEndpoint {
   previousSecret?: string;
   /** Epoch milliseconds. */
   previousSecretExpiresAt?: number;
+  /**
+   * Deliveries a second the owner allows this endpoint (`rate_limit`); absent: no limit beyond
+   * the attempts in flight.
+   */
+  rateLimit?: number;
   createdAt: string;
   /** ISO 8601 UTC of the last PATCH, or of the creation. */
   updatedAt: string;
@@ -99,9 +105,14 @@ export interface Delivery {
   /**
    * The first attempt of the current ladder: 1, or the attempt a manual retry or a recovery
    * started with. The ladder's delays count from it, and only the first ladder's last failure
-   * emails the owner.
+   * is counted in the owner's daily digest.
    */
   ladderStart: number;
+  /**
+   * Times the current attempt was put back unmade because its endpoint was busy or its rate
+   * spent (0 again once an attempt is made): each deferral waits longer.
+   */
+  deferrals: number;
   /**
    * The latest attempts, oldest first (at most `keptAttemptRecords` of them), as a read of the
    * delivery or a list shows them; a claim does not read them (the worker needs none).
@@ -125,8 +136,17 @@ export interface Delivery {
  */
 export const keptAttemptRecords = 20;
 
-/** What one delivery attempt is, on the queue and in a schedule's payload. */
+/** What one delivery attempt is, on the delivery queue. */
 export interface AttemptMessage {
   deliveryId: string;
   attempt: number;
+}
+
+/**
+ * The retry ladder's wake-up for one due minute, which its one-time schedule puts on the delivery
+ * queue: the attempts due within that minute are then queued (`sweepDueMinute`).
+ */
+export interface LadderWake {
+  /** Epoch ms of the minute's start. */
+  dueMinute: number;
 }

@@ -1,13 +1,13 @@
 import { log } from '../../log.js';
 import type { EmailMessage } from '../messages.js';
-import type { AttemptRecord, Delivery, WebhookEndpoint } from './model.js';
+import type { WebhookEndpoint } from './model.js';
 import type { WebhookDependencies } from './ports.js';
 
-/** The emails the outbound webhooks send an account's owner. */
+/** The emails the outbound webhooks send an account's owner (and failure-digest.ts's digest). */
 
-type Notice = Omit<EmailMessage, 'to'>;
+export type Notice = Omit<EmailMessage, 'to'>;
 
-const escapeHtml = (text: string) =>
+export const escapeHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 /** Paragraphs of plain text, and the same as HTML (each already escaped where it must be). */
@@ -16,27 +16,6 @@ const notice = (subject: string, paragraphs: { text: string; html: string }[]): 
   text: paragraphs.map((paragraph) => paragraph.text).join('\n\n'),
   html: paragraphs.map((paragraph) => `<p>${paragraph.html}</p>`).join(''),
 });
-
-/** A delivery's first ladder ended without a 2xx. */
-export function deliveryFailedNotice(delivery: Delivery, url: string, last: AttemptRecord): Notice {
-  const reason = last.error ?? 'no 2xx response';
-  const retry = `POST /v1/webhooks/${delivery.endpointId}/deliveries/${delivery.id}/retry`;
-  const recover = `POST /v1/webhooks/${delivery.endpointId}/recover`;
-  return notice(`Webhook delivery failed: ${delivery.eventType}`, [
-    {
-      text: `We could not deliver event ${delivery.eventId} (${delivery.eventType}) to ${url}.`,
-      html: `We could not deliver event <code>${delivery.eventId}</code> (${delivery.eventType}) to <code>${escapeHtml(url)}</code>.`,
-    },
-    {
-      text: `${last.attempt} attempts failed; the last one: ${reason}.`,
-      html: `${last.attempt} attempts failed; the last one: ${escapeHtml(reason)}.`,
-    },
-    {
-      text: `Delivery ${delivery.id} is now marked failed. Once the endpoint works again you can retry it with ${retry}, or every failed delivery of a period with ${recover}.`,
-      html: `Delivery <code>${delivery.id}</code> is now marked failed. Once the endpoint works again you can retry it with <code>${retry}</code>, or every failed delivery of a period with <code>${recover}</code>.`,
-    },
-  ]);
-}
 
 /** An endpoint was disabled after failing, without one success, for `days` days. */
 export function endpointDisabledNotice(endpoint: WebhookEndpoint, days: number): Notice {

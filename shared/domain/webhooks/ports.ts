@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { EventType } from '../event-types.js';
 import type { Mailer } from '../messages.js';
 import type { PageOf, PageRequest } from '../pages.js';
+import type { FailureDigestRepository } from './failure-digest.js';
 import type {
   AttemptMessage,
   AttemptRecord,
@@ -19,6 +20,8 @@ export interface EndpointChange {
   url?: string;
   events?: EventType[];
   description?: string;
+  /** A new `rate_limit`; null takes it off. */
+  rateLimit?: number | null;
   /** A move between enabled and disabled (only when the status differs from the one read). */
   status?: { to: 'enabled' } | { to: 'disabled'; reason: DisabledReason; at: number };
   /** Forgets the failure streak: a new URL or a re-enabled endpoint gets a fresh start. */
@@ -176,6 +179,12 @@ export interface DeliveryRepository {
     record: AttemptRecord,
     resolution: AttemptResolution,
   ): Promise<boolean>;
+  /**
+   * Puts the claimed attempt back, unmade and not counted as an attempt, due at `until` (its
+   * endpoint was busy or its rate spent); counts the deferral. False when `claimToken` no longer
+   * holds the claim.
+   */
+  defer(delivery: Delivery, claimToken: string, until: number): Promise<boolean>;
   /** Ends a delivery whose endpoint was deleted: failed, without an attempt. */
   abandon(deliveryId: string, claimToken: string): Promise<void>;
   /**
@@ -200,8 +209,61 @@ export interface DeliveryRepository {
   ): Promise<PageOf<Delivery>>;
   /** The oldest `limit` failed deliveries of an endpoint created within `window`. */
   listFailed(endpointId: string, window: CreatedWindow, limit: number): Promise<Delivery[]>;
-  /** Deliveries whose next step (attempt or lease expiry) was due before `before` (epoch ms). */
-  listDue(before: number, limit: number): Promise<Delivery[]>;
+  /**
+   * A page of the deliveries whose next step (attempt or lease expiry) is due before `before`
+   * (epoch ms), oldest first, from `cursor` (the previous page's); no `cursor` after the last.
+   */
+  listDuePage(
+    before: number,
+    limit: number,
+    cursor?: string,
+  ): Promise<{ deliveries: Delivery[]; cursor?: string }>;
+}
+
+/** What an endpoint may take at once. */
+export interface EndpointLimits {
+  /** Attempts in flight at once (WEBHOOK_ENDPOINT_MAX_IN_FLIGHT). */
+  inFlight: number;
+  /** Attempts started per second, when the owner set a `rate_limit`. */
+  ratePerSecond?: number;
+  /** Admits even while the circuit is open: the attempt is its owner's explicit try. */
+  ignoreCircuit?: boolean;
+}
+
+/** Whether an attempt may go out now. */
+export type Admission =
+  | { admitted: true }
+  /** Every place in flight is taken. */
+  | { admitted: false; reason: 'busy' }
+  /** The owner's `rate_limit` is spent until `nextFreeAt` (epoch ms). */
+  | { admitted: false; reason: 'rate_limited'; nextFreeAt: number }
+  /** The circuit is open until `openUntil` (epoch ms), or its one probe is under way. */
+  | { admitted: false; reason: 'circuit_open'; openUntil: number; consecutiveFailures: number };
+
+/** An endpoint's circuit after an attempt's outcome was counted. */
+export interface CircuitState {
+  /** Timeouts, network errors and 5xx answers since its last answer below 500. */
+  consecutiveFailures: number;
+  /** How many times in a row the circuit has opened (0 once an answer closed it). */
+  trips: number;
+  /** Epoch ms; absent or past while the circuit is closed. */
+  openUntil?: number;
+}
+
+/** The in-flight places, rates and circuits of endpoints (DynamoDB: one item per endpoint). */
+export interface EndpointLoadRepository {
+  /**
+   * Takes a place for one attempt at `now`, within `limits`, unless the circuit is open: one
+   * conditional write, so concurrent workers cannot pass a limit together.
+   */
+  admit(endpointId: string, limits: EndpointLimits, now: number): Promise<Admission>;
+  /**
+   * Gives the place back and counts the outcome (`failed`: a timeout, network error or 5xx;
+   * anything else closes the circuit). Answers the circuit as it now is.
+   */
+  release(endpointId: string, failed: boolean, now: number): Promise<CircuitState>;
+  /** Opens the circuit until `openUntil` unless it is open at `now` (of concurrent failures, one opens it). */
+  open(endpointId: string, openUntil: number, now: number): Promise<void>;
 }
 
 /** The account's contact address for failure notices. */
@@ -219,9 +281,24 @@ export interface DeliveryQueue {
   enqueue(messages: EnqueuedAttempt[]): Promise<void>;
 }
 
-/** Delivers an attempt message to the queue at a time further out than the queue can delay. */
+/**
+ * Wakes the retry ladder at a minute further out than the queue can delay (EventBridge Scheduler:
+ * one one-time schedule per due minute, named after it, which puts a `LadderWake` on the queue).
+ */
 export interface RetryScheduler {
-  scheduleAt(message: AttemptMessage, at: Date): Promise<void>;
+  /** Creating the wake-up of a minute that has one already is success. */
+  wakeAt(dueMinute: number): Promise<void>;
+}
+
+/**
+ * Which due minutes have their wake-up, so that the deliveries due in one minute cost one
+ * CreateSchedule between them, not one each.
+ */
+export interface LadderMinuteRepository {
+  /** True for the one caller that is to create the minute's wake-up. */
+  claim(dueMinute: number): Promise<boolean>;
+  /** Forgets a claim whose wake-up could not be created, so a later retry creates it. */
+  release(dueMinute: number): Promise<void>;
 }
 
 export interface SignedRequest {
@@ -252,11 +329,14 @@ export interface UrlGuard {
 
 export interface WebhookDependencies {
   endpoints: EndpointRepository;
+  loads: EndpointLoadRepository;
   events: EventRepository;
   deliveries: DeliveryRepository;
   accounts: AccountContacts;
   queue: DeliveryQueue;
   scheduler: RetryScheduler;
+  ladderMinutes: LadderMinuteRepository;
+  digests: FailureDigestRepository;
   sender: WebhookSender;
   urlGuard: UrlGuard;
   mailer: Mailer;
@@ -265,4 +345,6 @@ export interface WebhookDependencies {
   retryDelaysSeconds: number[];
   /** Days an endpoint may fail without one success before it is disabled. */
   disableAfterDays: number;
+  /** Attempts one endpoint may have in flight at once. */
+  endpointMaxInFlight: number;
 }

@@ -67,6 +67,7 @@ export function deliveryOf(
     nextAttempt: 1,
     nextAttemptAt: dueAt,
     lastAllowedAttempt: attempts,
+    deferrals: 0,
     ladderStart: 1,
     attempts: [],
     createdAt: event.createdAt,

@@ -505,7 +505,7 @@ export interface paths {
         head?: never;
         /**
          * Update an endpoint
-         * @description Change url, events, description or status; enabling sends the deliveries that waited.
+         * @description Change url, events, description, status or rate_limit; enabling sends the deliveries that waited.
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -1141,6 +1141,7 @@ export interface components {
             disabled_reason: ("manual" | "failing") | null;
             disabled_at: string | null;
             failing_since: string | null;
+            rate_limit: number | null;
             /**
              * Format: date-time
              * @example 2026-01-15T09:30:00.000Z
@@ -1170,6 +1171,7 @@ export interface components {
             disabled_reason: ("manual" | "failing") | null;
             disabled_at: string | null;
             failing_since: string | null;
+            rate_limit: number | null;
             /**
              * Format: date-time
              * @example 2026-01-15T09:30:00.000Z
@@ -1294,6 +1296,7 @@ export interface components {
             disabled_reason: ("manual" | "failing") | null;
             disabled_at: string | null;
             failing_since: string | null;
+            rate_limit: number | null;
             /**
              * Format: date-time
              * @example 2026-01-15T09:30:00.000Z
@@ -5204,6 +5207,8 @@ export interface operations {
                     events: ("order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded")[];
                     /** @example Order updates for the warehouse app */
                     description?: string;
+                    /** Format: int32 */
+                    rate_limit?: number;
                 };
             };
         };
@@ -5716,6 +5721,7 @@ export interface operations {
                     description?: string;
                     /** @enum {string} */
                     status?: "enabled" | "disabled";
+                    rate_limit?: number | null;
                 };
             };
         };

@@ -227,6 +227,9 @@ const endpointFields = {
   disabled_reason: /* @__PURE__ */ nullable(/* @__PURE__ */ v.picklist(['manual', 'failing'])),
   disabled_at: /* @__PURE__ */ nullable(timestamp),
   failing_since: /* @__PURE__ */ nullable(timestamp),
+  rate_limit: /* @__PURE__ */ nullable(
+    /* @__PURE__ */ v.pipe(/* @__PURE__ */ v.number(), /* @__PURE__ */ v.integer()),
+  ),
   created_at: timestamp,
   updated_at: timestamp,
 };

@@ -32,13 +32,27 @@ const description = /* @__PURE__ */ v.pipe(
   /* @__PURE__ */ v.examples(['Order updates for the warehouse app']),
 );
 
+/**
+ * Deliveries a second the endpoint takes at most. The ceiling is what one endpoint's load item
+ * takes (two writes per attempt on one partition: docs/webhooks.md, "Isolation").
+ */
+export const maxRateLimit = 500;
+
+const rateLimit = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.number('must be a number of deliveries per second'),
+  /* @__PURE__ */ v.integer('must be a whole number of deliveries per second'),
+  /* @__PURE__ */ v.minValue(1, 'must be at least 1 delivery per second'),
+  /* @__PURE__ */ v.maxValue(maxRateLimit, `must be at most ${maxRateLimit} deliveries per second`),
+);
+
 export const RegisterWebhookRequest = /* @__PURE__ */ v.strictObject({
   url,
   events,
   description: /* @__PURE__ */ v.optional(description),
+  rate_limit: /* @__PURE__ */ v.optional(rateLimit),
 });
 
-const updatable = ['url', 'events', 'description', 'status'] as const;
+const updatable = ['url', 'events', 'description', 'status', 'rate_limit'] as const;
 
 export const UpdateWebhookRequest = /* @__PURE__ */ v.pipe(
   /* @__PURE__ */ v.strictObject({
@@ -46,6 +60,8 @@ export const UpdateWebhookRequest = /* @__PURE__ */ v.pipe(
     events: /* @__PURE__ */ v.optional(events),
     description: /* @__PURE__ */ v.optional(description),
     status: /* @__PURE__ */ v.optional(/* @__PURE__ */ oneOf(endpointStatuses)),
+    /** null takes the limit off. */
+    rate_limit: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.nullable(rateLimit)),
   }),
   /* @__PURE__ */ v.check(
     (patch) => updatable.some((field) => patch[field] !== undefined),

@@ -16,6 +16,8 @@ export const endpointView = (endpoint: WebhookEndpoint, withSecret = false) => (
   disabled_at: endpoint.status === 'disabled' ? isoOrNull(endpoint.disabledAt) : null,
   /** Since when every attempt has failed (null after a success): what auto-disabling counts. */
   failing_since: isoOrNull(endpoint.failingSince),
+  /** Deliveries a second at most; null: no limit beyond the attempts in flight. */
+  rate_limit: endpoint.rateLimit ?? null,
   created_at: endpoint.createdAt,
   updated_at: endpoint.updatedAt,
   /** Only in the answers of registration and rotation. */

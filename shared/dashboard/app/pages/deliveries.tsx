@@ -7,6 +7,9 @@ import { useEventTypes } from './endpoints.js';
 /** An endpoint's deliveries: a chart of the last days, filters, pages, attempts, retry, recover. */
 
 const perPage = 20;
+
+/** The statuses the list filters by (its select's options). */
+const deliveryStatuses: Delivery['status'][] = ['pending', 'delivered', 'failed'];
 const dayMs = 86_400_000;
 const chartDays = 7;
 
@@ -28,13 +31,18 @@ export function Deliveries({
   session,
   endpointId,
   changes,
+  initialStatus,
 }: {
   session: Session;
   endpointId: string;
   /** Bumped by the endpoint's own actions (a test event): the list reads again. */
   changes: number;
+  /** A status from the page's address to filter by at first; anything else shows them all. */
+  initialStatus: string | null;
 }) {
-  const [status, setStatus] = useState<Delivery['status'] | ''>('');
+  const [status, setStatus] = useState<Delivery['status'] | ''>(
+    () => deliveryStatuses.find((known) => known === initialStatus) ?? '',
+  );
   const [eventType, setEventType] = useState<Delivery['event_type'] | ''>('');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');

@@ -16,7 +16,16 @@ import { Deliveries } from './deliveries.js';
 import { EventPicker, StatusBadge } from './endpoints.js';
 
 /** One endpoint: its settings and actions, then its deliveries. */
-export function EndpointPage({ session, id }: { session: Session; id: string }) {
+export function EndpointPage({
+  session,
+  id,
+  status,
+}: {
+  session: Session;
+  id: string;
+  /** The status the deliveries list starts filtered by (from the address). */
+  status: string | null;
+}) {
   const params = { path: { id } };
   const endpoint = useLoad(
     async () => (await session.call((api) => api.GET('/webhooks/{id}', { params }))).data,
@@ -169,7 +178,7 @@ export function EndpointPage({ session, id }: { session: Session; id: string }) 
           }}
         />
       )}
-      <Deliveries session={session} endpointId={id} changes={changes} />
+      <Deliveries session={session} endpointId={id} changes={changes} initialStatus={status} />
     </main>
   );
 }

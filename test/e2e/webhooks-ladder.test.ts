@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ApiClient, bearer, dataOf, successOf } from '../../shared/http/client/api-client.js';
+import { eventually } from '../support/eventually.js';
+import type { LocalService } from '../support/local-service.js';
+import type { AccountClient } from './accounts-support.js';
+import type { TestReceiver } from './webhooks-receiver.js';
+import { order, startWebhookService, webhookOwner } from './webhooks-support.js';
+
+/**
+ * The retry ladder at scale through `npm start`: 200 deliveries to an endpoint that always
+ * answers 500, on a ladder whose later steps are beyond SQS's 15 minutes (so EventBridge
+ * Scheduler keeps them), with the service clock moved instead of waiting.
+ */
+
+const delaySeconds = 1000;
+const deliveriesCount = 200;
+const minuteMs = 60_000;
+const dayMs = 24 * 60 * minuteMs;
+
+let service: LocalService;
+let client: AccountClient;
+let api: ApiClient;
+let receiver: TestReceiver;
+let stop: () => Promise<void>;
+
+beforeAll(async () => {
+  ({ service, client, receiver, stop } = await startWebhookService({
+    WEBHOOK_RETRY_DELAYS: `0,${delaySeconds},${delaySeconds}`,
+  }));
+  ({ api } = client);
+}, 120_000);
+
+afterAll(async () => {
+  await stop?.();
+});
+
+/** CreateSchedule calls the Scheduler stand-in has had. */
+async function createScheduleCalls(): Promise<number> {
+  const response = await fetch(`${service.origin}/_local/faults`);
+  const { data } = (await response.json()) as { data: { calls: { scheduler: { calls: number } } } };
+  return data.calls.scheduler.calls;
+}
+
+describe('the retry ladder by due minute', { timeout: 900_000 }, () => {
+  it('keeps 200 failing deliveries on the ladder with at most one schedule per due minute, and tells the owner in one digest', async () => {
+    // An hour into a UTC day, so that every failure falls on one day.
+    const now = await client.advanceClock(0);
+    await client.advanceClock((Math.floor(now / dayMs) * dayMs + dayMs + 3_600_000 - now) / 1000);
+    const owner = await webhookOwner(client);
+    const endpoint = await dataOf(
+      api.POST('/webhooks', {
+        headers: bearer(owner.token),
+        body: { url: `${receiver.origin}/fail-ladder`, events: ['order.created'] },
+      }),
+    );
+    const lanes = 8;
+    await Promise.all(
+      Array.from({ length: lanes }, async (_, lane) => {
+        for (let index = lane; index < deliveriesCount; index += lanes) {
+          await dataOf(
+            api.POST('/events', {
+              body: {
+                type: 'order.created',
+                account_id: owner.userId,
+                data: { ...order, order_id: `ord_${index}` },
+              },
+            }),
+          );
+        }
+      }),
+    );
+    const deliveries = async () => {
+      const pages = await Promise.all(
+        [1, 2].map(async (page) =>
+          successOf(
+            api.GET('/webhooks/{id}/deliveries', {
+              params: { path: { id: endpoint.id }, query: { page, per_page: 100 } },
+              headers: bearer(owner.token),
+            }),
+          ),
+        ),
+      );
+      return pages.flatMap((page) => page.data);
+    };
+    const allMade = (attempts: number) =>
+      eventually(async () => {
+        const listed = await deliveries();
+        return listed.length === deliveriesCount &&
+          listed.every((delivery) => delivery.attempts_made >= attempts)
+          ? listed
+          : undefined;
+      }, 300);
+
+    // Each step: past every due time of the next attempt, plus the minute it falls in.
+    // A moved clock outlives the access token: sign in again after each step.
+    const step = async () => {
+      await client.advanceClock(delaySeconds + 120);
+      owner.token = (await client.login(owner.email, owner.password)).access_token;
+    };
+    await allMade(1);
+    await step();
+    await allMade(2);
+    await step();
+    const done = await allMade(3);
+
+    expect(done.every((delivery) => delivery.status === 'failed')).toBe(true);
+    // Every attempt on the ladder's time: never before it, and late by no more than the clock
+    // step the test took past it.
+    const dueMinutes = new Set<number>();
+    for (const delivery of done) {
+      const times = delivery.attempts.map((attempt) => Date.parse(attempt.attempted_at));
+      expect(times).toHaveLength(3);
+      for (let step = 1; step < times.length; step++) {
+        const due = times[step - 1]! + delaySeconds * 1000;
+        dueMinutes.add(Math.floor(due / minuteMs));
+        expect(times[step]).toBeGreaterThanOrEqual(due);
+        expect(times[step]! - due).toBeLessThanOrEqual(180_000);
+      }
+    }
+    // 400 scheduled attempts, at most one CreateSchedule per minute they fall due in.
+    const calls = await createScheduleCalls();
+    expect(calls).toBeGreaterThanOrEqual(2);
+    expect(calls).toBeLessThanOrEqual(dueMinutes.size);
+
+    // One email for the day's 200 failures, once the day is over.
+    await client.advanceClock(dayMs / 1000);
+    const digests = await eventually(async () => {
+      const mails = (await client.outbox(owner.email)).filter((mail) =>
+        mail.subject?.startsWith('Webhook deliveries failed'),
+      );
+      return mails.length > 0 ? mails : undefined;
+    }, 120);
+    expect(digests).toHaveLength(1);
+    expect(digests[0]?.subject).toContain(`: ${deliveriesCount} to ${receiver.origin}/fail-ladder`);
+    expect(digests[0]?.text).toContain(`order.created: ${deliveriesCount}`);
+    expect(digests[0]?.text).toContain(`#/endpoints/${endpoint.id}?status=failed`);
+  });
+});
