@@ -9,7 +9,8 @@ export const operation = apiOperation({
   entry: 'functions/webhooks/get-webhook-delivery.ts',
   auth: 'user',
   tag: 'webhooks',
-  summary: 'One delivery with its attempts and the event it carries',
+  summary:
+    'One delivery (by its id, or by its event’s id) with its attempts and the event it carries',
   needs: { items: ['account', 'delivery', 'event'] },
   params: DeliveryPathParams,
 });

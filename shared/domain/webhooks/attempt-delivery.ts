@@ -127,32 +127,31 @@ async function runAttempt(
 
   const attemptedAt = deps.clock.now();
   const claims = delivery.claim?.count ?? 1;
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'account-service-webhooks/1',
+    ...signatureHeaders(
+      event.id,
+      Math.floor(attemptedAt / 1000),
+      event.payload,
+      signingSecrets(endpoint, attemptedAt),
+    ),
+  };
   const outcome: SendOutcome =
     claims > maxClaimsPerAttempt
       ? {
           latencyMs: 0,
           error: `no outcome recorded after ${maxClaimsPerAttempt} tries (the worker kept failing)`,
         }
-      : await deps.sender.send({
-          url: endpoint.url,
-          body: event.payload,
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'account-service-webhooks/1',
-            ...signatureHeaders(
-              event.id,
-              Math.floor(attemptedAt / 1000),
-              event.payload,
-              signingSecrets(endpoint, attemptedAt),
-            ),
-          },
-        });
+      : await deps.sender.send({ url: endpoint.url, body: event.payload, headers });
   const succeeded = isSuccess(outcome);
   const record: AttemptRecord = {
     attempt: message.attempt,
     attemptedAt: new Date(attemptedAt).toISOString(),
     outcome: succeeded ? 'succeeded' : 'failed',
+    requestHeaders: headers,
     responseStatus: outcome.status,
+    responseHeaders: outcome.headers,
     latencyMs: outcome.latencyMs,
     responseBody: outcome.body,
     error: succeeded

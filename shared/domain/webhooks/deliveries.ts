@@ -1,5 +1,6 @@
 import { ServiceError } from '../errors.js';
 import { endpointNotFound } from './endpoints.js';
+import { deliveryIdFor } from './ids.js';
 import type { Delivery, StoredEvent, WebhookEndpoint } from './model.js';
 import type { DeliveryListFilter, WebhookDependencies } from './ports.js';
 import { queueDueAttempts } from './schedule-attempt.js';
@@ -58,9 +59,14 @@ export async function getDelivery(
   deps: Pick<WebhookDependencies, 'deliveries'>,
   accountId: string,
   endpointId: string,
-  deliveryId: string,
+  /** The delivery's id, or its event's (`evt_…`): the delivery of that event to this endpoint. */
+  deliveryOrEventId: string,
 ): Promise<{ delivery: Delivery; event?: StoredEvent }> {
-  const delivery = await deps.deliveries.get(deliveryId);
+  const delivery = await deps.deliveries.get(
+    deliveryOrEventId.startsWith('evt_')
+      ? deliveryIdFor(deliveryOrEventId, endpointId)
+      : deliveryOrEventId,
+  );
   if (
     delivery === undefined ||
     delivery.accountId !== accountId ||

@@ -477,7 +477,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One delivery with its attempts and the event it carries */
+        /** One delivery (by its id, or by its event’s id) with its attempts and the event it carries */
         get: operations["getWebhookDelivery"];
         put?: never;
         post?: never;
@@ -530,7 +530,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deliver a test event to the endpoint */
+        /** Deliver a test event to the endpoint, or (event_type) the example event of a type it subscribes to */
         post: operations["sendWebhookTestEvent"];
         delete?: never;
         options?: never;
@@ -902,7 +902,13 @@ export interface components {
                 /** Format: date-time */
                 attempted_at: string;
                 outcome: string;
+                request_headers: {
+                    [key: string]: string;
+                } | null;
                 response_status: number | null;
+                response_headers: {
+                    [key: string]: string;
+                } | null;
                 /** Format: int32 */
                 latency_ms: number;
                 response_body: string | null;
@@ -929,7 +935,13 @@ export interface components {
                 /** Format: date-time */
                 attempted_at: string;
                 outcome: string;
+                request_headers: {
+                    [key: string]: string;
+                } | null;
                 response_status: number | null;
+                response_headers: {
+                    [key: string]: string;
+                } | null;
                 /** Format: int32 */
                 latency_ms: number;
                 response_body: string | null;
@@ -5257,7 +5269,9 @@ export interface operations {
     };
     sendWebhookTestEvent: {
         parameters: {
-            query?: never;
+            query?: {
+                event_type?: "order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded";
+            };
             header?: never;
             path: {
                 id: string;
