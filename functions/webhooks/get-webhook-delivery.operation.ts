@@ -10,7 +10,8 @@ export const operation = apiOperation({
   auth: 'user',
   tag: 'webhooks',
   title: 'Get a delivery',
-  summary: 'One delivery with its attempts and the event it carries',
+  summary:
+    'One delivery (by its id, or by its event’s id) with its attempts and the event it carries',
   needs: { items: ['account', 'delivery', 'event'] },
   params: DeliveryPathParams,
 });

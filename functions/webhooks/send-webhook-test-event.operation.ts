@@ -1,6 +1,6 @@
 import { type Answer, apiOperation } from '../../shared/http/operation.js';
 import * as r from '../../shared/http/schemas/responses.js';
-import { WebhookPathParams } from '../../shared/http/schemas/webhooks.js';
+import { TestEventQuery, WebhookPathParams } from '../../shared/http/schemas/webhooks.js';
 
 export const operation = apiOperation({
   name: 'sendWebhookTestEvent',
@@ -10,11 +10,13 @@ export const operation = apiOperation({
   auth: 'user',
   tag: 'webhooks',
   title: 'Send a test event',
-  summary: 'Deliver a test event to the endpoint',
+  summary:
+    'Deliver a test event to the endpoint, or (event_type) the example event of a type it subscribes to',
   needs: {
     items: ['account', 'delivery', 'event'],
     deliveryQueue: true,
   },
+  query: TestEventQuery,
   params: WebhookPathParams,
 });
 

@@ -9,11 +9,12 @@ import { operation } from './send-webhook-test-event.operation.js';
 export const handler = apiHandler(
   operation,
   { counter: dynamoWindowCounter, authenticate },
-  async ({ principal, params }) => {
+  async ({ principal, params, query }) => {
     const { event, deliveryId } = await sendTestEvent(
       deliveryDependencies(),
       principal.userId,
       params.id,
+      query.event_type,
     );
     return { event: eventView(event), delivery_id: deliveryId };
   },

@@ -38,7 +38,9 @@ interface AttemptItem {
   attempt: number;
   attempted_at: string;
   outcome: 'succeeded' | 'failed';
+  request_headers?: Record<string, string>;
   response_status?: number;
+  response_headers?: Record<string, string>;
   latency_ms: number;
   response_body?: string;
   error?: string;
@@ -77,7 +79,9 @@ const attemptRecord = (attempt: AttemptItem): AttemptRecord => ({
   attempt: attempt.attempt,
   attemptedAt: attempt.attempted_at,
   outcome: attempt.outcome,
+  requestHeaders: attempt.request_headers,
   responseStatus: attempt.response_status,
+  responseHeaders: attempt.response_headers,
   latencyMs: attempt.latency_ms,
   responseBody: attempt.response_body,
   error: attempt.error,
@@ -164,7 +168,9 @@ const attemptItem = (delivery: Delivery, record: AttemptRecord) => ({
   attempt: record.attempt,
   attempted_at: record.attemptedAt,
   outcome: record.outcome,
+  request_headers: record.requestHeaders,
   response_status: record.responseStatus,
+  response_headers: record.responseHeaders,
   latency_ms: record.latencyMs,
   response_body: record.responseBody,
   error: record.error,

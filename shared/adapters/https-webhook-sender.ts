@@ -14,6 +14,26 @@ export const attemptTimeoutMs = 10_000;
 /** What an attempt keeps of the response body. */
 export const storedResponseBytes = 1024;
 
+/** What an attempt keeps of the response headers (`name: value` lines, in the order sent). */
+export const storedResponseHeaderBytes = 1024;
+
+/**
+ * The response's headers, names in lower case, as many whole ones as fit in
+ * `storedResponseHeaderBytes` (a repeated name's values joined with `, `).
+ */
+function keptHeaders(raw: string[]): Record<string, string> {
+  const kept: Record<string, string> = {};
+  let bytes = 0;
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const name = raw[index]!.toLowerCase();
+    const value = raw[index + 1]!;
+    bytes += Buffer.byteLength(`${name}: ${value}\r\n`);
+    if (bytes > storedResponseHeaderBytes) break;
+    kept[name] = kept[name] === undefined ? value : `${kept[name]}, ${value}`;
+  }
+  return kept;
+}
+
 /** Past this much body the socket is dropped instead of drained for reuse. */
 const maxDrainBytes = 64 * 1024;
 
@@ -97,6 +117,7 @@ export const httpsWebhookSender: WebhookSender = {
 
     return new Promise<SendOutcome>((settle) => {
       let status: number | undefined;
+      let headers: Record<string, string> | undefined;
       let settled = false;
       const finish = (outcome: Omit<SendOutcome, 'latencyMs'>) => {
         if (settled) return;
@@ -117,6 +138,7 @@ export const httpsWebhookSender: WebhookSender = {
         },
         (response) => {
           status = response.statusCode;
+          headers = keptHeaders(response.rawHeaders);
           const kept: Buffer[] = [];
           let keptBytes = 0;
           let seenBytes = 0;
@@ -135,7 +157,7 @@ export const httpsWebhookSender: WebhookSender = {
               status !== undefined && status >= 300 && status < 400
                 ? `redirect not followed (HTTP ${status}${response.headers.location ? ` to ${response.headers.location}` : ''})`
                 : undefined;
-            finish({ status, body: text === '' ? undefined : text, error: redirect });
+            finish({ status, headers, body: text === '' ? undefined : text, error: redirect });
           };
           response.on('end', done);
           response.on('close', done);
@@ -150,7 +172,7 @@ export const httpsWebhookSender: WebhookSender = {
       );
       outgoing.on('error', (error) => {
         // A status that arrived before the cut-off still counts (the body was cut short).
-        finish(status === undefined ? { error: describeError(error) } : { status });
+        finish(status === undefined ? { error: describeError(error) } : { status, headers });
       });
       outgoing.end(body);
     });

@@ -8,7 +8,9 @@ import { buildDashboard } from '../dashboard/build.js';
  */
 export function dashboardFiles(localInbox: string) {
   const files = new Map(buildDashboard({ localInbox }).map((file) => [`/${file.path}`, file]));
-  return (request: IncomingMessage, response: ServerResponse, pathname: string): boolean => {
+  /** The dashboard's stylesheet, which the local inbox and outbox pages use too. */
+  const stylesheet = [...files.keys()].find((path) => /^\/assets\/app-.*\.css$/.test(path))!;
+  const serve = (request: IncomingMessage, response: ServerResponse, pathname: string): boolean => {
     const file = files.get(pathname === '/' ? '/index.html' : pathname);
     if (file === undefined || (request.method !== 'GET' && request.method !== 'HEAD')) {
       return false;
@@ -22,4 +24,5 @@ export function dashboardFiles(localInbox: string) {
     response.end(request.method === 'HEAD' ? undefined : file.body);
     return true;
   };
+  return { serve, stylesheet };
 }

@@ -36,6 +36,7 @@ import { LocalAccountCodeQueue } from './local-account-code-queue.js';
 import { LocalDeliveryQueue, LocalRetryScheduler } from './local-delivery-queue.js';
 import { LocalInboundQueue } from './local-inbound-queue.js';
 import { LocalOutbox } from './local-outbox.js';
+import { inboxIndexPage, inboxPage, localPageHeaders, outboxPage } from './local-pages.js';
 import type { QueueWorker } from './local-queue.js';
 import { localScheduleIntervalMs, runPeriodically } from './periodic.js';
 import { prettyLogWriter } from './pretty-log.js';
@@ -339,7 +340,12 @@ function send(
   result: HttpResponse | APIGatewayProxyResult,
   extraHeaders: Record<string, string> = {},
 ): void {
-  const headers: Record<string, string> = { ...extraHeaders };
+  // The service's clock, which the local runtime can move forward: as API Gateway's `Date` is
+  // AWS's time, this is the time the service counts with.
+  const headers: Record<string, string> = {
+    date: new Date(systemClock.now()).toUTCString(),
+    ...extraHeaders,
+  };
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   const isBase64 = 'isBase64Encoded' in result && result.isBase64Encoded === true;
   response.writeHead(result.statusCode, headers);
@@ -457,14 +463,35 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         answer(errorResponse('invalid_request', 'The request target must be a path such as /v1/…'));
         return;
       }
+      // A person's browser asks for HTML and gets a page; scripts and tests get JSON.
+      const forPerson =
+        request.method === 'GET' && (request.headers.accept ?? '').includes('text/html');
+      const { stylesheet } = serveDashboard;
       if (url.pathname === '/_local/outbox' && request.method === 'GET') {
         // Codes queued by earlier requests are sent first: `forgot-password` then `outbox` shows
         // the code, as it did when codes were sent on the request path.
         await accountCodeQueue.idle(codeQueueWaitMs);
-        answer(successResponse(200, outbox.list(literalQueryParam(url, 'to'))));
+        const entries = outbox.list(literalQueryParam(url, 'to'));
+        if (forPerson) sendPage(response, outboxPage(stylesheet, entries));
+        else answer(successResponse(200, entries));
+        return;
+      }
+      if (url.pathname === '/_local/inbox' && forPerson) {
+        sendPage(response, inboxIndexPage(stylesheet, inbox.origin, inbox.names()));
         return;
       }
       const inboxName = /^\/_local\/inbox\/([^/]+)$/.exec(url.pathname)?.[1];
+      if (inboxName !== undefined && forPerson && inboxNamePattern.test(inboxName)) {
+        const page = inboxPage(
+          stylesheet,
+          inbox.origin,
+          inboxName,
+          inbox.answersWith(inboxName),
+          await inbox.list(inboxName),
+        );
+        sendPage(response, page);
+        return;
+      }
       if (inboxName !== undefined) {
         await serveInbox(request, response, inbox, inboxName);
         return;
@@ -509,7 +536,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         answer({ statusCode: 204, headers: allowed, body: '' });
         return;
       }
-      if (serveDashboard(request, response, url.pathname)) return;
+      if (serveDashboard.serve(request, response, url.pathname)) return;
       const matched = url.pathname.startsWith('/v1/')
         ? match(request.method ?? 'GET', url.pathname.slice('/v1'.length))
         : undefined;
@@ -650,7 +677,8 @@ function installLocalQueues(handlerOf: (name: string) => QueueWorker, faults: Fa
 }
 
 /**
- * `GET /_local/inbox/<name>`: what arrived, newest first, signatures checked.
+ * `GET /_local/inbox/<name>`: what arrived, newest first, signatures checked (a browser gets a page).
+ * `POST /_local/inbox/<name>` `status=503` (the page's form): the same as the PUT below, back to the page.
  * `PUT /_local/inbox/<name>` `{"status": 503}`: every later delivery gets that answer (200 again
  * to recover), to watch the retry ladder and the dashboard's failures.
  */
@@ -671,11 +699,15 @@ async function serveInbox(
     send(response, successResponse(200, await inbox.list(name)));
     return;
   }
-  if (request.method === 'PUT') {
-    const body = await readBody(request);
+  // The inbox page's form posts `status=503`, and is sent back to the page.
+  const fromPage = request.method === 'POST';
+  if (request.method === 'PUT' || fromPage) {
+    const body = (await readBody(request))?.toString('utf8') ?? '';
     let status: unknown;
     try {
-      status = (JSON.parse(body?.toString('utf8') ?? '') as { status?: unknown }).status;
+      status = fromPage
+        ? Number(new URLSearchParams(body).get('status'))
+        : (JSON.parse(body) as { status?: unknown }).status;
     } catch {
       // Refused below, like a missing status.
     }
@@ -689,10 +721,18 @@ async function serveInbox(
       return;
     }
     inbox.answerWith(name, status);
+    if (fromPage) {
+      response.writeHead(303, { location: `/_local/inbox/${encodeURIComponent(name)}` }).end();
+      return;
+    }
     send(response, successResponse(200, { inbox: name, answers_with: status }));
     return;
   }
   send(response, errorResponse('not_found', 'GET or PUT /_local/inbox/<name>'));
+}
+
+function sendPage(response: ServerResponse, html: string): void {
+  response.writeHead(200, localPageHeaders).end(html);
 }
 
 /**

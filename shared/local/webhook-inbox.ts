@@ -62,6 +62,10 @@ export interface WebhookInbox {
   list(name: string): Promise<ArrivalView[]>;
   /** Makes one inbox answer every later delivery with `status` (e.g. 503), to watch retries. */
   answerWith(name: string, status: number): void;
+  /** The status one inbox answers with now (200 unless told otherwise). */
+  answersWith(name: string): number;
+  /** The inboxes that received something, by name. */
+  names(): string[];
   close(): Promise<void>;
 }
 
@@ -251,6 +255,8 @@ export async function startWebhookInbox(port: number): Promise<WebhookInbox> {
     answerWith(name, status) {
       statuses.set(name, status);
     },
+    answersWith: (name) => statuses.get(name) ?? 200,
+    names: () => [...arrivals.keys()].sort(),
     close: async () => {
       await Promise.all(
         servers.map((server) => {

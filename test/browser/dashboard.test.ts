@@ -5,6 +5,7 @@ import {
   type Browser,
   type BrowserContext,
   chromium,
+  type Locator,
   type Page,
   type Response,
 } from 'playwright-core';
@@ -22,7 +23,7 @@ import { type LocalService, startLocalService } from '../support/local-service.j
  */
 
 const screenshots = resolve(import.meta.dirname, '..', '..', 'test-results', 'dashboard');
-const widths = { desktop: { width: 1280, height: 900 }, phone: { width: 360, height: 740 } };
+const widths = { desktop: { width: 1440, height: 900 }, phone: { width: 375, height: 740 } };
 
 let service: LocalService;
 let client: AccountClient;
@@ -81,7 +82,7 @@ beforeAll(async () => {
   mkdirSync(screenshots, { recursive: true });
   // Two attempts a minute apart: a failing receiver ends in `failed` after one clock move. A
   // per-client limit the test can exhaust on purpose, far above what the page itself sends.
-  service = await startLocalService({ WEBHOOK_RETRY_DELAYS: '0,60', RATE_LIMIT_PER_MINUTE: '400' });
+  service = await startLocalService({ WEBHOOK_RETRY_DELAYS: '0,60', RATE_LIMIT_PER_MINUTE: '900' });
   client = new AccountClient(service);
   browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -121,12 +122,76 @@ async function check(
   await page.setViewportSize(widths.desktop);
 }
 
-/** What a person waits for: the page within 30 s, checked every quarter second. */
+/**
+ * What a person waits for: the page within 30 s, checked every half second (a check that clicks
+ * Refresh reads the list, the chart, the endpoint and an open delivery: about 600 calls a minute).
+ */
 const eventually = <T>(read: () => T | Promise<T>) =>
-  expect.poll(read, { timeout: 30_000, interval: 250 });
+  expect.poll(read, { timeout: 30_000, interval: 500 });
 
-/** The open delivery's attempts table as text ('' while it has none): never waits. */
-const attemptsShown = async () => (await page.locator('table.attempts').allTextContents()).join('');
+/** The open delivery's attempts as text ('' while it has none): never waits. */
+const attemptsShown = async () => (await page.locator('ol.attempts').allTextContents()).join('');
+
+// Code run in the page is written as text: this suite is type-checked without the DOM's types.
+
+/** The label of the focused control (or its own text): where the keyboard is. */
+const focusedLabel = () =>
+  page.evaluate<string>(
+    `(() => {
+      const focused = document.activeElement;
+      return focused?.labels?.[0]?.textContent ?? focused?.textContent ?? '';
+    })()`,
+  );
+
+/** A computed style property of the first element `locator` finds. */
+const styleOf = (locator: Locator, property: string) =>
+  locator.evaluate(
+    (element, name) =>
+      (
+        globalThis as unknown as {
+          getComputedStyle(element: unknown): Record<string, string>;
+        }
+      ).getComputedStyle(element)[name],
+    property,
+  );
+
+/**
+ * Every visible control of the page at the phone width, measured: what sticks out of the
+ * viewport, what a flex row squeezed (a checkbox smaller than 16 px), and whether the page or a
+ * list scrolls sideways. Empty when everything fits.
+ */
+async function misfits(): Promise<string[]> {
+  await page.setViewportSize(widths.phone);
+  try {
+    return await page.evaluate<string[]>(`(() => {
+      const width = document.documentElement.clientWidth;
+      const found = [];
+      if (document.documentElement.scrollWidth > width) {
+        found.push('the page scrolls sideways (' + document.documentElement.scrollWidth + ' px)');
+      }
+      for (const control of document.querySelectorAll('input, select, textarea, button, a, pre, table')) {
+        const box = control.getBoundingClientRect();
+        if (box.width === 0 && box.height === 0) continue;
+        if (control.closest('.visually-hidden, .skip')) continue;
+        const name = control.labels?.[0]?.textContent || control.getAttribute('aria-label') ||
+          control.textContent.trim().slice(0, 40) || control.tagName;
+        if (box.left < -0.5 || box.right > width + 0.5) {
+          found.push(control.tagName + ' "' + name + '" spans ' + Math.round(box.left) + '–' + Math.round(box.right) + ' px');
+        }
+        if (control.type === 'checkbox' && (box.width < 16 || box.height < 16)) {
+          found.push('checkbox "' + name + '" is ' + box.width.toFixed(1) + '×' + box.height.toFixed(1) + ' px');
+        }
+        const list = control.closest('.table-wrap');
+        if (list !== null && list.scrollWidth > list.clientWidth + 1) {
+          found.push('a list scrolls sideways (' + list.scrollWidth + ' px in ' + list.clientWidth + ')');
+        }
+      }
+      return [...new Set(found)];
+    })()`);
+  } finally {
+    await page.setViewportSize(widths.desktop);
+  }
+}
 
 const inbox = async (name: string) =>
   (
@@ -195,8 +260,11 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     await page.getByLabel('Password', { exact: true }).fill('short');
     await page.getByRole('button', { name: 'Create account' }).click();
     await eventually(() =>
-      page.getByText('password must be at least 8 characters').first().isVisible(),
+      page.getByText('Password must be at least 8 characters.').isVisible(),
     ).toBe(true);
+    // Said once, as a sentence beside its field; the alert points there.
+    expect(await page.getByRole('alert').textContent()).toBe('Correct the field marked below.');
+    expect(await page.getByText(/must be at least 8 characters/i).count()).toBe(1);
     await check('sign-up-invalid');
     await page.getByLabel('Password', { exact: true }).fill(password);
     await page.getByRole('button', { name: 'Create account' }).click();
@@ -204,6 +272,12 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
       page.getByRole('heading', { name: 'Check your email' }).isVisible(),
     ).toBe(true);
 
+    // Locally the page says where the code is.
+    await expect
+      .poll(() =>
+        page.locator('main').getByRole('link', { name: 'local outbox' }).getAttribute('href'),
+      )
+      .toBe('/_local/outbox');
     await check('verify');
     const code = await client.codeFor(email);
     const wrong = code === '000000' ? '111111' : '000000';
@@ -231,6 +305,11 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
   });
 
   it('registers an endpoint, shows its secret once, and delivers a test event to it', async () => {
+    // An opened form takes the focus into its first field; Escape closes it.
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await eventually(() => focusedLabel()).toBe('Endpoint URL');
+    await page.keyboard.press('Escape');
+    await eventually(() => page.getByRole('form', { name: 'Add an endpoint' }).count()).toBe(0);
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await page.getByLabel('Endpoint URL').fill(`${service.inboxOrigin}/inbox/${inboxName}`);
     await page.getByLabel('order.created').check();
@@ -241,7 +320,7 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     await eventually(() => secretBox.isVisible()).toBe(true);
     const secret = await secretBox.inputValue();
     expect(secret).toMatch(/^whsec_/);
-    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole('button', { name: 'Copy the signing secret' }).click();
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret);
     await check('endpoint-secret');
 
@@ -281,18 +360,23 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
       await page.getByRole('button', { name: 'Refresh' }).click();
       return page.locator('.pager span').textContent();
     }).toMatch(/\(2 deliveries\)/);
+    // A pending delivery's badge is a badge: one line, nothing of the account page's styles.
+    const pending = page.locator('tbody .badge.pending').first();
+    await eventually(() => pending.isVisible()).toBe(true);
+    expect((await pending.boundingBox())?.height).toBeLessThan(30);
+    expect(await styleOf(pending, 'marginBottom')).toBe('0px');
     await page.locator('tbody tr').first().locator('button.link').click();
     await eventually(async () => {
       await page.getByRole('button', { name: 'Refresh' }).click();
       return attemptsShown();
-    }).toMatch(/failed503/);
+    }).toMatch(/failed · HTTP 503/);
     // Past the second attempt's time and the sweeper's minute of grace for its timer.
     await client.advanceClock(180);
     await eventually(async () => {
       await page.getByRole('button', { name: 'Refresh' }).click();
       return page.locator('tbody .badge').first().textContent();
     }).toBe('Failed');
-    await eventually(() => attemptsShown()).toMatch(/2.*failed503/);
+    await eventually(() => attemptsShown()).toMatch(/Attempt 2 .*failed · HTTP 503/);
     await page.getByLabel('Status').selectOption('failed');
     await eventually(() => page.locator('.pager span').textContent()).toMatch(/\(1 delivery\)/);
     await check('endpoint-failed');
@@ -302,12 +386,16 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
       body: JSON.stringify({ status: 200 }),
     });
     // The failed delivery's attempts are still open under the filter.
-    await page.getByRole('button', { name: 'Retry this delivery' }).click();
+    const facts = page.locator('dl.facts').first();
+    await eventually(() => facts.textContent()).toMatch(/Failing since/);
+    await page.getByRole('button', { name: 'Resend' }).click();
     await page.getByLabel('Status').selectOption('');
     await eventually(async () => {
       await page.getByRole('button', { name: 'Refresh' }).click();
       return page.locator('tbody .badge').first().textContent();
     }).toBe('Delivered');
+    // The success cleared the endpoint's failing state, and the page read it again.
+    await eventually(() => facts.textContent()).not.toMatch(/Failing since/);
 
     await page.getByRole('button', { name: 'Disable' }).click();
     await eventually(() => page.getByRole('status').first().textContent()).toBe(
@@ -322,7 +410,15 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
       'Endpoint enabled.',
     );
 
+    // Rotation asks first, as deletion does; Cancel rotates nothing.
     await page.getByRole('button', { name: 'Rotate secret' }).click();
+    const question = page.getByRole('region', { name: 'Rotate the signing secret?' });
+    await eventually(() => question.isVisible()).toBe(true);
+    await check('endpoint-rotate-confirm');
+    await question.getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.getByRole('textbox', { name: 'Signing secret' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('button', { name: 'Yes, rotate the secret' }).click();
     const rotated = page.getByRole('textbox', { name: 'Signing secret' });
     await eventually(() => rotated.isVisible()).toBe(true);
     expect(await rotated.inputValue()).toMatch(/^whsec_/);
@@ -332,6 +428,243 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     await check('endpoint-rotated');
   });
 
+  it('shows what a delivery sent and what came back: body, headers, each attempt’s answer and error, ids to copy', async () => {
+    await page.getByLabel('Status').selectOption('');
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const list = page.locator('table.deliveries');
+    expect(await list.locator('thead th').allTextContents()).toEqual([
+      'Created',
+      'Event',
+      'Status',
+      'HTTP',
+      'Attempts',
+      'Next attempt',
+    ]);
+    // The newest delivery: failed twice with 503, then delivered by the resend.
+    const first = list.locator('tbody > tr').first();
+    await eventually(() => first.locator('td[data-label="HTTP"]').textContent()).toBe('200');
+    // Times to the second.
+    expect(await first.locator('td[data-label="Created"]').textContent()).toMatch(/\d:\d\d:\d\d/);
+    // Its details are still open from the retry above; otherwise open them.
+    const toggle = first.getByRole('button');
+    if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+    const details = page.getByRole('region', { name: /^Delivery dlv_/ });
+    await eventually(() => details.isVisible()).toBe(true);
+    const deliveryId = (await details.getAttribute('aria-label'))!.replace('Delivery ', '');
+    const [arrival] = (await inbox(inboxName)) as unknown as {
+      event_id: string;
+      headers: Record<string, string>;
+    }[];
+    // The request body, as posted, and the headers sent (signatures, never a secret).
+    const body = details.getByLabel(`Request body of ${deliveryId}`, { exact: true });
+    expect(JSON.parse((await body.textContent())!)).toMatchObject({
+      id: arrival!.event_id,
+      type: 'webhook.test',
+    });
+    const sent = await details.getByLabel('Headers sent', { exact: true }).textContent();
+    expect(sent).toContain(`webhook-id: ${arrival!.event_id}`);
+    expect(sent).toMatch(/webhook-signature: v1,/);
+    expect(sent).toMatch(/webhook-timestamp: \d{10}/);
+    expect(await details.innerHTML()).not.toContain('whsec_');
+    // A failed attempt: its status, the response's headers and body, and the error, together.
+    const failed = details.locator('li.attempt.failed').first();
+    expect(await failed.textContent()).toMatch(/Attempt 2 · .*\d:\d\d:\d\d.* · failed · HTTP 503/);
+    expect(await failed.textContent()).toContain('Error: the endpoint answered HTTP 503');
+    expect(
+      await failed.getByLabel('Response headers of attempt 2', { exact: true }).textContent(),
+    ).toContain('content-type: application/json');
+    expect(
+      await failed.getByLabel('Response body of attempt 2', { exact: true }).textContent(),
+    ).toContain('this inbox answers 503');
+    // Ids shown and copied.
+    await details.getByRole('button', { name: `Copy delivery id ${deliveryId}` }).click();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(deliveryId);
+    await details.getByRole('button', { name: `Copy the request body of ${deliveryId}` }).click();
+    expect(JSON.parse(await page.evaluate('navigator.clipboard.readText()'))).toMatchObject({
+      id: arrival!.event_id,
+    });
+    await check('endpoint-delivery-details');
+  });
+
+  it('resends a delivered delivery, sends the example of a subscribed type, and shows the event catalogue', async () => {
+    const list = page.locator('table.deliveries');
+    // The oldest delivery: the first test event, delivered at once.
+    const oldest = list.locator('tbody > tr:not(.details-row)').last();
+    await oldest.getByRole('button').click();
+    const details = page.getByRole('region', { name: /^Delivery dlv_/ }).last();
+    await details.getByRole('button', { name: 'Resend' }).click();
+    await eventually(() => details.getByRole('status').textContent()).toMatch(/Sent again/);
+    await eventually(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return oldest.locator('td[data-label="Attempts"]').textContent();
+    }).toBe('2');
+    const eventId = (await inbox(inboxName)).at(-1) as unknown as { event_id: string };
+    expect(
+      (await inbox(inboxName)).filter(
+        (arrival) => (arrival as unknown as { event_id: string }).event_id === eventId.event_id,
+      ),
+    ).toHaveLength(2);
+
+    await page.getByLabel('Example of a subscribed type').selectOption('payment.successful');
+    await page.getByRole('button', { name: 'Send example' }).click();
+    await eventually(() => page.getByRole('status').first().textContent()).toMatch(
+      /Example payment.successful event sent/,
+    );
+    await eventually(async () => {
+      const [latest] = (await inbox(inboxName)) as unknown as {
+        event_type: string;
+        signatures: Record<string, string>;
+      }[];
+      return latest?.event_type === 'payment.successful' ? latest.signatures : undefined;
+    }).toMatchObject({ webhook_signature: 'verified' });
+
+    await page.getByRole('link', { name: 'Event types' }).click();
+    await eventually(() => page.getByRole('heading', { name: 'Event types' }).isVisible()).toBe(
+      true,
+    );
+    const updated = page.getByRole('region', { name: 'order.updated' });
+    // Markdown rendered: `status` is code, and no backtick is left in the text.
+    expect(await updated.locator('p code').allTextContents()).toEqual(['status']);
+    expect(await page.locator('main').textContent()).not.toContain('`');
+    expect(
+      JSON.parse(
+        (await updated.getByLabel('Example of order.updated', { exact: true }).textContent())!,
+      ),
+    ).toMatchObject({ type: 'order.updated', data: { status: 'preparing' } });
+    await updated.getByText('JSON Schema').click();
+    expect(
+      await updated.getByLabel('Schema of order.updated', { exact: true }).textContent(),
+    ).toContain('"order_id"');
+    await check('event-types');
+    await page.goBack();
+  });
+
+  it('finds one delivery by its event id or its id, and shows the week’s success rate on the service’s clock', async () => {
+    await eventually(() =>
+      page.getByRole('heading', { name: 'Deliveries', exact: true }).isVisible(),
+    ).toBe(true);
+    const [latest] = (await inbox(inboxName)) as unknown as { event_id: string }[];
+    const find = page.getByRole('region', { name: 'Find a delivery' });
+    await find.getByLabel('Delivery or event id').fill(latest!.event_id);
+    await find.getByRole('button', { name: 'Find' }).click();
+    const found = find.getByRole('region', { name: /^Delivery dlv_/ });
+    await eventually(() => found.isVisible()).toBe(true);
+    expect(await found.textContent()).toContain(latest!.event_id);
+    const deliveryId = (await found.getAttribute('aria-label'))!.replace('Delivery ', '');
+    await find.getByLabel('Delivery or event id').fill(deliveryId);
+    await find.getByRole('button', { name: 'Find' }).click();
+    await eventually(() => found.getAttribute('aria-label')).toBe(`Delivery ${deliveryId}`);
+    await find.getByLabel('Delivery or event id').fill('evt_unknown');
+    await find.getByRole('button', { name: 'Find' }).click();
+    await eventually(() => find.getByRole('alert').textContent()).toBe(
+      'No delivery with this id for this endpoint',
+    );
+
+    // 3 delivered (two test events, the example; a resend counts its delivery once), 0 failed.
+    const chart = page.locator('figure.chart');
+    await eventually(() => chart.locator('figcaption').textContent()).toMatch(
+      /Success rate, last 7 days: 100% delivered \(3 of 3\)/,
+    );
+    // Counts on the bars (the run may straddle midnight), and the chart as wide as its panel.
+    const counted = async (bars = chart.locator('text.count')) =>
+      (await bars.allTextContents()).reduce((sum, count) => sum + Number(count), 0);
+    expect(await counted()).toBe(3);
+    const [svg, figure] = await Promise.all([
+      chart.locator('svg').boundingBox(),
+      chart.boundingBox(),
+    ]);
+    expect(svg!.width).toBeGreaterThan(figure!.width * 0.9);
+    await check('endpoint-find');
+
+    // Two days on the service's clock: today is two days later, and the deliveries moved left.
+    const now = await client.advanceClock(2 * 86_400);
+    // The page learns the service's time from the API's answers: the next Refresh after the move.
+    const weekday = new Date(now).toLocaleDateString('en-US', { weekday: 'short' });
+    await eventually(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return (await chart.locator('svg > g > text:not(.count)').allTextContents()).at(-1);
+    }).toBe(weekday);
+    expect(await counted()).toBe(3);
+    // Nothing yet on the last two days: the week ends on the service's today.
+    expect(await counted(chart.locator('svg > g:nth-last-of-type(-n+2) text.count'))).toBe(0);
+  });
+
+  it('keeps every control inside a 375 px screen, checkboxes whole and lists as cards', async () => {
+    // The endpoint page with a delivery open.
+    await page.locator('table.deliveries tbody > tr').first().getByRole('button').click();
+    await eventually(() =>
+      page
+        .getByRole('region', { name: /^Delivery dlv_/ })
+        .first()
+        .isVisible(),
+    ).toBe(true);
+    expect(await misfits()).toEqual([]);
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await eventually(() => focusedLabel()).toBe('Endpoint URL');
+    expect(await misfits()).toEqual([]);
+    await page.keyboard.press('Escape');
+    // The endpoints list, and the form that adds one.
+    await page.getByRole('link', { name: '← Endpoints' }).click();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await eventually(() => focusedLabel()).toBe('Endpoint URL');
+    await page
+      .getByLabel('Endpoint URL')
+      .fill(`https://example.com/${'very-long-path/'.repeat(12)}`);
+    expect(await misfits()).toEqual([]);
+    await page.setViewportSize(widths.phone);
+    // The list is a stack of labelled cards: each cell a line of its own.
+    const cell = page.locator('table.cards tbody td[data-label="Status"]').first();
+    expect(await styleOf(cell, 'display')).toBe('block');
+    await page.setViewportSize(widths.desktop);
+    await check('endpoints-adding');
+    await page.keyboard.press('Escape');
+    for (const target of ['#/account', '#/event-types']) {
+      await page.goto(`${service.origin}/${target}`);
+      await eventually(() => page.locator('h1').count()).toBe(1);
+      await eventually(() => page.locator('.loading, main > p:text("Loading…")').count()).toBe(0);
+      expect(await misfits(), target).toEqual([]);
+    }
+  });
+
+  it('shows the local inbox and outbox as pages, linked from the dashboard', async () => {
+    await page.getByRole('link', { name: 'Endpoints', exact: true }).click();
+    await page.getByRole('link', { name: `${service.inboxOrigin}/inbox/${inboxName}` }).click();
+    await page.getByRole('link', { name: 'Open this local inbox' }).click();
+    await eventually(() =>
+      page.getByRole('heading', { name: `Inbox ${inboxName}` }).isVisible(),
+    ).toBe(true);
+    const arrival = page.locator('section.arrival').first();
+    expect(await arrival.locator('.badge').allTextContents()).toEqual(['verified', 'verified']);
+    expect(await arrival.locator('dl.headers').textContent()).toMatch(/webhook-id: evt_/);
+    expect(await arrival.locator('pre').textContent()).toContain('"payment.successful"');
+    await check('local-inbox');
+    // Its controls: fail every delivery, then recover.
+    await page.getByRole('button', { name: 'Fail with 503' }).click();
+    await eventually(() => page.getByText('Every delivery now gets HTTP 503').isVisible()).toBe(
+      true,
+    );
+    await page.getByRole('button', { name: 'Recover: answer 200' }).click();
+    await eventually(() => page.getByText('Every delivery now gets HTTP 200').isVisible()).toBe(
+      true,
+    );
+    await page.getByRole('link', { name: 'Local inbox' }).click();
+    await eventually(() => page.getByRole('link', { name: inboxName }).isVisible()).toBe(true);
+    await page.getByRole('link', { name: 'Local outbox' }).click();
+    await eventually(() => page.getByRole('heading', { name: 'Local outbox' }).isVisible()).toBe(
+      true,
+    );
+    expect(await page.locator('.code-value').first().textContent()).toMatch(/^\d{6}$/);
+    await check('local-outbox');
+    // JSON still, for scripts.
+    expect(
+      (await (await fetch(`${service.origin}/_local/inbox/${inboxName}`)).json()) as unknown,
+    ).toMatchObject({ success: true });
+    await page.goto(`${service.origin}/#/endpoints`);
+    await eventually(() =>
+      page.getByRole('heading', { name: 'Webhook endpoints' }).isVisible(),
+    ).toBe(true);
+  });
+
   it('refuses a wrong password with the API’s message, and signs out', async () => {
     await page.getByRole('link', { name: 'Account' }).click();
     await eventually(() => page.getByRole('heading', { name: 'Account' }).isVisible()).toBe(true);
@@ -339,9 +672,13 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     await page.getByLabel('New password').fill('another good password');
     await page.getByRole('button', { name: 'Change password' }).click();
     const passwordPanel = page.getByRole('region', { name: 'Change password' });
+    // Said once: beside its field as a sentence, the alert pointing there.
     await eventually(() => passwordPanel.getByRole('alert').textContent()).toBe(
-      'The current password is incorrect',
+      'Correct the field marked below.',
     );
+    expect(await passwordPanel.getByText(/is incorrect/).allTextContents()).toEqual([
+      'Current password is incorrect.',
+    ]);
     await check('account');
 
     await page.getByRole('button', { name: 'Sign out', exact: true }).first().click();
@@ -411,6 +748,76 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     await other.goto(`${service.origin}/`);
     await eventually(() => other.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
     await other.close();
+  });
+
+  it('lists sessions by browser and system, this browser first, in pages, and re-reads them after a password change', async () => {
+    const agents = [
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0',
+      'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+      'curl/8.5.0',
+      `Mozilla/5.0 (X11; Linux x86_64) ${'VeryLongToken/1.0 '.repeat(30)}`,
+      'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+    ];
+    for (const agent of agents) {
+      expect(
+        (
+          await client.call('POST', '/auth/login', {
+            body: { email, password },
+            headers: { 'user-agent': agent },
+          })
+        ).status,
+      ).toBe(200);
+    }
+    await page.getByRole('link', { name: 'Account' }).click();
+    const sessions = page.getByRole('region', { name: 'Where you are signed in' });
+    const devices = sessions.locator('li .device');
+    await eventually(() => devices.count()).toBe(5);
+    // This browser first, by name; then the newest.
+    const first = sessions.locator('li').first();
+    expect(await first.textContent()).toContain('This browser');
+    expect(await first.locator('.device').textContent()).toMatch(/^Chrom(e|ium) \d+ on Linux$/);
+    expect(await first.locator('.hint').first().textContent()).toMatch(
+      /^\S+ · last used (just now|\d+ minutes? ago) · signed in /,
+    );
+    expect(await devices.nth(1).textContent()).toBe('Chrome 131 on Android');
+    expect(await sessions.locator('.pager span').textContent()).toMatch(
+      /^Page 1 of 2 \(\d+ sessions\)$/,
+    );
+    await sessions.getByRole('button', { name: 'Next' }).click();
+    const named = [...(await devices.allTextContents())];
+    await sessions.getByRole('button', { name: 'Previous' }).click();
+    named.push(...(await devices.allTextContents()));
+    for (const expected of [
+      'Firefox 128 on Windows',
+      'Safari 17 on iOS',
+      'Chrome 131 on macOS',
+      'curl/8.5.0',
+    ]) {
+      expect(named).toContain(expected);
+    }
+    // One layout whatever the string: the row of the longest agent is as tall as the others.
+    const heights = await sessions
+      .locator('li')
+      .evaluateAll((rows) => rows.map((row) => row.getBoundingClientRect().height));
+    expect(Math.max(...heights) - Math.min(...heights)).toBeLessThan(8);
+    // And as wide as the panel: the longest agent is cut short on its line, not past the screen.
+    expect(await misfits()).toEqual([]);
+    await check('account-sessions');
+
+    // A password change signs the others out, and the list says so without a reload.
+    const panel = page.getByRole('region', { name: 'Change password' });
+    await panel.getByLabel('Current password').fill(password);
+    await panel.getByLabel('New password').fill(`${password} 2`);
+    await panel.getByRole('button', { name: 'Change password' }).click();
+    await eventually(() => panel.getByRole('status').textContent()).toMatch(/Password changed/);
+    await eventually(() => devices.count()).toBe(1);
+    expect(await sessions.locator('.pager').count()).toBe(0);
+    await panel.getByLabel('Current password').fill(`${password} 2`);
+    await panel.getByLabel('New password').fill(password);
+    await panel.getByRole('button', { name: 'Change password' }).click();
+    await eventually(() => panel.getByRole('status').textContent()).toMatch(/Password changed/);
+    await page.getByRole('link', { name: 'Endpoints', exact: true }).click();
   });
 
   it('ends another session, then changes the email and adds a phone, each confirmed by its code', async () => {

@@ -599,4 +599,97 @@ describe('recovering and reading deliveries', { timeout: 90_000 }, () => {
     const stranger = await signUp();
     expect((await one(stranger.token)).response.status).toBe(404);
   });
+
+  it('records what each attempt sent and got back, finds a delivery by its event id, and resends a delivered one', async () => {
+    const owner = await signUp();
+    const endpoint = await register(owner, '/fail-headers', ['order.created']);
+    const other = await register(owner, '/ok-other', ['order.created']);
+    const event = await dataOf(
+      publish({ type: 'order.created', account_id: owner.userId, data: order }),
+    );
+    const byEvent = (token: string, id = event.id) =>
+      api.GET('/webhooks/{id}/deliveries/{delivery_id}', {
+        params: { path: { id: endpoint.id, delivery_id: id } },
+        headers: bearer(token),
+      });
+    const read = await eventually(async () => {
+      const { data } = await byEvent(owner.token);
+      return data !== undefined && data.data.attempts.length > 0 ? data.data : undefined;
+    });
+    expect(read.event_id).toBe(event.id);
+    const [received] = receiver.to('/fail-headers');
+    const [attempt] = read.attempts;
+    // The headers as the receiver got them (signatures are HMACs: no secret is shown).
+    expect(attempt?.request_headers).toEqual({
+      'content-type': 'application/json',
+      'user-agent': 'account-service-webhooks/1',
+      'webhook-id': event.id,
+      'webhook-timestamp': received?.headers['webhook-timestamp'],
+      'webhook-signature': received?.headers['webhook-signature'],
+      'x-service-signature': received?.headers['x-service-signature'],
+    });
+    expect(JSON.stringify(attempt)).not.toContain(endpoint.secret.slice('whsec_'.length));
+    // Both the response (status, headers, body) and the error.
+    expect(attempt).toMatchObject({
+      response_status: 500,
+      response_headers: { 'content-type': 'text/plain' },
+      response_body: 'receiver is down',
+      error: 'the endpoint answered HTTP 500',
+    });
+    // An id that is no event of this endpoint's, or another account's look-up, finds nothing.
+    expect((await byEvent(owner.token, other.id.replace('whk_', 'evt_'))).response.status).toBe(
+      404,
+    );
+    const stranger = await signUp();
+    expect((await byEvent(stranger.token)).response.status).toBe(404);
+
+    // A delivered delivery can be sent again (Resend): one more attempt, same webhook-id.
+    const delivered = await eventually(async () => {
+      const [first] = (await deliveries(owner, other.id, { status: 'delivered' })).data;
+      return first;
+    });
+    const resent = await api.POST('/webhooks/{id}/deliveries/{delivery_id}/retry', {
+      params: { path: { id: other.id, delivery_id: delivered.id } },
+      headers: bearer(owner.token),
+    });
+    expect(resent.response.status).toBe(200);
+    const twice = await eventually(async () =>
+      receiver.to('/ok-other').length === 2 ? receiver.to('/ok-other') : undefined,
+    );
+    expect(twice.map((request) => request.headers['webhook-id'])).toEqual([event.id, event.id]);
+  });
+
+  it('sends the example of a subscribed type on request, and refuses a type the endpoint does not take', async () => {
+    const owner = await signUp();
+    const endpoint = await register(owner, '/ok-example', ['payment.refunded']);
+    const example = (event_type: Publication['type'], token = owner.token) =>
+      api.POST('/webhooks/{id}/test', {
+        params: { path: { id: endpoint.id }, query: { event_type } },
+        headers: bearer(token),
+      });
+    const sent = await example('payment.refunded');
+    expect(sent.response.status).toBe(200);
+    const catalogue = await dataOf(
+      api.GET('/event-types', { params: { query: { per_page: 100 } } }),
+    );
+    const refund = catalogue.find((type) => type.type === 'payment.refunded');
+    expect(sent.data?.data.event).toMatchObject({
+      type: 'payment.refunded',
+      data: refund?.example.data,
+    });
+    const [request] = await eventually(async () =>
+      receiver.to('/ok-example').length > 0 ? receiver.to('/ok-example') : undefined,
+    );
+    expect(JSON.parse(request!.body)).toMatchObject({ type: 'payment.refunded' });
+    expect(
+      new Webhook(endpoint.secret).verify(request!.body, standardHeaders(request!)),
+    ).toBeTruthy();
+
+    const unsubscribed = await example('order.created');
+    expect(unsubscribed.response.status).toBe(400);
+    expect(unsubscribed.error?.error.details?.[0]?.field).toBe('event_type');
+    const stranger = await signUp();
+    expect((await example('payment.refunded', stranger.token)).response.status).toBe(404);
+    expect(receiver.to('/ok-example')).toHaveLength(1);
+  });
 });

@@ -8,10 +8,12 @@ import { type ApiClient, createApiClient } from '../../http/client/api-client.js
 
 export type {
   Delivery,
+  DeliveryWithEvent,
   Endpoint,
   EndpointWithSecret,
   EventType,
   RotatedEndpoint,
+  Session as SignedInSession,
   TokenPair,
   User,
 } from '../../http/client/api-types.js';
@@ -22,3 +24,11 @@ export const createDashboardClient = (): ApiClient =>
 
 /** Calls made signed out: sign-in, sign-up, codes, the event catalogue. */
 export const api = createDashboardClient();
+
+/**
+ * The local runtime names its webhook inbox's URL prefix in the page (`https://localhost:<port>/
+ * inbox/`); on AWS there is none, and the page offers nothing local.
+ */
+export const localInbox = document.querySelector<HTMLMetaElement>(
+  'meta[name="local-inbox"]',
+)?.content;

@@ -1,13 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { User } from './api.js';
+import { localInbox, type User } from './api.js';
 import { Account } from './pages/account.js';
 import { ForgotPassword, ResetPassword, SignIn, SignUp, VerifySignup } from './pages/auth.js';
 import { EndpointPage } from './pages/endpoint.js';
 import { Endpoints } from './pages/endpoints.js';
+import { EventTypes } from './pages/event-types.js';
 import type { Session } from './session.js';
 import { useRoute } from './ui.js';
-
-const localInbox = document.querySelector<HTMLMetaElement>('meta[name="local-inbox"]')?.content;
 
 function focusHeading(container: HTMLElement | null): void {
   const heading = container?.querySelector<HTMLElement>('h1');
@@ -52,8 +51,12 @@ export function App({ session }: { session: Session }) {
               </a>
             </>
           )}
+          <a href="#/event-types" aria-current={route.path === '/event-types' ? 'page' : undefined}>
+            Event types
+          </a>
           <a href="/docs">API reference</a>
-          {localInbox && <a href="/_local/inbox/demo">Local inbox</a>}
+          {localInbox && <a href="/_local/inbox">Local inbox</a>}
+          {localInbox && <a href="/_local/outbox">Local outbox</a>}
           {signedIn && (
             <button type="button" class="link" onClick={() => void session.signOut()}>
               Sign out
@@ -79,6 +82,7 @@ interface PageProps {
 }
 
 function SignedIn({ session, path, params }: PageProps) {
+  if (path === '/event-types') return <EventTypes />;
   const endpoint = /^\/endpoints\/([^/]+)$/.exec(path)?.[1];
   if (endpoint !== undefined) {
     // `?status=failed`: where the failure digest's link opens the deliveries list.
@@ -93,6 +97,8 @@ function SignedIn({ session, path, params }: PageProps) {
 function SignedOut({ session, path, params }: PageProps) {
   const email = params.get('email') ?? '';
   switch (path) {
+    case '/event-types':
+      return <EventTypes />;
     case '/sign-up':
       return <SignUp />;
     case '/verify':

@@ -29,6 +29,9 @@ export class Session {
   /** Calls as the signed-in user: each request carries the access token of that moment. */
   readonly #api: ApiClient = createDashboardClient();
 
+  /** The service's clock minus this browser's, from the `Date` of the API's latest answer. */
+  #clockOffsetMs = 0;
+
   constructor() {
     this.#api.use({
       onRequest: ({ request }) => {
@@ -36,7 +39,23 @@ export class Session {
           request.headers.set('authorization', bearer(this.#accessToken).authorization);
         }
       },
+      onResponse: ({ response }) => {
+        const date = Date.parse(response.headers.get('date') ?? '');
+        // To the second, as the header is: an offset under a second is this browser's own.
+        if (!Number.isNaN(date)) {
+          const offset = date - Date.now();
+          this.#clockOffsetMs = Math.abs(offset) < 1_000 ? 0 : offset;
+        }
+      },
     });
+  }
+
+  /**
+   * The service's time: what "today" and "2 min ago" count from. It is this browser's unless the
+   * service's clock runs elsewhere (the local runtime's can be moved forward).
+   */
+  now(): number {
+    return Date.now() + this.#clockOffsetMs;
   }
 
   get user(): User | undefined {

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useId, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../http/client/api-client.js';
 
 /** Small building blocks every page uses: labelled fields, alerts, actions with their errors. */
@@ -79,11 +79,30 @@ function sentenceOf(error: ApiError): string {
   return `${error.message} Try again in ${error.retryAfterSeconds} ${unit}.`;
 }
 
-export function Alert({ error }: { error: ApiError | undefined }) {
+/**
+ * A field's detail as a sentence naming the field: `must be at least 8 characters` under "New
+ * password" reads "New password must be at least 8 characters."
+ */
+const asSentence = (label: string, detail: string) =>
+  `${label.replace(/\s*\(.*\)$/, '')} ${detail}${/[.!?]$/.test(detail) ? '' : '.'}`;
+
+/**
+ * A refusal, said once: when the form shows every field a detail names (`fields`), each detail
+ * is read beside its field and the alert only points there; otherwise the API's whole message.
+ */
+export function Alert({ error, fields }: { error: ApiError | undefined; fields?: string[] }) {
   if (error === undefined) return null;
+  const shownBeside =
+    fields !== undefined &&
+    error.details.length > 0 &&
+    error.details.every((detail) => fields.includes(detail.field));
   return (
     <p class="alert" role="alert">
-      {sentenceOf(error)}
+      {shownBeside
+        ? error.details.length === 1
+          ? 'Correct the field marked below.'
+          : 'Correct the fields marked below.'
+        : sentenceOf(error)}
     </p>
   );
 }
@@ -112,7 +131,7 @@ interface FieldProps {
 /** A labelled input that shows the API's detail for its field. */
 export function Field({ label, name, value, onInput, error, hint, ...input }: FieldProps) {
   const id = useId();
-  const problem = error?.detailOf(name);
+  const problem = fieldProblem(error, name, label);
   const described = [hint && `${id}-hint`, problem && `${id}-error`].filter(Boolean).join(' ');
   return (
     <div class="field">
@@ -140,18 +159,44 @@ export function Field({ label, name, value, onInput, error, hint, ...input }: Fi
   );
 }
 
+/** A field's detail as the page shows it beside the field, labelled `label`. */
+export const fieldProblem = (error: ApiError | undefined, field: string, label: string) => {
+  const problem = error?.detailOf(field);
+  // Some details name their field first (`current_password is incorrect`): the label says it.
+  return problem === undefined
+    ? undefined
+    : asSentence(
+        label,
+        problem.startsWith(`${field} `) ? problem.slice(field.length + 1) : problem,
+      );
+};
+
 export function Form({
   onSubmit,
   children,
   label,
+  focusFirst = false,
+  onEscape,
 }: {
   onSubmit: () => void;
   children: ComponentChildren;
   label?: string;
+  /** A form that opens on request takes the focus into its first field. */
+  focusFirst?: boolean;
+  /** Escape closes a form that opened on request. */
+  onEscape?: () => void;
 }) {
+  const form = useRef<HTMLFormElement>(null);
+  useEffect(() => {
+    if (focusFirst) form.current?.querySelector<HTMLElement>('input, select, textarea')?.focus();
+  }, [focusFirst]);
   return (
     <form
+      ref={form}
       aria-label={label}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && onEscape !== undefined) onEscape();
+      }}
       noValidate
       onSubmit={(event) => {
         event.preventDefault();
@@ -163,10 +208,79 @@ export function Form({
   );
 }
 
+/** A time to the second, in the reader's zone: what a developer matches against a log. */
 export const formatTime = (iso: string | null) =>
   iso === null
     ? '—'
-    : new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+    : new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+
+/** A button that copies `text` and says so. */
+export function CopyButton({ text, label }: { text: string; label: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      class="copy"
+      aria-label={label}
+      onClick={async () => {
+        await navigator.clipboard.writeText(text).then(
+          () => setCopied(true),
+          () => setCopied(false),
+        );
+      }}
+    >
+      {copied ? 'Copied' : 'Copy'}
+    </button>
+  );
+}
+
+/** An id in monospace with its copy button. */
+export function CopyableId({ name, id }: { name: string; id: string }) {
+  return (
+    <span class="copyable">
+      <span class="mono break">{id}</span> <CopyButton text={id} label={`Copy ${name} ${id}`} />
+    </span>
+  );
+}
+
+/** Text as it was sent, in a labelled block that scrolls and is reachable by keyboard. */
+export function CodeBlock({ label, children }: { label: string; children: string }) {
+  return (
+    <figure class="code-block" aria-label={label}>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling block is reachable by keyboard. */}
+      <pre class="code" tabIndex={0}>
+        {children}
+      </pre>
+    </figure>
+  );
+}
+
+/** JSON, indented, in a scrolling block. */
+export function JsonBlock({ value, label }: { value: unknown; label: string }) {
+  return <CodeBlock label={label}>{JSON.stringify(value, null, 2)}</CodeBlock>;
+}
+
+/**
+ * The catalogue's descriptions use Markdown's inline code (`status`) and strong emphasis: those
+ * two, as elements (never as HTML), and the rest as text.
+ */
+export function InlineMarkdown({ text }: { text: string }) {
+  return (
+    <>
+      {text
+        .split(/(`[^`]+`|\*\*[^*]+\*\*)/)
+        .map((part, index) =>
+          part.startsWith('`') && part.length > 2 ? (
+            <code key={index}>{part.slice(1, -1)}</code>
+          ) : part.startsWith('**') && part.length > 4 ? (
+            <strong key={index}>{part.slice(2, -2)}</strong>
+          ) : (
+            part
+          ),
+        )}
+    </>
+  );
+}
 
 /** A value shown once (a signing secret) with a copy button. */
 export function SecretReveal({
@@ -176,7 +290,6 @@ export function SecretReveal({
   secret: string;
   children: ComponentChildren;
 }) {
-  const [copied, setCopied] = useState(false);
   const id = useId();
   return (
     <section class="secret" aria-labelledby={id}>
@@ -184,17 +297,7 @@ export function SecretReveal({
       <p class="warning">{children}</p>
       <div class="secret-row">
         <input readOnly value={secret} aria-label="Signing secret" class="mono" />
-        <button
-          type="button"
-          onClick={async () => {
-            await navigator.clipboard.writeText(secret).then(
-              () => setCopied(true),
-              () => setCopied(false),
-            );
-          }}
-        >
-          {copied ? 'Copied' : 'Copy'}
-        </button>
+        <CopyButton text={secret} label="Copy the signing secret" />
       </div>
     </section>
   );

@@ -5,14 +5,14 @@ import { noteEndpointHealth } from './endpoint-health.js';
 import { deferredUntil, settleLoad } from './endpoint-load.js';
 import { signingSecrets } from './endpoints.js';
 import { addToDigest } from './failure-digest.js';
+import type { AttemptMessage, AttemptRecord, Delivery } from './model.js';
 import type {
-  AttemptMessage,
-  AttemptRecord,
-  Delivery,
-  StoredEvent,
-  WebhookEndpoint,
-} from './model.js';
-import type { AttemptResolution, ClaimTerms, SendOutcome, WebhookDependencies } from './ports.js';
+  AttemptResolution,
+  ClaimTerms,
+  SendOutcome,
+  SignedRequest,
+  WebhookDependencies,
+} from './ports.js';
 import { scheduleAttempt } from './schedule-attempt.js';
 import { signatureHeaders } from './signing.js';
 
@@ -162,6 +162,16 @@ async function runAttempt(
   }
 
   const attemptedAt = deps.clock.now();
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'account-service-webhooks/1',
+    ...signatureHeaders(
+      event.id,
+      Math.floor(attemptedAt / 1000),
+      event.payload,
+      signingSecrets(endpoint, attemptedAt),
+    ),
+  };
   const outcome: SendOutcome =
     admission === undefined
       ? {
@@ -173,13 +183,16 @@ async function runAttempt(
             latencyMs: 0,
             error: `not sent: the endpoint's circuit is open after ${admission.consecutiveFailures} timeouts or 5xx answers in a row, until ${new Date(admission.openUntil).toISOString()}`,
           }
-        : await sendSettled(deps, endpoint, event, attemptedAt);
+        : await sendSettled(deps, endpoint.id, { url: endpoint.url, body: event.payload, headers });
   const succeeded = isSuccess(outcome);
   const record: AttemptRecord = {
     attempt: message.attempt,
     attemptedAt: new Date(attemptedAt).toISOString(),
     outcome: succeeded ? 'succeeded' : 'failed',
+    // What went out; an attempt the worker did not make (its circuit open) sent nothing.
+    ...(admission?.admitted ? { requestHeaders: headers } : {}),
     responseStatus: outcome.status,
+    responseHeaders: outcome.headers,
     latencyMs: outcome.latencyMs,
     responseBody: outcome.body,
     error: succeeded
@@ -217,25 +230,11 @@ async function runAttempt(
  */
 async function sendSettled(
   deps: AttemptDependencies,
-  endpoint: WebhookEndpoint,
-  event: StoredEvent,
-  attemptedAt: number,
+  endpointId: string,
+  request: SignedRequest,
 ): Promise<SendOutcome> {
-  const outcome = await deps.sender.send({
-    url: endpoint.url,
-    body: event.payload,
-    headers: {
-      'content-type': 'application/json',
-      'user-agent': 'account-service-webhooks/1',
-      ...signatureHeaders(
-        event.id,
-        Math.floor(attemptedAt / 1000),
-        event.payload,
-        signingSecrets(endpoint, attemptedAt),
-      ),
-    },
-  });
-  await settleLoad(deps, endpoint.id, outcome);
+  const outcome = await deps.sender.send(request);
+  await settleLoad(deps, endpointId, outcome);
   return outcome;
 }
 

@@ -1,6 +1,7 @@
 import { ServiceError } from '../errors.js';
 import { assertReachable, type PageOf, type PageRequest } from '../pages.js';
 import { endpointNotFound } from './endpoints.js';
+import { deliveryIdFor } from './ids.js';
 import type { Delivery, StoredEvent, WebhookEndpoint } from './model.js';
 import type { DeliveryListFilter, WebhookDependencies } from './ports.js';
 import { queueDueAttempts } from './schedule-attempt.js';
@@ -53,9 +54,14 @@ export async function getDelivery(
   deps: Pick<WebhookDependencies, 'deliveries'>,
   accountId: string,
   endpointId: string,
-  deliveryId: string,
+  /** The delivery's id, or its event's (`evt_…`): the delivery of that event to this endpoint. */
+  deliveryOrEventId: string,
 ): Promise<{ delivery: Delivery; event?: StoredEvent }> {
-  const delivery = await deps.deliveries.get(deliveryId);
+  const delivery = await deps.deliveries.get(
+    deliveryOrEventId.startsWith('evt_')
+      ? deliveryIdFor(deliveryOrEventId, endpointId)
+      : deliveryOrEventId,
+  );
   if (
     delivery === undefined ||
     delivery.accountId !== accountId ||

@@ -80,8 +80,16 @@ export interface AttemptRecord {
   /** ISO 8601 UTC. */
   attemptedAt: string;
   outcome: 'succeeded' | 'failed';
+  /**
+   * The headers this attempt was posted with (content type, user agent, `webhook-id`, its own
+   * `webhook-timestamp` and signatures). Signatures are HMACs, never a secret. Absent on records
+   * kept before attempts stored them.
+   */
+  requestHeaders?: Record<string, string>;
   /** HTTP status, when a response arrived. */
   responseStatus?: number;
+  /** The response's headers, names in lower case, the first 1 KiB of them. */
+  responseHeaders?: Record<string, string>;
   latencyMs: number;
   /** The first 1 KiB of the response body. */
   responseBody?: string;

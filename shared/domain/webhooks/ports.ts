@@ -310,6 +310,8 @@ export interface SignedRequest {
 export interface SendOutcome {
   /** HTTP status when a response arrived. */
   status?: number;
+  /** The response's headers (names in lower case), up to 1 KiB of them. */
+  headers?: Record<string, string>;
   latencyMs: number;
   /** Up to 1 KiB of the response body. */
   body?: string;

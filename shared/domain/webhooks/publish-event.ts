@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ServiceError } from '../errors.js';
 import type { EventType } from '../event-types.js';
 import { enabledEndpoint } from './deliveries.js';
-import { eventDataProblems } from './event-catalogue.js';
+import { eventCatalogue, eventDataProblems } from './event-catalogue.js';
 import { deliveryIdFor, newEventId } from './ids.js';
 import {
   type DeliverableEventType,
@@ -168,19 +168,35 @@ export async function publishEvent(
   return { event, deliveryCount };
 }
 
-/** Sends a `webhook.test` event to one endpoint only, through the normal delivery path. */
+/**
+ * Sends a `webhook.test` event to one endpoint only, through the normal delivery path; or, given
+ * `exampleOf`, the catalogue's example of a type the endpoint subscribes to (a fresh event id,
+ * the example's `data`), so a receiver's handling of that type can be tried without a real event.
+ */
 export async function sendTestEvent(
   deps: PublishDependencies & Pick<WebhookDependencies, 'retryDelaysSeconds'>,
   accountId: string,
   endpointId: string,
+  exampleOf?: EventType,
 ): Promise<{ event: StoredEvent; deliveryId: string }> {
   const endpoint = await enabledEndpoint(deps, accountId, endpointId, 'sending it a test event');
-  const event = newEvent(
-    accountId,
-    testEventType,
-    { webhook_id: endpoint.id, message: 'This is a test event from the webhook service.' },
-    deps.clock.now(),
-  );
+  if (exampleOf !== undefined && !endpoint.events.includes(exampleOf)) {
+    throw new ServiceError('invalid_request', 'The endpoint does not subscribe to this type', [
+      {
+        field: 'event_type',
+        message: `must be a type the endpoint subscribes to (${endpoint.events.join(', ')})`,
+      },
+    ]);
+  }
+  const event =
+    exampleOf === undefined
+      ? newEvent(
+          accountId,
+          testEventType,
+          { webhook_id: endpoint.id, message: 'This is a test event from the webhook service.' },
+          deps.clock.now(),
+        )
+      : newEvent(accountId, exampleOf, eventCatalogue[exampleOf].example, deps.clock.now());
   await deps.events.create(event);
   await fanOut(deps, event, [endpoint], { mayExist: false });
   return { event, deliveryId: deliveryIdFor(event.id, endpoint.id) };

@@ -559,7 +559,7 @@ export interface paths {
         };
         /**
          * Get a delivery
-         * @description One delivery with its attempts and the event it carries.
+         * @description One delivery (by its id, or by its event’s id) with its attempts and the event it carries.
          */
         get: operations["getWebhookDelivery"];
         put?: never;
@@ -621,7 +621,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event
-         * @description Deliver a test event to the endpoint.
+         * @description Deliver a test event to the endpoint, or (event_type) the example event of a type it subscribes to.
          */
         post: operations["sendWebhookTestEvent"];
         delete?: never;
@@ -1076,9 +1076,15 @@ export interface components {
                  * @example 2026-01-15T09:30:00.000Z
                  */
                 attempted_at: string;
-                /** @example delivered */
+                /** @example succeeded */
                 outcome: string;
+                request_headers: {
+                    [key: string]: string;
+                } | null;
                 response_status: number | null;
+                response_headers: {
+                    [key: string]: string;
+                } | null;
                 /** Format: int32 */
                 latency_ms: number;
                 response_body: string | null;
@@ -1113,9 +1119,15 @@ export interface components {
                  * @example 2026-01-15T09:30:00.000Z
                  */
                 attempted_at: string;
-                /** @example delivered */
+                /** @example succeeded */
                 outcome: string;
+                request_headers: {
+                    [key: string]: string;
+                } | null;
                 response_status: number | null;
+                response_headers: {
+                    [key: string]: string;
+                } | null;
                 /** Format: int32 */
                 latency_ms: number;
                 response_body: string | null;
@@ -6758,7 +6770,9 @@ export interface operations {
     };
     sendWebhookTestEvent: {
         parameters: {
-            query?: never;
+            query?: {
+                event_type?: "order.created" | "order.updated" | "order.cancelled" | "order.completed" | "delivery.assigned" | "delivery.picked_up" | "delivery.in_transit" | "delivery.completed" | "payment.successful" | "payment.failed" | "payment.refunded";
+            };
             header?: never;
             path: {
                 id: string;

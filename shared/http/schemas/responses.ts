@@ -251,10 +251,18 @@ export const EndpointDeleted = /* @__PURE__ */ v.strictObject({
   deleted: /* @__PURE__ */ v.literal(true),
 });
 
+/** Header names in lower case and their values; null on attempts recorded before headers were. */
+const headers = (maxValue: number) =>
+  /* @__PURE__ */ nullable(
+    /* @__PURE__ */ v.record(/* @__PURE__ */ text(256), /* @__PURE__ */ text(maxValue)),
+  );
+
 const Attempt = /* @__PURE__ */ v.strictObject({
   attempt: /* @__PURE__ */ count(1000),
   attempted_at: timestamp,
-  outcome: /* @__PURE__ */ text(32, 'delivered'),
+  outcome: /* @__PURE__ */ text(32, 'succeeded'),
+  /** What this attempt sent: content type, user agent, webhook-id, its timestamp and signatures. */
+  request_headers: /* @__PURE__ */ headers(1024),
   response_status: /* @__PURE__ */ nullable(
     /* @__PURE__ */ v.pipe(
       /* @__PURE__ */ v.number(),
@@ -263,6 +271,8 @@ const Attempt = /* @__PURE__ */ v.strictObject({
       /* @__PURE__ */ v.maxValue(599),
     ),
   ),
+  /** The receiver's response headers, the first KiB of them. */
+  response_headers: /* @__PURE__ */ headers(1024),
   // Attempts time out after 10 s; a minute bounds the time spent connecting as well.
   latency_ms: /* @__PURE__ */ count(60_000),
   /** The first KiB of the receiver's answer. */

@@ -90,6 +90,11 @@ export const ListDeliveriesQuery = /* @__PURE__ */ listQuery(deliveryStatuses, {
   event_type: /* @__PURE__ */ v.optional(/* @__PURE__ */ oneOf(deliverableTypes)),
 });
 
+/** `event_type`: send the catalogue's example of this subscribed type instead of `webhook.test`. */
+export const TestEventQuery = /* @__PURE__ */ v.strictObject({
+  event_type: /* @__PURE__ */ v.optional(eventType),
+});
+
 export const RecoverWebhookRequest = /* @__PURE__ */ v.strictObject({
   since: pointInTime,
   until: /* @__PURE__ */ v.optional(pointInTime),

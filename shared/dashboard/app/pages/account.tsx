@@ -1,8 +1,12 @@
+import Bowser from 'bowser';
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import type { User } from '../api.js';
+import type { SignedInSession, User } from '../api.js';
 import type { Session } from '../session.js';
 import { Alert, Field, Form, formatTime, Notice, navigate, useAction, useLoad } from '../ui.js';
+
+/** Sessions shown per page of the list. */
+const sessionsPerPage = 5;
 
 /** The account: profile, email and phone changes, password, and where it is signed in. */
 export function Account({
@@ -12,6 +16,8 @@ export function Account({
   session: Session;
   settingPassword: boolean;
 }) {
+  // A password change signs the other sessions out: the list is read again after it.
+  const [sessionsRead, setSessionsRead] = useState(0);
   return (
     <main>
       <h1>Account</h1>
@@ -21,10 +27,14 @@ export function Account({
           Choose your own now: no one else can sign in to this account.
         </Notice>
       )}
-      <ChangePassword session={session} withoutCurrent={settingPassword} />
+      <ChangePassword
+        session={session}
+        withoutCurrent={settingPassword}
+        onChanged={() => setSessionsRead((value) => value + 1)}
+      />
       {/* A new form once the email or phone moves, so its fields show the account as it is. */}
       <Profile key={`${session.user?.email}|${session.user?.phone}`} session={session} />
-      <Sessions session={session} />
+      <Sessions session={session} version={sessionsRead} />
     </main>
   );
 }
@@ -111,7 +121,7 @@ function Profile({ session }: { session: Session }) {
             error={error}
           />
         )}
-        <Alert error={error} />
+        <Alert error={error} fields={['name', 'email', 'phone_number', 'current_password']} />
         {notice && <Notice>{notice}</Notice>}
         <button type="submit" class="primary" disabled={busy}>
           Save profile
@@ -141,7 +151,7 @@ function PendingValue({
   const { busy, error, run } = useAction();
   const what = channel === 'email' ? 'email address' : 'phone number';
   return (
-    <div class="pending">
+    <div class="pending-change">
       <Notice>{children}</Notice>
       <Form
         label={`Confirm the new ${what}`}
@@ -172,7 +182,7 @@ function PendingValue({
           onInput={setCode}
           error={error}
         />
-        <Alert error={error} />
+        <Alert error={error} fields={['otp']} />
         {notice && <Notice>{notice}</Notice>}
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
@@ -207,9 +217,11 @@ function PendingValue({
 function ChangePassword({
   session,
   withoutCurrent,
+  onChanged,
 }: {
   session: Session;
   withoutCurrent: boolean;
+  onChanged: () => void;
 }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
@@ -230,6 +242,7 @@ function ChangePassword({
             setCurrent('');
             setNext('');
             setNotice('Password changed. Your other sessions were signed out.');
+            onChanged();
             if (withoutCurrent) navigate('#/account');
           })
         }
@@ -255,7 +268,7 @@ function ChangePassword({
           onInput={setNext}
           error={error}
         />
-        <Alert error={error} />
+        <Alert error={error} fields={['current_password', 'new_password']} />
         {notice && <Notice>{notice}</Notice>}
         <button type="submit" class="primary" disabled={busy}>
           {withoutCurrent ? 'Set password' : 'Change password'}
@@ -265,48 +278,109 @@ function ChangePassword({
   );
 }
 
-function Sessions({ session }: { session: Session }) {
+/** `Chrome 150 on Linux`, from a user agent by bowser; what a person recognises. */
+function deviceName(userAgent: string | null): string {
+  if (userAgent === null || userAgent.trim() === '') return 'Unknown device';
+  const { browser, os } = Bowser.parse(userAgent);
+  const major = browser.version?.split('.')[0];
+  // An agent bowser does not know (a script, a CLI) is named by its first product token.
+  const name = browser.name
+    ? `${browser.name}${major ? ` ${major}` : ''}`
+    : userAgent.trim().split(/\s/)[0]!.slice(0, 40);
+  return os.name ? `${name} on ${os.name}` : name;
+}
+
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+
+/** `2 minutes ago`, `yesterday`: how long before `now` a time was. */
+function ago(iso: string, now: number): string {
+  const seconds = Math.round((Date.parse(iso) - now) / 1000);
+  const steps: [Intl.RelativeTimeFormatUnit, number][] = [
+    ['day', 86_400],
+    ['hour', 3_600],
+    ['minute', 60],
+  ];
+  for (const [unit, size] of steps) {
+    if (Math.abs(seconds) >= size) return relative.format(Math.round(seconds / size), unit);
+  }
+  return 'just now';
+}
+
+function Sessions({ session, version }: { session: Session; version: number }) {
   const list = useLoad(
     async () => (await session.call((api) => api.GET('/auth/sessions'))).data,
-    [],
+    [version],
   );
+  const [page, setPage] = useState(1);
   const { busy, error, run } = useAction();
+  // This browser first, then the most recently used.
+  const records: SignedInSession[] = [...(list.data ?? [])].sort(
+    (a, b) => Number(b.current) - Number(a.current) || b.last_used_at.localeCompare(a.last_used_at),
+  );
+  const pages = Math.max(1, Math.ceil(records.length / sessionsPerPage));
+  const shown = records.slice((page - 1) * sessionsPerPage, page * sessionsPerPage);
+  const now = session.now();
   return (
     <section class="panel" aria-labelledby="sessions-title">
       <h2 id="sessions-title">Where you are signed in</h2>
       <Alert error={list.error ?? error} />
       {list.data && (
         <ul class="sessions">
-          {list.data.map((record) => (
-            <li key={record.id}>
-              <div>
-                <strong>{record.user_agent ?? 'Unknown device'}</strong>
-                {record.current && <span class="badge ok">This browser</span>}
-                <div class="hint">
-                  Signed in {formatTime(record.created_at)} · last used{' '}
-                  {formatTime(record.last_used_at)}
-                  {record.ip_address && ` · ${record.ip_address}`}
+          {shown.map((record) => {
+            const device = deviceName(record.user_agent);
+            return (
+              <li key={record.id}>
+                <div class="session-text">
+                  <strong class="device">{device}</strong>
+                  {record.current && <span class="badge ok">This browser</span>}
+                  <div class="hint">
+                    {[
+                      record.ip_address,
+                      `last used ${ago(record.last_used_at, now)}`,
+                      `signed in ${formatTime(record.created_at)}`,
+                    ]
+                      .filter(Boolean)
+                      .join(' · ')}
+                  </div>
+                  {record.user_agent && (
+                    <div class="hint small ua break" title={record.user_agent}>
+                      {record.user_agent}
+                    </div>
+                  )}
                 </div>
-              </div>
-              <button
-                type="button"
-                disabled={busy}
-                aria-label={`Sign out ${record.current ? 'this browser' : (record.user_agent ?? 'this session')}`}
-                onClick={() =>
-                  run(async () => {
-                    await session.call((api) =>
-                      api.DELETE('/auth/sessions/{id}', { params: { path: { id: record.id } } }),
-                    );
-                    if (record.current) session.clear();
-                    else list.reload();
-                  })
-                }
-              >
-                Sign out
-              </button>
-            </li>
-          ))}
+                <button
+                  type="button"
+                  disabled={busy}
+                  aria-label={`Sign out ${record.current ? 'this browser' : `${device}, last used ${ago(record.last_used_at, now)}`}`}
+                  onClick={() =>
+                    run(async () => {
+                      await session.call((api) =>
+                        api.DELETE('/auth/sessions/{id}', { params: { path: { id: record.id } } }),
+                      );
+                      if (record.current) session.clear();
+                      else list.reload();
+                    })
+                  }
+                >
+                  Sign out
+                </button>
+              </li>
+            );
+          })}
         </ul>
+      )}
+      {pages > 1 && (
+        <nav class="pager" aria-label="Session pages">
+          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+            Previous
+          </button>
+          <span>
+            Page {Math.min(page, pages)} of {pages} ({records.length} sessions)
+          </span>
+          <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+            Next
+          </button>
+        </nav>
       )}
       <button
         type="button"

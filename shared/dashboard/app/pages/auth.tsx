@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { dataOf } from '../../../http/client/api-client.js';
-import { api } from '../api.js';
+import { api, localInbox } from '../api.js';
 import type { Session } from '../session.js';
 import { Alert, Field, Form, Notice, navigate, useAction } from '../ui.js';
 
@@ -41,7 +41,7 @@ export function SignIn({ session, notice }: { session: Session; notice?: string 
           onInput={setPassword}
           error={error}
         />
-        <Alert error={error} />
+        <Alert error={error} fields={['email', 'password']} />
         <button type="submit" class="primary" disabled={busy}>
           Sign in
         </button>
@@ -98,7 +98,7 @@ export function SignUp() {
           onInput={setPassword}
           error={error}
         />
-        <Alert error={error} />
+        <Alert error={error} fields={['name', 'email', 'password']} />
         <button type="submit" class="primary" disabled={busy}>
           Create account
         </button>
@@ -120,6 +120,7 @@ export function VerifySignup({ session, email }: { session: Session; email: stri
       <p>
         If <strong>{email}</strong> can be registered, a 6-digit code is on its way to it.
       </p>
+      <LocalMessages />
       {resent && <Notice>If a code can be sent, a new one is on its way.</Notice>}
       <Form
         label="Enter the code"
@@ -142,7 +143,7 @@ export function VerifySignup({ session, email }: { session: Session; email: stri
           onInput={setOtp}
           error={error}
         />
-        <Alert error={error} />
+        <Alert error={error} fields={['otp']} />
         <button type="submit" class="primary" disabled={busy}>
           Verify
         </button>
@@ -187,7 +188,7 @@ export function ForgotPassword() {
           onInput={setEmail}
           error={error}
         />
-        <Alert error={error} />
+        <Alert error={error} fields={['email']} />
         <button type="submit" class="primary" disabled={busy}>
           Send a code
         </button>
@@ -209,6 +210,7 @@ export function ResetPassword({ email }: { email: string }) {
       <p>
         If <strong>{email}</strong> has an account, a 6-digit code is on its way to it.
       </p>
+      <LocalMessages />
       <Form
         label="Choose a new password"
         onSubmit={() =>
@@ -240,11 +242,23 @@ export function ResetPassword({ email }: { email: string }) {
           onInput={setPassword}
           error={error}
         />
-        <Alert error={error} />
+        <Alert error={error} fields={['otp', 'new_password']} />
         <button type="submit" class="primary" disabled={busy}>
           Set password
         </button>
       </Form>
     </main>
+  );
+}
+
+/** Locally no message leaves the machine: say where the code is instead. */
+function LocalMessages() {
+  if (localInbox === undefined) return null;
+  return (
+    <p class="hint local-note">
+      Running locally, no email or text is sent: the code is in the{' '}
+      <a href="/_local/outbox">local outbox</a> and printed on the console where{' '}
+      <code>npm start</code> runs.
+    </p>
   );
 }

@@ -1,8 +1,10 @@
-import { useState } from 'preact/hooks';
-import type { Endpoint, RotatedEndpoint } from '../api.js';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { type Endpoint, type EventType, localInbox, type RotatedEndpoint } from '../api.js';
 import type { Session } from '../session.js';
 import {
   Alert,
+  CopyableId,
   Field,
   Form,
   formatTime,
@@ -34,7 +36,8 @@ export function EndpointPage({
   const [editing, setEditing] = useState(false);
   const [rotated, setRotated] = useState<RotatedEndpoint | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
-  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const [confirming, setConfirming] = useState<'delete' | 'rotate' | undefined>();
+  const [exampleType, setExampleType] = useState<EventType['type'] | ''>('');
   const [changes, setChanges] = useState(0);
   const { busy, error, run } = useAction();
   const current = endpoint.data;
@@ -71,6 +74,10 @@ export function EndpointPage({
         <dd>{current.events.join(', ')}</dd>
         <dt>Description</dt>
         <dd>{current.description || '—'}</dd>
+        <dt>Endpoint id</dt>
+        <dd>
+          <CopyableId name="endpoint id" id={current.id} />
+        </dd>
         <dt>Created</dt>
         <dd>{formatTime(current.created_at)}</dd>
         {current.failing_since && (
@@ -80,6 +87,14 @@ export function EndpointPage({
           </>
         )}
       </dl>
+      {localInbox !== undefined && current.url.startsWith(localInbox) && (
+        <p>
+          <a href={`/_local/inbox/${encodeURIComponent(current.url.slice(localInbox.length))}`}>
+            Open this local inbox
+          </a>{' '}
+          to see what arrived there and whether its signatures verify.
+        </p>
+      )}
       <div class="actions">
         <button
           type="button"
@@ -108,19 +123,7 @@ export function EndpointPage({
         >
           {enabled ? 'Disable' : 'Enable'}
         </button>
-        <button
-          type="button"
-          disabled={busy}
-          onClick={() =>
-            run(async () => {
-              const { data } = await session.call((api) =>
-                api.POST('/webhooks/{id}/rotate-secret', { params }),
-              );
-              setRotated(data);
-              setNotice(undefined);
-            })
-          }
-        >
+        <button type="button" disabled={busy} onClick={() => setConfirming('rotate')}>
           Rotate secret
         </button>
         <button type="button" disabled={busy} onClick={() => setEditing(!editing)}>
@@ -130,11 +133,47 @@ export function EndpointPage({
           type="button"
           class="danger"
           disabled={busy}
-          onClick={() => setConfirmingDelete(true)}
+          onClick={() => setConfirming('delete')}
         >
           Delete
         </button>
       </div>
+      <Form
+        label="Send an example event"
+        onSubmit={() => {
+          if (exampleType === '') return;
+          void act(`Example ${exampleType} event sent. Its delivery is listed below.`, async () => {
+            await session.call((api) =>
+              api.POST('/webhooks/{id}/test', {
+                params: { ...params, query: { event_type: exampleType } },
+              }),
+            );
+          });
+        }}
+      >
+        <div class="inline-form">
+          <div class="field">
+            <label for="example-type">Example of a subscribed type</label>
+            <select
+              id="example-type"
+              value={exampleType}
+              onChange={(event) =>
+                setExampleType(event.currentTarget.value as EventType['type'] | '')
+              }
+            >
+              <option value="">Choose a type</option>
+              {current.events.map((type) => (
+                <option key={type} value={type}>
+                  {type}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" disabled={busy || !enabled || exampleType === ''}>
+            Send example
+          </button>
+        </div>
+      </Form>
       {notice && <Notice>{notice}</Notice>}
       <Alert error={error} />
       {rotated && (
@@ -143,34 +182,48 @@ export function EndpointPage({
           {formatTime(rotated.previous_secret_expires_at)}, so update your receiver before then.
         </SecretReveal>
       )}
-      {confirmingDelete && (
-        <section class="panel danger-zone" aria-labelledby="delete-title">
-          <h2 id="delete-title">Delete this endpoint?</h2>
-          <p>Deliveries stop at once, and its history is deleted. This cannot be undone.</p>
-          <div class="actions">
-            <button
-              type="button"
-              class="danger"
-              disabled={busy}
-              onClick={() =>
-                run(async () => {
-                  await session.call((api) => api.DELETE('/webhooks/{id}', { params }));
-                  navigate('#/endpoints');
-                })
-              }
-            >
-              Delete endpoint
-            </button>
-            <button type="button" onClick={() => setConfirmingDelete(false)}>
-              Keep it
-            </button>
-          </div>
-        </section>
+      {confirming === 'rotate' && (
+        <Confirm
+          title="Rotate the signing secret?"
+          confirm="Yes, rotate the secret"
+          busy={busy}
+          onCancel={() => setConfirming(undefined)}
+          onConfirm={() =>
+            run(async () => {
+              const { data } = await session.call((api) =>
+                api.POST('/webhooks/{id}/rotate-secret', { params }),
+              );
+              setConfirming(undefined);
+              setRotated(data);
+              setNotice(undefined);
+            })
+          }
+        >
+          A new secret signs every delivery from now on; the current one keeps signing beside it for
+          24 hours, then stops. Your receiver needs the new one before then.
+        </Confirm>
+      )}
+      {confirming === 'delete' && (
+        <Confirm
+          title="Delete this endpoint?"
+          confirm="Delete endpoint"
+          busy={busy}
+          onCancel={() => setConfirming(undefined)}
+          onConfirm={() =>
+            run(async () => {
+              await session.call((api) => api.DELETE('/webhooks/{id}', { params }));
+              navigate('#/endpoints');
+            })
+          }
+        >
+          Deliveries stop at once, and its history is deleted. This cannot be undone.
+        </Confirm>
       )}
       {editing && (
         <EditEndpoint
           session={session}
           endpoint={current}
+          onCancel={() => setEditing(false)}
           onDone={() => {
             setEditing(false);
             setNotice('Endpoint saved.');
@@ -178,8 +231,55 @@ export function EndpointPage({
           }}
         />
       )}
-      <Deliveries session={session} endpointId={id} changes={changes} initialStatus={status} />
+      <Deliveries
+        session={session}
+        endpointId={id}
+        changes={changes}
+        initialStatus={status}
+        onChanged={endpoint.reload}
+      />
     </main>
+  );
+}
+
+/** A question before an action that cannot be taken back: the focus goes to its answer. */
+function Confirm({
+  title,
+  confirm,
+  busy,
+  onConfirm,
+  onCancel,
+  children,
+}: {
+  title: string;
+  confirm: string;
+  busy: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+  children: ComponentChildren;
+}) {
+  const id = useId();
+  const cancel = useRef<HTMLButtonElement>(null);
+  useEffect(() => cancel.current?.focus(), []);
+  return (
+    <section
+      class="panel danger-zone"
+      aria-labelledby={id}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') onCancel();
+      }}
+    >
+      <h2 id={id}>{title}</h2>
+      <p>{children}</p>
+      <div class="actions">
+        <button type="button" class="danger" disabled={busy} onClick={onConfirm}>
+          {confirm}
+        </button>
+        <button type="button" ref={cancel} onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </section>
   );
 }
 
@@ -187,10 +287,12 @@ function EditEndpoint({
   session,
   endpoint,
   onDone,
+  onCancel,
 }: {
   session: Session;
   endpoint: Endpoint;
   onDone: () => void;
+  onCancel: () => void;
 }) {
   const [url, setUrl] = useState(endpoint.url);
   const [events, setEvents] = useState(endpoint.events);
@@ -201,6 +303,8 @@ function EditEndpoint({
       <h2 id="edit-title">Edit endpoint</h2>
       <Form
         label="Edit endpoint"
+        focusFirst
+        onEscape={onCancel}
         onSubmit={() =>
           run(async () => {
             await session.call((api) =>
@@ -229,10 +333,15 @@ function EditEndpoint({
           onInput={setDescription}
           error={error}
         />
-        <Alert error={error} />
-        <button type="submit" class="primary" disabled={busy}>
-          Save
-        </button>
+        <Alert error={error} fields={['url', 'events', 'description']} />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            Save
+          </button>
+          <button type="button" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
       </Form>
     </section>
   );

@@ -1,8 +1,18 @@
 import { useState } from 'preact/hooks';
 import { type ApiError, dataOf } from '../../../http/client/api-client.js';
-import { api, type Endpoint, type EndpointWithSecret, type EventType } from '../api.js';
+import { api, type Endpoint, type EndpointWithSecret, type EventType, localInbox } from '../api.js';
 import type { Session } from '../session.js';
-import { Alert, Field, Form, formatTime, SecretReveal, useAction, useLoad } from '../ui.js';
+import {
+  Alert,
+  Field,
+  Form,
+  fieldProblem,
+  formatTime,
+  InlineMarkdown,
+  SecretReveal,
+  useAction,
+  useLoad,
+} from '../ui.js';
 
 /** The caller's webhook endpoints, and registering a new one. */
 
@@ -33,7 +43,7 @@ export function EventPicker({
   error?: ApiError | undefined;
 }) {
   const types = useEventTypes();
-  const problem = error?.detailOf('events');
+  const problem = fieldProblem(error, 'events', 'Events');
   return (
     <fieldset class="events" aria-describedby={problem ? 'events-error' : undefined}>
       <legend>Events</legend>
@@ -53,7 +63,12 @@ export function EventPicker({
               )
             }
           />
-          <span class="mono">{type.type}</span> <span class="hint">{type.description}</span>
+          <span>
+            <span class="mono">{type.type}</span>{' '}
+            <span class="hint">
+              <InlineMarkdown text={type.description} />
+            </span>
+          </span>
         </label>
       ))}
       {problem && (
@@ -107,7 +122,7 @@ export function Endpoints({ session }: { session: Session }) {
       )}
       {list.data && list.data.length > 0 && (
         <div class="table-wrap">
-          <table>
+          <table class="cards">
             <caption class="visually-hidden">Your webhook endpoints</caption>
             <thead>
               <tr>
@@ -120,16 +135,16 @@ export function Endpoints({ session }: { session: Session }) {
             <tbody>
               {list.data.map((endpoint) => (
                 <tr key={endpoint.id}>
-                  <td>
-                    <a class="mono" href={`#/endpoints/${endpoint.id}`}>
+                  <td data-label="URL">
+                    <a class="mono break" href={`#/endpoints/${endpoint.id}`}>
                       {endpoint.url}
                     </a>
                   </td>
-                  <td>
+                  <td data-label="Status">
                     <StatusBadge endpoint={endpoint} />
                   </td>
-                  <td>{endpoint.events.join(', ')}</td>
-                  <td>{formatTime(endpoint.created_at)}</td>
+                  <td data-label="Events">{endpoint.events.join(', ')}</td>
+                  <td data-label="Created">{formatTime(endpoint.created_at)}</td>
                 </tr>
               ))}
             </tbody>
@@ -139,9 +154,6 @@ export function Endpoints({ session }: { session: Session }) {
     </main>
   );
 }
-
-/** The local runtime names its webhook inbox in the page; on AWS there is none. */
-const localInbox = document.querySelector<HTMLMetaElement>('meta[name="local-inbox"]')?.content;
 
 function RegisterEndpoint({
   session,
@@ -161,6 +173,8 @@ function RegisterEndpoint({
       <h2 id="register-title">Add an endpoint</h2>
       <Form
         label="Add an endpoint"
+        focusFirst
+        onEscape={onCancel}
         onSubmit={() =>
           run(async () => {
             const body = description === '' ? { url, events } : { url, events, description };
@@ -190,7 +204,7 @@ function RegisterEndpoint({
           onInput={setDescription}
           error={error}
         />
-        <Alert error={error} />
+        <Alert error={error} fields={['url', 'events', 'description']} />
         <div class="actions">
           <button type="submit" class="primary" disabled={busy}>
             Add endpoint
