@@ -124,7 +124,7 @@ describe('changing an endpoint (PATCH /v1/webhooks/{id})', { timeout: 60_000 }, 
     expect(empty.error?.error.details).toEqual([
       {
         field: 'body',
-        message: 'body must change at least one of: url, events, description, status',
+        message: 'body must change at least one of: url, events, description, status, rate_limit',
       },
     ]);
     for (const url of ['http://127.0.0.1/hook', 'https://[::ffff:0:a9fe:a9fe]/latest/meta-data/']) {
