@@ -46,6 +46,14 @@ export interface ClientSettings extends AttemptBounds {
   maxAttempts?: number;
   /** @default the SDK's: the endpoint variables (`AWS_ENDPOINT_URL_<SERVICE>`), else the region's */
   endpoint?: string;
+  /**
+   * Resolve the middleware stack once per command class and reuse it (the SDK's
+   * `cacheMiddleware`): about a quarter less CPU per call (docs/performance.md). The stack is then
+   * fixed at the first call of each command. The DocumentClient refuses it (its commands keep
+   * their own input in the resolved handler), so DynamoDB's client is built without.
+   * @default true
+   */
+  cacheMiddleware?: boolean;
 }
 
 const defaultTimeoutMs = 3_000;
@@ -92,5 +100,6 @@ export function clientSettings(settings: ClientSettings = {}) {
       ? { retryStrategy: new RetryUnlessSent(settings.maxAttempts ?? 3) }
       : { retryMode: 'standard' }),
     ...(settings.maxAttempts === undefined ? {} : { maxAttempts: settings.maxAttempts }),
+    cacheMiddleware: settings.cacheMiddleware ?? true,
   };
 }

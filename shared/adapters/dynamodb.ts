@@ -49,7 +49,8 @@ export type Item = Record<string, unknown>;
  * elsewhere (DynamoDB Local, a test's stand-in).
  */
 export function dynamoDocumentClient(settings: ClientSettings = {}): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(new DynamoDBClient(clientSettings(settings)), {
+  const lowLevel = new DynamoDBClient(clientSettings({ ...settings, cacheMiddleware: false }));
+  return DynamoDBDocumentClient.from(lowLevel, {
     marshallOptions: { removeUndefinedValues: true },
   });
 }
