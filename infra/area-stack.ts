@@ -74,6 +74,8 @@ export interface AreaStackProps extends StackProps {
   api: ServiceRestApi;
   /** The id of the key only the dashboard's distribution holds (an output of its stack). */
   dashboardKeyId: string;
+  /** Where the dashboard is (`https://<host>/`): the links of the emails functions send. */
+  dashboardUrl: string;
 }
 
 /**
@@ -159,8 +161,10 @@ export class AreaStack extends Stack {
         readsSecrets: (needs.secrets ?? []).length > 0,
         reservedConcurrentExecutions:
           first.surface === 'function-url' ? settings.receiverReservedConcurrency : undefined,
-        environment:
-          first.surface === 'api'
+        environment: {
+          // The emails link to the dashboard's pages (a failure digest to the failed deliveries).
+          ...(needs.email ? { DASHBOARD_URL: props.dashboardUrl } : {}),
+          ...(first.surface === 'api'
             ? {
                 RATE_LIMIT_MODE: settings.rateLimitMode,
                 PUBLIC_BASE_URLS: publicBaseUrls,
@@ -181,7 +185,8 @@ export class AreaStack extends Stack {
                   ? { RATE_LIMIT_PER_MINUTE: String(60 * settings.eventPublishesPerSecond) }
                   : {}),
               }
-            : {},
+            : {}),
+        },
       }).bindNeeds(needs, resources);
       // The operations stack reads its metrics as outputs of this stack, not exports: a function
       // removed with its operation is then removed in one deploy.

@@ -67,6 +67,7 @@ export function addServiceStacks(app: App, routes: readonly Route[] = routeTable
         data,
         api: api.api,
         dashboardKeyId: dashboard.key.apiKey.keyId,
+        dashboardUrl: dashboard.site.url,
       }),
     ]),
   ) as Record<Area, AreaStack>;

@@ -269,6 +269,29 @@ describe('the dashboard’s CloudFront distribution', () => {
     }
   });
 
+  it('tells every function that emails where the dashboard is, for the links of its emails', () => {
+    const { ofType, distributionId } = stack;
+    const emailing = new Set(
+      routes.filter((route) => route.needs.email === true).map((route) => route.entry),
+    );
+    const told = ofType('AWS::Lambda::Function').filter(
+      ([, fn]) =>
+        (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)
+          ?.Variables?.DASHBOARD_URL !== undefined,
+    );
+    expect(told).toHaveLength(emailing.size);
+    expect(emailing.size).toBeGreaterThan(0);
+    for (const [, fn] of told) {
+      // The failure digest links to `<DASHBOARD_URL>#/endpoints/<id>?status=failed`.
+      expect(
+        (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables
+          .DASHBOARD_URL,
+      ).toEqual({
+        'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/']],
+      });
+    }
+  });
+
   it('puts the pages’ own security headers on them, the reference page its own policy', () => {
     const { config, behaviorAt, template } = stack;
     const policyOf = (behavior: Behavior) =>
