@@ -1,4 +1,5 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { MetricPoint } from '../../shared/domain/metrics.js';
 import { attemptDelivery } from '../../shared/domain/webhooks/attempt-delivery.js';
 import {
   busyDeferralMs,
@@ -10,6 +11,7 @@ import { registerEndpoint } from '../../shared/domain/webhooks/endpoints.js';
 import type { SendOutcome, SignedRequest } from '../../shared/domain/webhooks/ports.js';
 import { publishEvent } from '../../shared/domain/webhooks/publish-event.js';
 import { eventually } from '../support/eventually.js';
+import { recordMetrics } from '../support/metric-recorder.js';
 import { useFreshTable } from '../support/table.js';
 import { createAccount, type Harness, harness } from './webhooks-harness.js';
 
@@ -63,12 +65,19 @@ async function endpointWith(events: number, rateLimit?: number) {
   return { endpoint, messages: deps.queue.messages.splice(0) };
 }
 
+/** The reasons of the deferrals counted among `points` (what the dashboard's widget shows). */
+const deferralsIn = (points: MetricPoint[]) =>
+  points
+    .filter((point) => point.name === 'DeliveriesDeferred')
+    .map((point) => point.dimensions.Reason);
+
 describe('isolation per endpoint', { timeout: 120_000 }, () => {
   it('lets a hanging endpoint hold at most 10 attempts; the rest go back unmade, for later', async () => {
     const hanging = new HangingReceiver();
     deps.sender = hanging;
     const { messages } = await endpointWith(13);
 
+    const recorded = recordMetrics();
     const running = messages.map((message) => attemptDelivery(deps, message));
     // The three beyond the endpoint's places go back on the queue, unmade.
     await eventually(async () => (deps.queue.messages.length >= 3 ? true : undefined), 90);
@@ -82,7 +91,9 @@ describe('isolation per endpoint', { timeout: 120_000 }, () => {
 
     hanging.answerAll({ latencyMs: 10_000, error: 'timed out after 10 s' });
     const results = await Promise.all(running);
+    recorded.stop();
     expect(results.filter((result) => result === 'deferred')).toHaveLength(3);
+    expect(deferralsIn(recorded.points)).toEqual(['busy', 'busy', 'busy']);
     expect(results.filter((result) => result === 'retry_scheduled')).toHaveLength(10);
   });
 
@@ -119,9 +130,12 @@ describe('isolation per endpoint', { timeout: 120_000 }, () => {
   it("starts at most the owner's rate_limit a second and puts the rest back until the rate allows", async () => {
     const { messages } = await endpointWith(5, 2);
 
+    const recorded = recordMetrics();
     const results = await Promise.all(messages.map((message) => attemptDelivery(deps, message)));
+    recorded.stop();
     expect(results.filter((result) => result === 'delivered')).toHaveLength(2);
     expect(results.filter((result) => result === 'deferred')).toHaveLength(3);
+    expect(deferralsIn(recorded.points)).toEqual(['rate_limited', 'rate_limited', 'rate_limited']);
     expect(deps.receiver.requests).toHaveLength(2);
 
     // A second later the rate allows two more.

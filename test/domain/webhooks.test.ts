@@ -21,6 +21,7 @@ import type { SignedRequest } from '../../shared/domain/webhooks/ports.js';
 import { publishEvent } from '../../shared/domain/webhooks/publish-event.js';
 import { scheduleAttempt } from '../../shared/domain/webhooks/schedule-attempt.js';
 import { sweepDeliveries, sweepGraceMs } from '../../shared/domain/webhooks/sweep-deliveries.js';
+import { recordMetrics } from '../support/metric-recorder.js';
 import { useFreshTable } from '../support/table.js';
 import { createAccount, drain, type Harness, harness, testEpoch } from './webhooks-harness.js';
 
@@ -312,7 +313,17 @@ describe('delivering', () => {
     // No email per failure: the day's digest, once the day is over.
     expect(deps.mailer.sent).toHaveLength(0);
     deps.clock.advance(24 * 60 * 60 * 1000);
-    await sendDueDigests(deps);
+    const sentBefore = deps.mailer.sent.length;
+    const recorded = recordMetrics();
+    try {
+      await sendDueDigests(deps);
+    } finally {
+      recorded.stop();
+    }
+    // One point per digest sent (other tests' endpoints share the table and may have theirs).
+    const counted = recorded.points.filter((point) => point.name === 'FailureDigestsSent');
+    expect(counted.length).toBeGreaterThanOrEqual(1);
+    expect(counted).toHaveLength(deps.mailer.sent.length - sentBefore);
     const owner = `owner${accountSeq}@example.com`;
     const digests = deps.mailer.sent.filter((mail) => mail.to === owner);
     expect(digests).toHaveLength(1);
@@ -666,13 +677,20 @@ describe('scheduling an attempt', () => {
   it('gives the minute back when its wake-up cannot be created, for the next attempt to create', async () => {
     const now = deps.clock.now();
     const failing = { wakeAt: async () => Promise.reject(new Error('Scheduler is down')) };
-    await expect(
-      scheduleAttempt(
-        { ...deps, scheduler: failing },
-        { deliveryId: 'dlv_a', attempt: 3 },
-        now + 1_800_000,
-      ),
-    ).rejects.toThrow('Scheduler is down');
+    const recorded = recordMetrics();
+    try {
+      await expect(
+        scheduleAttempt(
+          { ...deps, scheduler: failing },
+          { deliveryId: 'dlv_a', attempt: 3 },
+          now + 1_800_000,
+        ),
+      ).rejects.toThrow('Scheduler is down');
+    } finally {
+      recorded.stop();
+    }
+    // Counted for the alarm that watches failed wake-ups.
+    expect(recorded.points.map((point) => point.name)).toEqual(['LadderWakeFailed']);
     await scheduleAttempt(deps, { deliveryId: 'dlv_b', attempt: 3 }, now + 1_800_000);
     expect(deps.scheduler.wakes).toEqual([now + 1_800_000]);
   });

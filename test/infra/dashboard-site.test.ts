@@ -451,7 +451,7 @@ describe('the relay function (CloudFront Functions, JavaScript 2.0)', () => {
       ['POST', '/v1/otp/send'],
       ['GET', '/v1/verify/phone'],
       ['POST', '/v1/events'],
-      ['GET', '/v1/webhooks/whk_a/deliveries/dlv_b'],
+      ['DELETE', '/v1/webhooks/whk_a/deliveries/dlv_b'],
       ['GET', '/v1/webhooks/../verify/phone'],
       ['GET', '/v1/webhooks/%2e%2e'],
       ['POST', '/v1/auth/login/'],

@@ -131,9 +131,9 @@ export const oneOf = <const TOptions extends v.PicklistOptions>(options: TOption
   /* @__PURE__ */ v.picklist(options, `must be one of: ${options.join(', ')}`);
 
 /**
- * The query every list takes (contract.md, "Every list accepts status, created_after and
- * created_before"): page, per_page, a `status` among `statuses`, `more` (a list's own filters)
- * and the creation window, in the order their refusals are listed, and the cursor of a page.
+ * The query every list takes (docs/webhooks.md, "Lists and filters"): page, per_page, a
+ * `status` among `statuses`, `more` (a list's own filters) and the creation window, in the order
+ * their refusals are listed, and the cursor of a page.
  */
 export const listQuery = <const TStatuses extends v.PicklistOptions, TMore extends v.ObjectEntries>(
   statuses: TStatuses,

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { eventTypes } from '../../domain/event-types.js';
 import { keptAttemptRecords, testEventType } from '../../domain/webhooks/model.js';
 import { deliveryStatuses, genders } from './vocabulary.js';
+import { maxRateLimit } from './webhooks.js';
 
 /**
  * The `data` of every success answer, as the OpenAPI document describes it and the contract test
@@ -228,7 +229,12 @@ const endpointFields = {
   disabled_at: /* @__PURE__ */ nullable(timestamp),
   failing_since: /* @__PURE__ */ nullable(timestamp),
   rate_limit: /* @__PURE__ */ nullable(
-    /* @__PURE__ */ v.pipe(/* @__PURE__ */ v.number(), /* @__PURE__ */ v.integer()),
+    /* @__PURE__ */ v.pipe(
+      /* @__PURE__ */ v.number(),
+      /* @__PURE__ */ v.integer(),
+      /* @__PURE__ */ v.minValue(1),
+      /* @__PURE__ */ v.maxValue(maxRateLimit),
+    ),
   ),
   created_at: timestamp,
   updated_at: timestamp,
