@@ -392,6 +392,9 @@ export class DashboardSite extends Construct {
 
     const host = props.domain?.domainName ?? this.distribution.distributionDomainName;
     this.url = `https://${host}/`;
+    // The functions that email read the address as an output of this stack, not an export, so
+    // that replacing the distribution stays one deploy (as with the key above).
+    CrossStackReferences.of(this.distribution).produce(ReferenceStrength.WEAK);
     if (props.domain !== undefined && props.hostedZone !== undefined) {
       const zone = route53.HostedZone.fromHostedZoneAttributes(this, 'Zone', props.hostedZone);
       const target = route53.RecordTarget.fromAlias(

@@ -225,6 +225,14 @@ export class LocalDeployment {
         return { ref: this.generatedName(logicalId), attributes: {} };
       case 'AWS::ApiGateway::ApiKey':
         return { ref: randomBytes(5).toString('hex'), attributes: {} };
+      case 'AWS::CloudFront::Distribution': {
+        // Read by the functions that email, for the dashboard's address in their links.
+        const id = `E${randomBytes(6).toString('hex').toUpperCase()}`;
+        return {
+          ref: id,
+          attributes: { Id: id, DomainName: `d${randomBytes(6).toString('hex')}.cloudfront.net` },
+        };
+      }
       default:
         return undefined;
     }
