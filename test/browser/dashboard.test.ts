@@ -523,6 +523,8 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
       true,
     );
     const updated = page.getByRole('region', { name: 'order.updated' });
+    // The heading is there at once; the catalogue's sections once its request has answered.
+    await eventually(() => updated.isVisible()).toBe(true);
     // Markdown rendered: `status` is code, and no backtick is left in the text.
     expect(await updated.locator('p code').allTextContents()).toEqual(['status']);
     expect(await page.locator('main').textContent()).not.toContain('`');
@@ -634,6 +636,7 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
       page.getByRole('heading', { name: `Inbox ${inboxName}` }).isVisible(),
     ).toBe(true);
     const arrival = page.locator('section.arrival').first();
+    await eventually(() => arrival.isVisible()).toBe(true);
     expect(await arrival.locator('.badge').allTextContents()).toEqual(['verified', 'verified']);
     expect(await arrival.locator('dl.headers').textContent()).toMatch(/webhook-id: evt_/);
     expect(await arrival.locator('pre').textContent()).toContain('"payment.successful"');
