@@ -69,21 +69,37 @@ describe('the retry ladder by due minute', { timeout: 900_000 }, () => {
         }
       }),
     );
+    // Walked by cursor, a page at a time, as a client reads a long list: each call reads one
+    // page (a page number past the first reads and drops the pages before it).
     const deliveries = async () => {
-      const pages = await Promise.all(
-        [1, 2].map(async (page) =>
-          successOf(
-            api.GET('/webhooks/{id}/deliveries', {
-              params: { path: { id: endpoint.id }, query: { page, per_page: 100 } },
-              headers: bearer(owner.token),
-            }),
-          ),
-        ),
-      );
-      return pages.flatMap((page) => page.data);
+      const listed: Awaited<ReturnType<typeof firstPage>>['data'] = [];
+      let page = await firstPage();
+      listed.push(...page.data);
+      while (page.meta.next_cursor !== null) {
+        page = await successOf(
+          api.GET('/webhooks/{id}/deliveries', {
+            params: {
+              path: { id: endpoint.id },
+              query: { per_page: 100, cursor: page.meta.next_cursor },
+            },
+            headers: bearer(owner.token),
+          }),
+        );
+        listed.push(...page.data);
+      }
+      return listed;
     };
+    const firstPage = () =>
+      successOf(
+        api.GET('/webhooks/{id}/deliveries', {
+          params: { path: { id: endpoint.id }, query: { per_page: 100 } },
+          headers: bearer(owner.token),
+        }),
+      );
+    // Polled once a second: 200 deliveries' attempts are running meanwhile on the same cores.
     const allMade = (attempts: number) =>
       eventually(async () => {
+        await new Promise((resume) => setTimeout(resume, 1000));
         const listed = await deliveries();
         return listed.length === deliveriesCount &&
           listed.every((delivery) => delivery.attempts_made >= attempts)

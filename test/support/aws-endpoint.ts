@@ -189,9 +189,10 @@ export function useRecordingEndpoint(
 
 /**
  * Attempt bounds short enough for a test that waits for a timeout: the SDK's client and handler
- * as the service builds them, only quicker to give up.
+ * as the service builds them, only quicker to give up — yet long enough that a loaded machine's
+ * slow answer is not taken for silence (at 500 ms one was, and the retry met the next answer).
  */
-export const quickTimeouts: ClientSettings = { connectionTimeoutMs: 500, silenceTimeoutMs: 500 };
+export const quickTimeouts: ClientSettings = { connectionTimeoutMs: 1500, silenceTimeoutMs: 1500 };
 
 /**
  * An SQS adapter of a test file on a recording SQS (answering as SQS would): `adapterOf` makes
