@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../support/eventually.js';
 import { type LocalService, startLocalService } from '../support/local-service.js';
 import { AccountClient, uniqueEmail } from './accounts-support.js';
 
@@ -25,8 +26,11 @@ interface OutboxEntry {
 }
 
 describe('npm start', () => {
-  it('prints where the API reference, the outbox and the first steps are', () => {
-    const printed = service.output();
+  it('prints where the API reference, the outbox and the first steps are', async () => {
+    // The start-up lines follow the one the service is waited for: wait for the last of them.
+    const printed = await eventually(async () =>
+      service.output().includes('First steps: docs/guide.md\n') ? service.output() : undefined,
+    );
     expect(printed).toContain(`API reference at ${service.origin}/docs\n`);
     expect(printed).toContain(`at ${service.origin}/_local/outbox?to=<email or phone>\n`);
     expect(printed).toContain('First steps: docs/guide.md\n');
