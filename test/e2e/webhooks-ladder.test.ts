@@ -71,31 +71,25 @@ describe('the retry ladder by due minute', { timeout: 900_000 }, () => {
     );
     // Walked by cursor, a page at a time, as a client reads a long list: each call reads one
     // page (a page number past the first reads and drops the pages before it).
+    const pageAfter = (cursor: string | null) =>
+      successOf(
+        api.GET('/webhooks/{id}/deliveries', {
+          params: {
+            path: { id: endpoint.id },
+            query: { per_page: 100, ...(cursor === null ? {} : { cursor }) },
+          },
+          headers: bearer(owner.token),
+        }),
+      );
     const deliveries = async () => {
-      const listed: Awaited<ReturnType<typeof firstPage>>['data'] = [];
-      let page = await firstPage();
-      listed.push(...page.data);
+      let page = await pageAfter(null);
+      const listed = [...page.data];
       while (page.meta.next_cursor !== null) {
-        page = await successOf(
-          api.GET('/webhooks/{id}/deliveries', {
-            params: {
-              path: { id: endpoint.id },
-              query: { per_page: 100, cursor: page.meta.next_cursor },
-            },
-            headers: bearer(owner.token),
-          }),
-        );
+        page = await pageAfter(page.meta.next_cursor);
         listed.push(...page.data);
       }
       return listed;
     };
-    const firstPage = () =>
-      successOf(
-        api.GET('/webhooks/{id}/deliveries', {
-          params: { path: { id: endpoint.id }, query: { per_page: 100 } },
-          headers: bearer(owner.token),
-        }),
-      );
     // Polled once a second: 200 deliveries' attempts are running meanwhile on the same cores.
     const allMade = (attempts: number) =>
       eventually(async () => {
