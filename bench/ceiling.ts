@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { dynamoDocumentClient } from '../shared/adapters/dynamodb.js';
+import { callDynamo, dynamoClients } from '../shared/adapters/dynamodb-calls.js';
 import { workQueueSizes } from '../shared/deployment-sizes.js';
 import { claimTerms } from '../shared/domain/webhooks/attempt-delivery.js';
 import { newEndpointId } from '../shared/domain/webhooks/ids.js';
@@ -85,12 +84,12 @@ async function bareHttp(seconds: number, concurrency: number): Promise<LoopResul
 
 /**
  * Raw single-item Get and Put against DynamoDB Local, in a scratch table of their own, through
- * the DocumentClient as the functions build it (dynamoDocumentClient): its node CPU per call is
+ * the clients as the functions build them (dynamoClients, callDynamo): its node CPU per call is
  * the SDK path's cost of one DynamoDB call.
  */
 async function dynamoRows(endpoint: string, seconds: number, ceiling: Ceiling): Promise<Row[]> {
   const admin = new DynamoDBClient({ endpoint });
-  const client = dynamoDocumentClient({ endpoint });
+  const clients = dynamoClients({ endpoint });
   const table = `bench-ceiling-${randomUUID()}`;
   const javaPid = dynamoLocalPid(endpoint);
   try {
@@ -101,11 +100,12 @@ async function dynamoRows(endpoint: string, seconds: number, ceiling: Ceiling): 
       payload: 'x'.repeat(200),
     });
     const put = (index: number) =>
-      client.send(new PutCommand({ TableName: table, Item: item(index) }));
+      callDynamo(clients, 'PutItem', { TableName: table, Item: item(index) });
     const get = (index: number) =>
-      client.send(
-        new GetCommand({ TableName: table, Key: { pk: `ITEM#${index % 1000}`, sk: 'ITEM' } }),
-      );
+      callDynamo(clients, 'GetItem', {
+        TableName: table,
+        Key: { pk: `ITEM#${index % 1000}`, sk: 'ITEM' },
+      });
     const bounds = { seconds, maxOperations: 50_000 };
     const loop = async (
       name: string,

@@ -21,9 +21,8 @@ async function answer(request: ProbeRequest): Promise<unknown> {
     case 'count': {
       // Installed once the runtime runs: its client then points at its own DynamoDB Local.
       if (counter === undefined) {
-        const { dynamo } = await import('../shared/adapters/dynamodb.js');
         counter = new DynamoCallCounter();
-        counter.install(dynamo());
+        counter.install();
       }
       counter.reset();
       return {};

@@ -1,11 +1,10 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { aroundDynamoCalls } from '../shared/adapters/dynamodb.js';
+import { aroundDynamoCalls, type DynamoClients } from '../shared/adapters/dynamodb.js';
 
 /** Calls the client made, by command name (GetItem, TransactWriteItems, …). */
 export type CallCounts = Record<string, number>;
 
 /**
- * Counts DynamoDB calls at the client, from the outside: a middleware on the shared client's
+ * Counts DynamoDB calls at the client, from the outside: a middleware around the shared clients
  * stack sees every call, whatever repository made it. Retries do not count twice: the middleware
  * runs in the stack's first step, around the retries.
  */
@@ -24,7 +23,7 @@ export class DynamoCallCounter {
    */
   constructor(private readonly ignore: (command: string, input: object) => boolean = () => false) {}
 
-  install(client: DynamoDBDocumentClient): void {
+  install(clients?: DynamoClients): void {
     aroundDynamoCalls(async ({ operation, input }, next) => {
       if (this.ignore(operation, input)) {
         this.ignored += 1;
@@ -40,7 +39,7 @@ export class DynamoCallCounter {
         this.inFlight -= 1;
         this.lastActivity = performance.now();
       }
-    }, client);
+    }, clients);
   }
 
   snapshot(): CallCounts {

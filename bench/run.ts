@@ -134,9 +134,8 @@ if (wanted('ceiling')) {
 if (wanted('operations')) {
   await run('operations', 'Per operation', async () => {
     const service = await localRuntime();
-    const { dynamo } = await import('../shared/adapters/dynamodb.js');
     const counter = new DynamoCallCounter(isSweeperPoll);
-    counter.install(dynamo());
+    counter.install();
     const result = await operationsSection(
       service,
       counter,

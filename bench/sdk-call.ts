@@ -14,6 +14,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { clientSettings } from '../shared/adapters/aws-client-settings.js';
+import { callDynamo, dynamoClients } from '../shared/adapters/dynamodb-calls.js';
 
 const calls = Number(process.env.SDK_CALLS ?? 6000);
 const runs = Number(process.env.SDK_RUNS ?? 3);
@@ -32,6 +33,7 @@ const key = { pk: 'SESSION#bench', sk: 'SESSION' };
 const documentClient = DynamoDBDocumentClient.from(
   new DynamoDBClient(clientSettings({ endpoint, cacheMiddleware: false })),
 );
+const kitClients = dynamoClients({ endpoint });
 const lowLevel = (cacheMiddleware: boolean) =>
   new DynamoDBClient(clientSettings({ endpoint, cacheMiddleware }));
 const sqs = (cacheMiddleware: boolean) =>
@@ -53,7 +55,7 @@ const sendThrough = (client: SQSClient) => () =>
 
 const variants: { name: string; call: () => Promise<unknown> }[] = [
   {
-    name: 'GetItem, DocumentClient (as the service builds it)',
+    name: 'GetItem, DocumentClient',
     call: () =>
       documentClient.send(new GetCommand({ TableName: 'service', Key: key, ConsistentRead: true })),
   },
@@ -61,6 +63,11 @@ const variants: { name: string; call: () => Promise<unknown> }[] = [
   {
     name: 'GetItem, DynamoDBClient + util-dynamodb, cacheMiddleware',
     call: getThroughLowLevel(lowLevel(true)),
+  },
+  {
+    name: 'GetItem, the kit (as the service builds it)',
+    call: () =>
+      callDynamo(kitClients, 'GetItem', { TableName: 'service', Key: key, ConsistentRead: true }),
   },
   { name: 'SQS SendMessage', call: sendThrough(sqs(false)) },
   {

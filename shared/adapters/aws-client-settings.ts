@@ -50,7 +50,8 @@ export interface ClientSettings extends AttemptBounds {
    * Resolve the middleware stack once per command class and reuse it (the SDK's
    * `cacheMiddleware`): about a quarter less CPU per call (docs/performance.md). The stack is then
    * fixed at the first call of each command. The DocumentClient refuses it (its commands keep
-   * their own input in the resolved handler), so DynamoDB's client is built without.
+   * their own input in the resolved handler): the DynamoDB kit sends through the low-level
+   * client, which takes it, and builds its DocumentClient without (dynamodb-calls.ts).
    * @default true
    */
   cacheMiddleware?: boolean;

@@ -1,8 +1,4 @@
-import {
-  QueryCommand,
-  type QueryCommandInput,
-  type UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
 import {
@@ -18,11 +14,11 @@ import { eventFromItem, eventRetentionSeconds } from './dynamo-webhook-events.js
 import {
   BatchedReader,
   batchGetAll,
-  dynamo,
   getItem,
   iso,
   putIfAbsent,
   putItems,
+  query,
   queryPage,
   queryWork,
   queryWorkShards,
@@ -267,16 +263,14 @@ export const dynamoDeliveryRepository: DeliveryRepository = {
     const { pk, skPrefix } = keys.deliveryAttempts(deliveryId);
     const [item, own] = await Promise.all([
       getItem(keys.delivery(deliveryId)),
-      dynamo().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
-          ScanIndexForward: false,
-          Limit: keptAttemptRecords,
-          ConsistentRead: true,
-        }),
-      ),
+      query({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': skPrefix },
+        ScanIndexForward: false,
+        Limit: keptAttemptRecords,
+        ConsistentRead: true,
+      }),
     ]);
     return item === undefined
       ? undefined

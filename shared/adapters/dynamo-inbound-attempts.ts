@@ -1,9 +1,8 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
 import type { AttemptOutcome, InboundAttempt, InboundSource } from '../domain/inbound/model.js';
 import type { InboundAttemptLog } from '../domain/inbound/ports.js';
-import { dynamo } from './dynamodb.js';
+import { putIf, query } from './dynamodb.js';
 import { inboundAttemptPartitions, keys } from './keys.js';
 import { decodeCursor, encodeCursor } from './page-cursor.js';
 import { ttlAttribute } from './table-definition.js';
@@ -49,31 +48,28 @@ const attemptOf = (item: AttemptItem): InboundAttempt => ({
 export const dynamoInboundAttemptLog: InboundAttemptLog = {
   async record(attempt) {
     const receivedAt = new Date(attempt.receivedAt).toISOString();
-    await dynamo().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.inboundAttempt(attempt.source, attempt.id),
-          ...keys.inboundAttemptsBySource(attempt.source, attempt.id),
-          // Time first, so the index lists a source's attempts in order; the id keeps it unique.
-          gsi1sk: `${receivedAt}#${attempt.id}`,
-          kind: 'inbound_attempt',
-          attempt_id: attempt.id,
-          source: attempt.source,
-          endpoint: attempt.endpoint,
-          received_at: receivedAt,
-          outcome: attempt.outcome,
-          status_code: attempt.statusCode,
-          event_id: attempt.eventId,
-          sender_event_id: attempt.senderEventId,
-          event_type: attempt.eventType,
-          error_code: attempt.errorCode,
-          request_id: attempt.requestId,
-          source_ip: attempt.sourceIp,
-          [ttlAttribute]: epochSeconds(attempt.receivedAt) + inboundAttemptRetentionSeconds,
-        } satisfies AttemptItem & Record<string, unknown>,
-      }),
-    );
+    await putIf({
+      Item: {
+        ...keys.inboundAttempt(attempt.source, attempt.id),
+        ...keys.inboundAttemptsBySource(attempt.source, attempt.id),
+        // Time first, so the index lists a source's attempts in order; the id keeps it unique.
+        gsi1sk: `${receivedAt}#${attempt.id}`,
+        kind: 'inbound_attempt',
+        attempt_id: attempt.id,
+        source: attempt.source,
+        endpoint: attempt.endpoint,
+        received_at: receivedAt,
+        outcome: attempt.outcome,
+        status_code: attempt.statusCode,
+        event_id: attempt.eventId,
+        sender_event_id: attempt.senderEventId,
+        event_type: attempt.eventType,
+        error_code: attempt.errorCode,
+        request_id: attempt.requestId,
+        source_ip: attempt.sourceIp,
+        [ttlAttribute]: epochSeconds(attempt.receivedAt) + inboundAttemptRetentionSeconds,
+      } satisfies AttemptItem & Record<string, unknown>,
+    });
   },
 
   async listBySource(source, options = {}) {
@@ -84,19 +80,17 @@ export const dynamoInboundAttemptLog: InboundAttemptLog = {
     // and whether any is left.
     const shards = await Promise.all(
       inboundAttemptPartitions(source).map(async (partition) => {
-        const { Items = [] } = await dynamo().send(
-          new QueryCommand({
-            TableName: tableName(),
-            IndexName: 'gsi1',
-            KeyConditionExpression: `gsi1pk = :pk${before === undefined ? '' : ' AND gsi1sk < :before'}`,
-            ExpressionAttributeValues: {
-              ':pk': partition,
-              ...(before === undefined ? {} : { ':before': before }),
-            },
-            ScanIndexForward: false,
-            Limit: limit + 1,
-          }),
-        );
+        const { Items = [] } = await query({
+          TableName: tableName(),
+          IndexName: 'gsi1',
+          KeyConditionExpression: `gsi1pk = :pk${before === undefined ? '' : ' AND gsi1sk < :before'}`,
+          ExpressionAttributeValues: {
+            ':pk': partition,
+            ...(before === undefined ? {} : { ':before': before }),
+          },
+          ScanIndexForward: false,
+          Limit: limit + 1,
+        });
         return Items;
       }),
     );

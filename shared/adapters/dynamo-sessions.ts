@@ -1,8 +1,4 @@
-import {
-  DeleteCommand,
-  TransactGetCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import type {
   NewSession,
@@ -27,12 +23,13 @@ import {
 import { counterKeyOf, countHitIn, hitsIn } from './dynamo-window-counter.js';
 import {
   batchGetAll,
+  deleteIf,
   deleteItems,
-  dynamo,
   getItem,
   queryAll,
   queryPage,
   type TransactionOutcome,
+  transactGet,
   transactWrite,
 } from './dynamodb.js';
 import { keys } from './keys.js';
@@ -177,16 +174,11 @@ export const dynamoSessionRepository: SessionRepository = {
       ...(hit === undefined ? [] : [counterKeyOf(hit)]),
       ...(userId === undefined ? [] : [keys.user(userId)]),
     ];
-    const result = await dynamo().send(
-      new TransactGetCommand({
-        TransactItems: [
-          keys.refreshToken(tokenHash),
-          keys.refreshToken(successorHash),
-          ...extra,
-        ].map((Key) => ({ Get: { TableName: tableName(), Key } })),
-      }),
-    );
-    const [token, successor, ...rest] = (result.Responses ?? []).map((response) => response.Item);
+    const [token, successor, ...rest] = await transactGet([
+      keys.refreshToken(tokenHash),
+      keys.refreshToken(successorHash),
+      ...extra,
+    ]);
     const counter = hit === undefined ? undefined : rest.shift();
     const user = rest.shift();
     return {
@@ -329,14 +321,11 @@ export const dynamoSessionRepository: SessionRepository = {
   },
 
   async revoke(userId, sessionId) {
-    const result = await dynamo().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.session(userId, sessionId),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    return result.Attributes !== undefined;
+    const result = await deleteIf({
+      Key: keys.session(userId, sessionId),
+      ReturnValues: 'ALL_OLD',
+    });
+    return result.ok && result.attributes !== undefined;
   },
 
   async revokeAll(userId, keepSessionId) {

@@ -1,11 +1,11 @@
-import { DeleteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { Refusal } from '../domain/errors.js';
 import type { EventType } from '../domain/event-types.js';
 import type { DisabledReason, EndpointStatus, WebhookEndpoint } from '../domain/webhooks/model.js';
 import type { EndpointRepository } from '../domain/webhooks/ports.js';
 import {
-  dynamo,
+  deleteIf,
   getItem,
   iso,
   isTransactionConflict,
@@ -176,14 +176,11 @@ export const dynamoEndpointRepository: EndpointRepository = {
     if (outcome.failedIndex === 0) return false;
     // The endpoint exists but the count is 0 or absent: it was registered before endpoints were
     // counted, so there is no slot to give back — delete it alone rather than refuse.
-    const { Attributes } = await dynamo().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.webhookEndpoint(accountId, endpointId),
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    return Attributes !== undefined;
+    const alone = await deleteIf({
+      Key: keys.webhookEndpoint(accountId, endpointId),
+      ReturnValues: 'ALL_OLD',
+    });
+    return alone.ok && alone.attributes !== undefined;
   },
 
   async update(accountId, endpointId, change, expectedStatus) {

@@ -1,9 +1,16 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import { epochSeconds } from '../domain/clock.js';
 import type { DeliverableEventType, StoredEvent } from '../domain/webhooks/model.js';
 import type { EventRepository } from '../domain/webhooks/ports.js';
-import { dynamo, getItem, iso, queryWorkShards, transactWrite, workBefore } from './dynamodb.js';
+import {
+  getItem,
+  iso,
+  putIfAbsent,
+  queryWorkShards,
+  transactWrite,
+  updateIf,
+  workBefore,
+} from './dynamodb.js';
 import { keys, stalledFanOutPartitions } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
@@ -55,13 +62,8 @@ async function getEvent(eventId: string): Promise<StoredEvent | undefined> {
 export const dynamoEventRepository: EventRepository = {
   async create(event, idempotency) {
     if (idempotency === undefined) {
-      await dynamo().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: eventItem(event),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      // Event ids are random: one taken is a bug, not an answer.
+      if (!(await putIfAbsent(eventItem(event)))) throw new Error(`event id ${event.id} taken`);
       return { created: true };
     }
     const idempotencyKey = keys.eventIdempotency(event.accountId, idempotency.key);
@@ -105,14 +107,12 @@ export const dynamoEventRepository: EventRepository = {
   },
 
   async markFannedOut(eventId) {
-    await dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.event(eventId),
-        UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
-        ConditionExpression: 'attribute_exists(pk)',
-      }),
-    );
+    const marked = await updateIf({
+      Key: keys.event(eventId),
+      UpdateExpression: 'REMOVE gsi2pk, gsi2sk',
+      ConditionExpression: 'attribute_exists(pk)',
+    });
+    if (!marked.ok) throw new Error(`event ${eventId} is gone`);
   },
 
   async listStalledFanOuts(before, limit) {

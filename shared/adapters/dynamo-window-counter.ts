@@ -1,7 +1,7 @@
-import { type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import type { PendingHit, WindowCounter } from '../domain/rate-limit.js';
-import { dynamo } from './dynamodb.js';
+import { updateIf } from './dynamodb.js';
 import { keys } from './keys.js';
 import { ttlAttribute } from './table-definition.js';
 
@@ -15,15 +15,12 @@ const increment = (expiresAt: number) => ({
 
 export const dynamoWindowCounter: WindowCounter = {
   async hit(scope, client, windowStart, expiresAt) {
-    const result = await dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.rateCounter(scope, client, windowStart),
-        ...increment(expiresAt),
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return Number(result.Attributes?.hits ?? 1);
+    const result = await updateIf({
+      Key: keys.rateCounter(scope, client, windowStart),
+      ...increment(expiresAt),
+      ReturnValues: 'UPDATED_NEW',
+    });
+    return Number((result.ok && result.attributes?.hits) || 1);
   },
 };
 

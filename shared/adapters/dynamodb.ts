@@ -1,118 +1,87 @@
 import {
   ConditionalCheckFailedException,
-  DynamoDBClient,
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  type BatchWriteCommandInput,
-  DeleteCommand,
-  type DeleteCommandInput,
+import type {
+  BatchWriteCommandInput,
+  DeleteCommandInput,
   DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  type PutCommandInput,
-  QueryCommand,
-  type QueryCommandInput,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-  type UpdateCommandInput,
+  PutCommandInput,
+  QueryCommandInput,
+  TransactGetCommandInput,
+  TransactWriteCommandInput,
+  UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { tableName } from '../config.js';
 import { Refusal } from '../domain/errors.js';
 import { type PageOf, type PageRequest, pageOffset } from '../domain/pages.js';
-import { type ClientSettings, clientSettings } from './aws-client-settings.js';
+import {
+  type CallInputs,
+  type CallOutputs,
+  callDynamo,
+  type DynamoClients,
+  type DynamoMiddleware,
+  dynamoClients,
+  type Item,
+} from './dynamodb-calls.js';
 import type { ItemKey } from './keys.js';
 import { decodeCursor, encodeCursor } from './page-cursor.js';
 import { tableIndexes, tableKeys } from './table-definition.js';
 
-/**
- * The DynamoDB kit every repository is written with: the client (the AWS SDK's
- * DocumentClient), and the few ways the table is read and written — one strongly consistent
- * GetItem, conditional writes whose failed condition is an answer rather than an error, chunked
- * batch reads and writes that resend what DynamoDB left unprocessed with one backoff, transactions
- * that report which condition failed, and the work queues kept on gsi2. Repositories add their
- * items' shapes and conditions, nothing else. DynamoDB's exceptions stop here: a failed condition
- * or a cancelled transaction is an answer of the kit (`Conditional`, `TransactionOutcome`), and
- * anything else reaches the caller as the SDK threw it, its request id in `$metadata`.
- */
-
-/** An item, in native values (the DocumentClient's). */
-export type Item = Record<string, unknown>;
+export type { DynamoCall, DynamoClients, DynamoMiddleware, Item } from './dynamodb-calls.js';
+export { dynamoClients } from './dynamodb-calls.js';
 
 /**
- * A DocumentClient as the service builds it: the lean client settings (aws-client-settings.ts),
- * native values both ways, attributes whose value is undefined left out. `endpoint` points it
- * elsewhere (DynamoDB Local, a test's stand-in).
+ * The DynamoDB kit every repository is written with: the clients (dynamodb-calls.ts), and the
+ * few ways the table is read and written — one strongly consistent GetItem, conditional writes
+ * whose failed condition is an answer rather than an error, chunked batch reads and writes that
+ * resend what DynamoDB left unprocessed with one backoff, transactions that report which
+ * condition failed, and the work queues kept on gsi2. Repositories add their items' shapes and
+ * conditions, nothing else. DynamoDB's exceptions stop here: a failed condition or a cancelled
+ * transaction is an answer of the kit (`Conditional`, `TransactionOutcome`), and anything else
+ * reaches the caller as the SDK threw it, its request id in `$metadata`.
  */
-export function dynamoDocumentClient(settings: ClientSettings = {}): DynamoDBDocumentClient {
-  const lowLevel = new DynamoDBClient(clientSettings({ ...settings, cacheMiddleware: false }));
-  return DynamoDBDocumentClient.from(lowLevel, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-}
 
-let client: DynamoDBDocumentClient | undefined;
+let clients: DynamoClients | undefined;
 
 /**
- * The DynamoDB client every repository uses, built once per cold start, on first use.
- * DYNAMODB_ENDPOINT points it at DynamoDB Local (the local runtime and tests); on AWS it is unset.
+ * The DynamoDB clients every repository uses, built once per cold start, on first use.
+ * DYNAMODB_ENDPOINT points them at DynamoDB Local (the local runtime and tests); on AWS it is
+ * unset.
  */
-export function dynamo(): DynamoDBDocumentClient {
-  client ??= dynamoDocumentClient({ endpoint: process.env.DYNAMODB_ENDPOINT || undefined });
-  return client;
+function kit(): DynamoClients {
+  clients ??= dynamoClients({ endpoint: process.env.DYNAMODB_ENDPOINT || undefined });
+  return clients;
 }
 
-/** Replaces the client (tests pointing at their own table or DynamoDB Local). */
-export function useDynamo(replacement: DynamoDBDocumentClient): void {
-  client = replacement;
-}
+/** The DocumentClient of the kit's clients, for a call the kit has no helper for. */
+export const dynamo = (): DynamoDBDocumentClient => kit().document();
 
-/** One call as a middleware sees it: the operation (`GetItem`) and its input, native values. */
-export interface DynamoCall {
-  operation: string;
-  input: Item;
+/** The clients the kit uses now (a test that replaces them puts these back). */
+export const dynamoInUse = (): DynamoClients => kit();
+
+/** Replaces the clients (tests pointing at their own table or DynamoDB Local). */
+export function useDynamo(replacement: DynamoClients): void {
+  clients = replacement;
 }
 
 /**
- * Runs around a call, once (its retries inside): may look at it or change its input, refuse it
- * by throwing, time it, or answer for it. `next` sends the call and resolves to its output, in
- * native values; what the middleware resolves to is the call's output. The bench's call counter
- * and the tests that record calls are middlewares.
- */
-export type DynamoMiddleware = (call: DynamoCall, next: () => Promise<Item>) => Promise<unknown>;
-
-/**
- * Adds `middleware` around every later call of `target` (the kit's client unless told), through
- * the SDK's middleware stack: its first step, before marshalling and retries. The first added
- * runs outermost.
+ * Adds `middleware` around every later call of `target` (the kit's clients unless told), before
+ * marshalling and retries. The first added runs outermost.
  */
 export function aroundDynamoCalls(
   middleware: DynamoMiddleware,
-  target: DynamoDBDocumentClient = dynamo(),
+  target: DynamoClients = kit(),
 ): void {
-  target.middlewareStack.add(
-    (next, context) => async (args) => {
-      let response: unknown;
-      const output = await middleware(
-        {
-          operation: String(context.commandName).replace(/Command$/, ''),
-          input: args.input as Item,
-        },
-        async () => {
-          const result = await next(args);
-          response = result.response;
-          return result.output as Item;
-        },
-      );
-      return { response, output } as Awaited<ReturnType<typeof next>>;
-    },
-    { step: 'initialize' },
-  );
+  target.middlewares.push(middleware);
 }
+
+/** One call of the kit, native values both ways. */
+const call = <Operation extends keyof CallInputs>(
+  operation: Operation,
+  input: CallInputs[Operation],
+): Promise<CallOutputs[Operation]> => callDynamo(kit(), operation, input);
 
 /** Epoch milliseconds as the ISO text sort keys hold (they sort as time does). */
 export const iso = (epochMs: number): string => new Date(epochMs).toISOString();
@@ -133,14 +102,12 @@ export async function getItem(
   key: ItemKey,
   options: { projection?: string; consistent?: boolean } = {},
 ): Promise<Item | undefined> {
-  const { Item } = await dynamo().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: key,
-      ConsistentRead: options.consistent ?? true,
-      ...(options.projection === undefined ? {} : { ProjectionExpression: options.projection }),
-    }),
-  );
+  const { Item } = await call('GetItem', {
+    TableName: tableName(),
+    Key: key,
+    ConsistentRead: options.consistent ?? true,
+    ...(options.projection === undefined ? {} : { ProjectionExpression: options.projection }),
+  });
   return Item;
 }
 
@@ -163,7 +130,7 @@ async function unlessRefused(write: Promise<{ Attributes?: Item }>): Promise<Con
 }
 
 /**
- * An item an exception carries, in native values: the DocumentClient unmarshalls outputs, not
+ * An item an exception carries, in native values: the kit unmarshalls outputs, not
  * the items of DynamoDB's exceptions.
  */
 const nativeItem = (item: Parameters<typeof unmarshall>[0] | undefined): Item | undefined =>
@@ -171,15 +138,15 @@ const nativeItem = (item: Parameters<typeof unmarshall>[0] | undefined): Item | 
 
 /** An UpdateItem on the table under its ConditionExpression; a failed condition is `ok: false`. */
 export const updateIf = (input: Omit<UpdateCommandInput, 'TableName'>): Promise<Conditional> =>
-  unlessRefused(dynamo().send(new UpdateCommand({ TableName: tableName(), ...input })));
+  unlessRefused(call('UpdateItem', { TableName: tableName(), ...input }));
 
 /** A PutItem on the table under its ConditionExpression; a failed condition is `ok: false`. */
 export const putIf = (input: Omit<PutCommandInput, 'TableName'>): Promise<Conditional> =>
-  unlessRefused(dynamo().send(new PutCommand({ TableName: tableName(), ...input })));
+  unlessRefused(call('PutItem', { TableName: tableName(), ...input }));
 
 /** A DeleteItem on the table under its ConditionExpression; a failed condition is `ok: false`. */
 export const deleteIf = (input: Omit<DeleteCommandInput, 'TableName'>): Promise<Conditional> =>
-  unlessRefused(dynamo().send(new DeleteCommand({ TableName: tableName(), ...input })));
+  unlessRefused(call('DeleteItem', { TableName: tableName(), ...input }));
 
 /** Puts the item unless one with its key exists; false when it did. */
 export async function putIfAbsent(item: Item): Promise<boolean> {
@@ -187,12 +154,17 @@ export async function putIfAbsent(item: Item): Promise<boolean> {
   return result.ok;
 }
 
+/** One Query call: the items it read and where it stopped. */
+export const query = (
+  input: QueryCommandInput,
+): Promise<{ Items?: Item[]; LastEvaluatedKey?: Item }> => call('Query', input);
+
 /** Every item a query matches, following LastEvaluatedKey across pages. */
 export async function queryAll(input: QueryCommandInput): Promise<Item[]> {
   const items: Item[] = [];
   let cursor: Item | undefined;
   do {
-    const page = await dynamo().send(new QueryCommand({ ...input, ExclusiveStartKey: cursor }));
+    const page = await call('Query', { ...input, ExclusiveStartKey: cursor });
     items.push(...(page.Items ?? []));
     cursor = page.LastEvaluatedKey;
   } while (cursor !== undefined);
@@ -284,9 +256,7 @@ async function queryFrom(
   cursor: string | undefined,
 ) {
   try {
-    return await dynamo().send(
-      new QueryCommand({ ...input, Limit: limit, ExclusiveStartKey: start }),
-    );
+    return await call('Query', { ...input, Limit: limit, ExclusiveStartKey: start });
   } catch (error) {
     if (cursor !== undefined && error instanceof Error && error.name === 'ValidationException') {
       throw new Refusal('foreignCursor', { cause: error });
@@ -327,22 +297,21 @@ export async function batchGetAll(
 ): Promise<Item[]> {
   const found: Item[] = [];
   const read = async (pending: ItemKey[]) => {
-    const result = await dynamo().send(
-      new BatchGetCommand({
-        RequestItems: {
-          [tableName()]: {
-            Keys: pending,
-            ...(options.consistent ? { ConsistentRead: true } : {}),
-            ...(options.projection === undefined
-              ? {}
-              : { ProjectionExpression: options.projection }),
-            ...(options.names === undefined ? {} : { ExpressionAttributeNames: options.names }),
-          },
+    const result = await call('BatchGetItem', {
+      RequestItems: {
+        [tableName()]: {
+          Keys: pending,
+          ...(options.consistent ? { ConsistentRead: true } : {}),
+          ...(options.projection === undefined ? {} : { ProjectionExpression: options.projection }),
+          ...(options.names === undefined ? {} : { ExpressionAttributeNames: options.names }),
         },
-      }),
-    );
+      },
+    });
     found.push(...(result.Responses?.[tableName()] ?? []));
-    return (result.UnprocessedKeys?.[tableName()]?.Keys ?? []) as ItemKey[];
+    return (result.UnprocessedKeys?.[tableName()]?.Keys ?? []).map((key) => ({
+      pk: String(key.pk),
+      sk: String(key.sk),
+    }));
   };
   await Promise.all(chunks(keys, 100).map((chunk) => untilProcessed('BatchGetItem', chunk, read)));
   return found;
@@ -357,9 +326,9 @@ type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][
  */
 export async function batchWriteAll(requests: WriteRequest[]): Promise<void> {
   const write = async (pending: WriteRequest[]) => {
-    const { UnprocessedItems } = await dynamo().send(
-      new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }),
-    );
+    const { UnprocessedItems } = await call('BatchWriteItem', {
+      RequestItems: { [tableName()]: pending },
+    });
     return UnprocessedItems?.[tableName()] ?? [];
   };
   await Promise.all(
@@ -397,7 +366,7 @@ const transactionTries = 5;
 export async function transactWrite(input: TransactWriteCommandInput): Promise<TransactionOutcome> {
   for (let retry = 0; ; retry++) {
     try {
-      await dynamo().send(new TransactWriteCommand(input));
+      await call('TransactWriteItems', input);
       return { ok: true };
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
@@ -410,6 +379,18 @@ export async function transactWrite(input: TransactWriteCommandInput): Promise<T
       await backoff(retry);
     }
   }
+}
+
+/**
+ * The items of `itemKeys` read together as of one moment (TransactGetItems), in their order;
+ * undefined where none exists.
+ */
+export async function transactGet(itemKeys: ItemKey[]): Promise<(Item | undefined)[]> {
+  const input: TransactGetCommandInput = {
+    TransactItems: itemKeys.map((Key) => ({ Get: { TableName: tableName(), Key } })),
+  };
+  const { Responses } = await call('TransactGetItems', input);
+  return itemKeys.map((_, index) => Responses?.[index]?.Item);
 }
 
 /** Whether `error` is a transaction that other transactions kept cancelling (`transactWrite`). */
@@ -549,15 +530,13 @@ export async function queryWorkShards(
  * (table-definition.ts says why): its entries stay small however large the items they list.
  */
 async function workEntries(partition: string, limit: number, range?: WorkRange) {
-  const { Items } = await dynamo().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'gsi2',
-      KeyConditionExpression: `gsi2pk = :pk${range?.condition ?? ''}`,
-      ExpressionAttributeValues: { ':pk': partition, ...range?.values },
-      Limit: limit,
-    }),
-  );
+  const { Items } = await call('Query', {
+    TableName: tableName(),
+    IndexName: 'gsi2',
+    KeyConditionExpression: `gsi2pk = :pk${range?.condition ?? ''}`,
+    ExpressionAttributeValues: { ':pk': partition, ...range?.values },
+    Limit: limit,
+  });
   return Items ?? [];
 }
 

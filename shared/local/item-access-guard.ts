@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { aroundDynamoCalls } from '../adapters/dynamodb.js';
 import { type ItemFamily, itemFamilyOf } from '../adapters/keys.js';
 import { type IndexName, tableIndexes, tableKeys } from '../adapters/table-definition.js';
@@ -47,12 +46,12 @@ export function guardedHandler<TArgs extends unknown[], TResult>(
  * those (`dynamodb:LeadingKeys`); here every handler shares one client, so this middleware on its
  * stack asks the same question of every call, and names the declaration to fix.
  */
-export function guardItemAccess(client: DynamoDBDocumentClient): void {
+export function guardItemAccess(): void {
   aroundDynamoCalls(async ({ operation, input }, next) => {
     const scope = scopes.getStore();
     if (scope !== undefined) refuseOutsideScope(scope, operation, input);
     return next();
-  }, client);
+  });
 }
 
 function refuseOutsideScope(

@@ -9,7 +9,6 @@ import type {
   APIGatewayProxyResult,
   Context,
 } from 'aws-lambda';
-import { dynamo } from '../adapters/dynamodb.js';
 import { useRetryScheduler } from '../adapters/eventbridge-retry-scheduler.js';
 import { trustCertificate } from '../adapters/https-webhook-sender.js';
 import { useMailer } from '../adapters/ses-mailer.js';
@@ -394,7 +393,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       ? await startDynamoDbLocal(await freePort(), options.dataDirectory)
       : { endpoint: options.dynamoEndpoint, stop: async () => undefined };
   process.env.DYNAMODB_ENDPOINT = dynamoLocal.endpoint;
-  guardItemAccess(dynamo());
+  guardItemAccess();
   const admin = new DynamoDBClient({ endpoint: dynamoLocal.endpoint });
   await ensureTable(admin, process.env.TABLE_NAME ?? localDefaults.TABLE_NAME!);
   admin.destroy();

@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { handler as login } from '../../functions/auth/login.js';
-import {
-  dynamo,
-  dynamoDocumentClient,
-  getItem,
-  useDynamo,
-} from '../../shared/adapters/dynamodb.js';
+import { dynamoClients, dynamoInUse, getItem, useDynamo } from '../../shared/adapters/dynamodb.js';
 import {
   EventBridgeRetryScheduler,
   schedulerClient,
@@ -79,7 +74,7 @@ const dynamoError = (status: number, type: string, message = type): EndpointAnsw
 
 describe('DynamoDB through the DocumentClient', () => {
   const aws = useRecordingEndpoint();
-  let local: ReturnType<typeof dynamo>;
+  let local: ReturnType<typeof dynamoInUse>;
   const key = { pk: 'USER#usr_faults', sk: 'PROFILE' };
   const found = jsonAnswer(200, { Item: { pk: { S: key.pk }, sk: { S: key.sk }, n: { N: '1' } } });
 
@@ -87,8 +82,8 @@ describe('DynamoDB through the DocumentClient', () => {
     process.env.TABLE_NAME = 'faults';
   });
   beforeEach(() => {
-    local = dynamo();
-    useDynamo(dynamoDocumentClient({ endpoint: aws.url, ...quickTimeouts }));
+    local = dynamoInUse();
+    useDynamo(dynamoClients({ endpoint: aws.url, ...quickTimeouts }));
   });
   afterEach(() => useDynamo(local));
 

@@ -4,13 +4,15 @@ import {
   ThrottlingException,
   TransactionCanceledException,
 } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   aroundDynamoCalls,
   BatchedReader,
+  type DynamoClients,
   dynamo,
-  dynamoDocumentClient,
+  dynamoClients,
+  dynamoInUse,
   transactWrite,
   useDynamo,
 } from '../../shared/adapters/dynamodb.js';
@@ -69,9 +71,9 @@ describe('the DocumentClient as the service builds it', () => {
 });
 
 describe('the batched reader', () => {
-  let local: DynamoDBDocumentClient;
+  let local: DynamoClients;
   beforeAll(() => {
-    local = dynamo();
+    local = dynamoInUse();
   });
 
   it('reads what one turn asks for in one consistent BatchGetItem, each key once', async () => {
@@ -140,7 +142,7 @@ describe('the batched reader', () => {
 /** Points the kit at a client that records each operation's name, until `useDynamo(local)`. */
 function recordOperations(): string[] {
   const operations: string[] = [];
-  const recording = dynamoDocumentClient({ endpoint: inject('dynamoEndpoint') });
+  const recording = dynamoClients({ endpoint: inject('dynamoEndpoint') });
   aroundDynamoCalls(async ({ operation, input }, next) => {
     operations.push(`${operation} ${JSON.stringify(input)}`);
     return next();

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   aroundDynamoCalls,
   batchGetAll,
+  type DynamoClients,
   type DynamoMiddleware,
-  dynamo,
-  dynamoDocumentClient,
+  dynamoClients,
+  dynamoInUse,
   putIfAbsent,
   putItems,
   updateIf,
@@ -25,7 +25,7 @@ beforeAll(async () => {
  * first request (or key) of each and hands the rest back unprocessed, as DynamoDB does.
  */
 function throttlingBatches(operation: 'BatchWriteItem' | 'BatchGetItem', throttled: number) {
-  const client = dynamoDocumentClient({ endpoint: inject('dynamoEndpoint') });
+  const client = dynamoClients({ endpoint: inject('dynamoEndpoint') });
   const calls: number[] = [];
   const middleware: DynamoMiddleware = async (call, next) => {
     if (call.operation !== operation) return next();
@@ -54,8 +54,8 @@ const itemsOf = (count: number) =>
     value: index,
   }));
 
-async function withClient<T>(client: DynamoDBDocumentClient, work: () => Promise<T>): Promise<T> {
-  const local = dynamo();
+async function withClient<T>(client: DynamoClients, work: () => Promise<T>): Promise<T> {
+  const local = dynamoInUse();
   useDynamo(client);
   try {
     return await work();

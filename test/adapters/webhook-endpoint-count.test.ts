@@ -4,7 +4,7 @@ import { dynamoEndpointRepository } from '../../shared/adapters/dynamo-webhook-e
 import {
   aroundDynamoCalls,
   type DynamoCall,
-  dynamoDocumentClient,
+  dynamoClients,
   useDynamo,
 } from '../../shared/adapters/dynamodb.js';
 import type { WebhookEndpoint } from '../../shared/domain/webhooks/model.js';
@@ -42,7 +42,7 @@ const cancelled =
 
 beforeAll(() => {
   process.env.TABLE_NAME = 'service-table';
-  const client = dynamoDocumentClient();
+  const client = dynamoClients();
   aroundDynamoCalls(async (call) => {
     calls.push(call);
     return answer();

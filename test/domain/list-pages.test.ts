@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { aroundDynamoCalls, dynamo } from '../../shared/adapters/dynamodb.js';
+import { aroundDynamoCalls } from '../../shared/adapters/dynamodb.js';
 import { Refusal } from '../../shared/domain/errors.js';
 import type { PageRequest } from '../../shared/domain/pages.js';
 import { listDeliveries } from '../../shared/domain/webhooks/deliveries.js';
@@ -29,7 +29,7 @@ beforeAll(async () => {
     const output = await next();
     calls?.push({ operation, read: itemsRead(output) });
     return output;
-  }, dynamo());
+  });
   deps = harness();
 });
 

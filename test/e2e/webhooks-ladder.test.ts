@@ -32,7 +32,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // What the service logged as errors, beside a failure: a 500 says no more than that.
-  const errors = service?.output().split('\n').filter((line) => line.includes('"level":"ERROR"'));
+  const errors = service
+    ?.output()
+    .split('\n')
+    .filter((line) => line.includes('"level":"ERROR"'));
   if (errors !== undefined && errors.length > 0) console.error(errors.join('\n'));
   await stop?.();
 });

@@ -9,7 +9,7 @@ let table = '';
 
 beforeAll(async () => {
   table = await useFreshTable();
-  guardItemAccess(dynamo());
+  guardItemAccess();
 });
 
 const readUser = () => dynamo().send(new GetCommand({ TableName: table, Key: keys.user('u1') }));
