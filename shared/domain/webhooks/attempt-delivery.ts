@@ -162,35 +162,42 @@ async function runAttempt(
   }
 
   const attemptedAt = deps.clock.now();
-  const headers = {
-    'content-type': 'application/json',
-    'user-agent': 'account-service-webhooks/1',
-    ...signatureHeaders(
-      event.id,
-      Math.floor(attemptedAt / 1000),
-      event.payload,
-      signingSecrets(endpoint, attemptedAt),
-    ),
-  };
-  const outcome: SendOutcome =
-    admission === undefined
-      ? {
-          latencyMs: 0,
-          error: `no outcome recorded after ${maxClaimsPerAttempt} tries (the worker kept failing)`,
-        }
-      : !admission.admitted
-        ? {
-            latencyMs: 0,
-            error: `not sent: the endpoint's circuit is open after ${admission.consecutiveFailures} timeouts or 5xx answers in a row, until ${new Date(admission.openUntil).toISOString()}`,
-          }
-        : await sendSettled(deps, endpoint.id, { url: endpoint.url, body: event.payload, headers });
+  // Signed only when it goes out: an attempt the worker does not make sends nothing.
+  let headers: Record<string, string> | undefined;
+  let outcome: SendOutcome;
+  if (admission === undefined) {
+    outcome = {
+      latencyMs: 0,
+      error: `no outcome recorded after ${maxClaimsPerAttempt} tries (the worker kept failing)`,
+    };
+  } else if (!admission.admitted) {
+    outcome = {
+      latencyMs: 0,
+      error: `not sent: the endpoint's circuit is open after ${admission.consecutiveFailures} timeouts or 5xx answers in a row, until ${new Date(admission.openUntil).toISOString()}`,
+    };
+  } else {
+    headers = {
+      'content-type': 'application/json',
+      'user-agent': 'account-service-webhooks/1',
+      ...signatureHeaders(
+        event.id,
+        Math.floor(attemptedAt / 1000),
+        event.payload,
+        signingSecrets(endpoint, attemptedAt),
+      ),
+    };
+    outcome = await sendSettled(deps, endpoint.id, {
+      url: endpoint.url,
+      body: event.payload,
+      headers,
+    });
+  }
   const succeeded = isSuccess(outcome);
   const record: AttemptRecord = {
     attempt: message.attempt,
     attemptedAt: new Date(attemptedAt).toISOString(),
     outcome: succeeded ? 'succeeded' : 'failed',
-    // What went out; an attempt the worker did not make (its circuit open) sent nothing.
-    ...(admission?.admitted ? { requestHeaders: headers } : {}),
+    ...(headers === undefined ? {} : { requestHeaders: headers }),
     responseStatus: outcome.status,
     responseHeaders: outcome.headers,
     latencyMs: outcome.latencyMs,
