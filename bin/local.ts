@@ -4,6 +4,7 @@
  *   LOCAL_INBOX_PORT HTTPS port of the webhook inbox (default 3443; 0 picks a free one)
  *   LOCAL_DATA_DIR   where DynamoDB Local keeps data (default .local-data); "memory" keeps none
  *   LOCAL_DYNAMODB_ENDPOINT  a DynamoDB (Local) already running, used instead of starting one
+ *   LOCAL_DELIVERY_CONCURRENCY  webhook worker invocations at once (default: as deployed, 250)
  * Every other setting is read from the environment as on AWS (docs/configuration.md).
  */
 
@@ -19,6 +20,10 @@ const runtime = await startLocalRuntime({
   inboxPort: Number(process.env.LOCAL_INBOX_PORT ?? 3443),
   dataDirectory: dataDirectory === 'memory' ? undefined : dataDirectory,
   dynamoEndpoint: process.env.LOCAL_DYNAMODB_ENDPOINT,
+  deliveryConcurrency:
+    process.env.LOCAL_DELIVERY_CONCURRENCY === undefined
+      ? undefined
+      : Number(process.env.LOCAL_DELIVERY_CONCURRENCY),
 }).catch((error: unknown) => {
   // Start-up problems (a busy port) in one line, not a stack trace.
   console.error(`npm start: ${error instanceof Error ? error.message : String(error)}`);

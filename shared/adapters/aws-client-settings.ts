@@ -25,6 +25,12 @@ export interface AttemptBounds {
   connectionTimeoutMs?: number;
   /** @default 3000: the longest the connection may stay silent once the request is under way */
   silenceTimeoutMs?: number;
+  /**
+   * Sockets the client keeps open to its service at most; a call beyond waits for one, and that
+   * wait counts towards `connectionTimeoutMs`. A function instance on AWS makes a batch's calls
+   * at most at once, far below it. @default 64
+   */
+  maxSockets?: number;
 }
 
 /**
@@ -59,9 +65,6 @@ export interface ClientSettings extends AttemptBounds {
 
 const defaultTimeoutMs = 3_000;
 
-/** The node:http(s) agents' options: keep-alive, so every call after the first reuses a socket. */
-const agentOptions = { keepAlive: true, maxSockets: 64 };
-
 /**
  * The SDK's socket timeout (@smithy/node-http-handler): the connection went silent once made, its
  * request sent or being sent. Its connection timeout, refused connections and resets of an idle
@@ -94,8 +97,9 @@ export function clientSettings(settings: ClientSettings = {}) {
     requestHandler: new NodeHttpHandler({
       connectionTimeout: settings.connectionTimeoutMs ?? defaultTimeoutMs,
       socketTimeout: settings.silenceTimeoutMs ?? defaultTimeoutMs,
-      httpAgent: agentOptions,
-      httpsAgent: agentOptions,
+      // Keep-alive: every call after the first reuses a socket.
+      httpAgent: { keepAlive: true, maxSockets: settings.maxSockets ?? 64 },
+      httpsAgent: { keepAlive: true, maxSockets: settings.maxSockets ?? 64 },
     }),
     ...(settings.retries === 'once-sent'
       ? { retryStrategy: new RetryUnlessSent(settings.maxAttempts ?? 3) }

@@ -9,6 +9,7 @@ import type {
   APIGatewayProxyResult,
   Context,
 } from 'aws-lambda';
+import { dynamoClients, useDynamo } from '../adapters/dynamodb.js';
 import { useRetryScheduler } from '../adapters/eventbridge-retry-scheduler.js';
 import { trustCertificate } from '../adapters/https-webhook-sender.js';
 import { useMailer } from '../adapters/ses-mailer.js';
@@ -60,6 +61,13 @@ export interface LocalRuntimeOptions {
   inboxPort?: number;
   /** Prints outbox messages and the listening line. @default true */
   verbose?: boolean;
+  /**
+   * Delivery worker invocations running at once. On AWS each is an instance of its own; here all
+   * share this process, its DynamoDB Local and the machine's cores, which a small machine may not
+   * keep answering within the SDK's 3 s at the deployed 250.
+   * @default deliveryWorkerSizes.maxConcurrency (as deployed)
+   */
+  deliveryConcurrency?: number;
 }
 
 export interface LocalRuntime {
@@ -393,6 +401,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       ? await startDynamoDbLocal(await freePort(), options.dataDirectory)
       : { endpoint: options.dynamoEndpoint, stop: async () => undefined };
   process.env.DYNAMODB_ENDPOINT = dynamoLocal.endpoint;
+  // Every function of the stack runs in this one process, on one DynamoDB client: on AWS each
+  // concurrent instance has its own sockets, so here the client has as many as its calls need,
+  // rather than the delivery worker's 250 emulated instances queueing for 64 of them (a wait
+  // the SDK counts as a connection timeout). Its timeouts and retries stay those of AWS.
+  useDynamo(
+    dynamoClients({ endpoint: dynamoLocal.endpoint, maxSockets: Number.POSITIVE_INFINITY }),
+  );
   guardItemAccess();
   const admin = new DynamoDBClient({ endpoint: dynamoLocal.endpoint });
   await ensureTable(admin, process.env.TABLE_NAME ?? localDefaults.TABLE_NAME!);
@@ -423,7 +438,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   const handlers = await loadHandlers(routes);
   const handlerOf = (name: string) =>
     handlers.get(routes.find((route) => route.name === name)?.entry ?? '')!;
-  const queues = installLocalQueues(handlerOf, faults);
+  const queues = installLocalQueues(handlerOf, faults, options.deliveryConcurrency);
   // Each `schedule` route runs on an interval, as its EventBridge rule runs it on AWS.
   const scheduled = routes.filter((route) => route.surface === 'schedule');
   const stopSweeps = scheduled.map(({ name }) =>
@@ -655,8 +670,15 @@ const requestLineMethod = /^(\S{1,32}) \S+ HTTP\//;
  * deploys as that queue's worker. Sending and scheduling go through `faults`, so either can be
  * made to fail as SQS or Scheduler would.
  */
-function installLocalQueues(handlerOf: (name: string) => QueueWorker, faults: FaultSwitch) {
-  const deliveryQueue = new LocalDeliveryQueue(handlerOf('deliverWebhook'));
+function installLocalQueues(
+  handlerOf: (name: string) => QueueWorker,
+  faults: FaultSwitch,
+  deliveryConcurrency: number | undefined,
+) {
+  const deliveryQueue = new LocalDeliveryQueue(
+    handlerOf('deliverWebhook'),
+    deliveryConcurrency === undefined ? {} : { maxConcurrency: deliveryConcurrency },
+  );
   const scheduler = new LocalRetryScheduler(deliveryQueue);
   useDeliveryQueue(faults.deliveryQueue(deliveryQueue));
   useRetryScheduler(faults.retryScheduler(scheduler));
