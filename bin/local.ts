@@ -14,16 +14,18 @@ const { startLocalRuntime } = await import('../shared/local/runtime.js');
 const table = await import('../functions/routes.js');
 
 const dataDirectory = process.env.LOCAL_DATA_DIR ?? '.local-data';
+const deliveryConcurrency = process.env.LOCAL_DELIVERY_CONCURRENCY;
+if (deliveryConcurrency !== undefined && !/^[1-9]\d*$/.test(deliveryConcurrency)) {
+  console.error('npm start: LOCAL_DELIVERY_CONCURRENCY must be a whole number of at least 1');
+  process.exit(1);
+}
 const runtime = await startLocalRuntime({
   table,
   port: Number(process.env.PORT ?? 3000),
   inboxPort: Number(process.env.LOCAL_INBOX_PORT ?? 3443),
   dataDirectory: dataDirectory === 'memory' ? undefined : dataDirectory,
   dynamoEndpoint: process.env.LOCAL_DYNAMODB_ENDPOINT,
-  deliveryConcurrency:
-    process.env.LOCAL_DELIVERY_CONCURRENCY === undefined
-      ? undefined
-      : Number(process.env.LOCAL_DELIVERY_CONCURRENCY),
+  deliveryConcurrency: deliveryConcurrency === undefined ? undefined : Number(deliveryConcurrency),
 }).catch((error: unknown) => {
   // Start-up problems (a busy port) in one line, not a stack trace.
   console.error(`npm start: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalService, startLocalService } from '../support/local-service.js';
 import { AccountClient } from './accounts-support.js';
@@ -31,6 +31,26 @@ function javaOf(own: LocalService): () => string {
 }
 
 describe('the local runtime (npm start)', () => {
+  it('refuses a delivery concurrency that is not a whole number of at least 1, before it starts', () => {
+    for (const value of ['abc', '0', '2.5']) {
+      const started = spawnSync(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+        env: {
+          ...process.env,
+          PORT: '0',
+          LOCAL_INBOX_PORT: '0',
+          LOCAL_DATA_DIR: 'memory',
+          LOCAL_DELIVERY_CONCURRENCY: value,
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(started.status).toBe(1);
+      expect(started.stderr).toContain(
+        'npm start: LOCAL_DELIVERY_CONCURRENCY must be a whole number of at least 1',
+      );
+    }
+  }, 120_000);
+
   it('serves the OpenAPI document at /v1/openapi.json', async () => {
     const { data, response } = await client.api.GET('/openapi.json');
     expect(response.status).toBe(200);
