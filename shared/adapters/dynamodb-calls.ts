@@ -131,7 +131,8 @@ type Wire = Record<string, AttributeValue>;
 
 const wire = (value: Item): Wire => marshall(value, { removeUndefinedValues: true });
 const native = (value: Wire): Item => unmarshall(value);
-const nativeOf = (value: Wire | undefined): Item | undefined =>
+/** An item as DynamoDB sends it (an output's, or one a refusal carries), in native values. */
+export const nativeOf = (value: Wire | undefined): Item | undefined =>
   value === undefined ? undefined : native(value);
 
 /**

@@ -12,7 +12,6 @@ import type {
   TransactWriteCommandInput,
   UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { tableName } from '../config.js';
 import { Refusal } from '../domain/errors.js';
 import { type PageOf, type PageRequest, pageOffset } from '../domain/pages.js';
@@ -24,6 +23,7 @@ import {
   type DynamoMiddleware,
   dynamoClients,
   type Item,
+  nativeOf,
 } from './dynamodb-calls.js';
 import type { ItemKey } from './keys.js';
 import { decodeCursor, encodeCursor } from './page-cursor.js';
@@ -123,18 +123,11 @@ async function unlessRefused(write: Promise<{ Attributes?: Item }>): Promise<Con
     return { ok: true, attributes: Attributes };
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException) {
-      return { ok: false, item: nativeItem(error.Item) };
+      return { ok: false, item: nativeOf(error.Item) };
     }
     throw error;
   }
 }
-
-/**
- * An item an exception carries, in native values: the kit unmarshalls outputs, not
- * the items of DynamoDB's exceptions.
- */
-const nativeItem = (item: Parameters<typeof unmarshall>[0] | undefined): Item | undefined =>
-  item === undefined ? undefined : unmarshall(item);
 
 /** An UpdateItem on the table under its ConditionExpression; a failed condition is `ok: false`. */
 export const updateIf = (input: Omit<UpdateCommandInput, 'TableName'>): Promise<Conditional> =>
@@ -373,7 +366,7 @@ export async function transactWrite(input: TransactWriteCommandInput): Promise<T
       const reasons = error.CancellationReasons ?? [];
       const failedIndex = reasons.findIndex((reason) => reason.Code === 'ConditionalCheckFailed');
       if (failedIndex >= 0) {
-        return { ok: false, failedIndex, failedItem: nativeItem(reasons[failedIndex]!.Item) };
+        return { ok: false, failedIndex, failedItem: nativeOf(reasons[failedIndex]!.Item) };
       }
       if (retry + 1 >= transactionTries) throw error;
       await backoff(retry);
