@@ -404,9 +404,18 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   // Every function of the stack runs in this one process, on one DynamoDB client: on AWS each
   // concurrent instance has its own sockets, so here the client has as many as its calls need,
   // rather than the delivery worker's 250 emulated instances queueing for 64 of them (a wait
-  // the SDK counts as a connection timeout). Its timeouts and retries stay those of AWS.
+  // the SDK counts as a connection timeout). And DynamoDB Local, one Java process on the
+  // machine's shared cores, can stay silent longer than DynamoDB does when a burst reaches it
+  // (150 requests at once): taking 3 s of that for a failure, as on AWS, let a request past the
+  // rate limiter (which fails open), repeated an increment that may have been applied, and spent
+  // the retry quota all the functions here share. So it waits 8 s; the API's 10 s deadline still
+  // bounds every request, and the tests of the SDK's clients hold AWS's bounds.
   useDynamo(
-    dynamoClients({ endpoint: dynamoLocal.endpoint, maxSockets: Number.POSITIVE_INFINITY }),
+    dynamoClients({
+      endpoint: dynamoLocal.endpoint,
+      maxSockets: Number.POSITIVE_INFINITY,
+      silenceTimeoutMs: 8_000,
+    }),
   );
   guardItemAccess();
   const admin = new DynamoDBClient({ endpoint: dynamoLocal.endpoint });

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler as login } from '../../functions/auth/login.js';
-import { dynamoClients, dynamoInUse, getItem, useDynamo } from '../../shared/adapters/dynamodb.js';
+import {
+  aroundDynamoCalls,
+  dynamoClients,
+  dynamoInUse,
+  getItem,
+  useDynamo,
+} from '../../shared/adapters/dynamodb.js';
 import {
   EventBridgeRetryScheduler,
   schedulerClient,
@@ -81,11 +87,28 @@ describe('DynamoDB through the DocumentClient', () => {
   beforeAll(() => {
     process.env.TABLE_NAME = 'faults';
   });
+  /** Calls of the test's clients still running, their retries included. */
+  let running = 0;
+
   beforeEach(() => {
     local = dynamoInUse();
-    useDynamo(dynamoClients({ endpoint: aws.url, ...quickTimeouts }));
+    const clients = dynamoClients({ endpoint: aws.url, ...quickTimeouts });
+    aroundDynamoCalls(async (_call, next) => {
+      running += 1;
+      try {
+        return await next();
+      } finally {
+        running -= 1;
+      }
+    }, clients);
+    useDynamo(clients);
   });
-  afterEach(() => useDynamo(local));
+  // A request may answer before all its calls end (login's second read, when the first failed):
+  // its late attempts would take the next test's answers.
+  afterEach(async () => {
+    await vi.waitFor(() => expect(running, 'calls still running').toBe(0), { timeout: 20_000 });
+    useDynamo(local);
+  });
 
   it('backs off through throttling and answers once DynamoDB lets the read through', async () => {
     // Three refusals in a row on a hot key: DynamoDB's client makes four attempts.
