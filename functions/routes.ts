@@ -1,14 +1,18 @@
 import { routeTable } from '../shared/http/route-table.js';
 import * as changePassword from './auth/change-password.operation.js';
+import * as confirmTotp from './auth/confirm-totp.operation.js';
 import * as forgotPassword from './auth/forgot-password.operation.js';
 import * as listSessions from './auth/list-sessions.operation.js';
 import * as login from './auth/login.operation.js';
 import * as logout from './auth/logout.operation.js';
 import * as logoutAll from './auth/logout-all.operation.js';
 import * as refreshToken from './auth/refresh-token.operation.js';
+import * as removeTotp from './auth/remove-totp.operation.js';
 import * as resetPasswordWithOtp from './auth/reset-password-otp.operation.js';
 import * as revokeSession from './auth/revoke-session.operation.js';
 import * as signup from './auth/signup.operation.js';
+import * as startTotpEnrolment from './auth/start-totp-enrolment.operation.js';
+import * as verifyMfa from './auth/verify-mfa.operation.js';
 import * as verifySignupOtp from './auth/verify-signup-otp.operation.js';
 import * as jwks from './meta/jwks.operation.js';
 import * as notFound from './meta/not-found.operation.js';
@@ -69,6 +73,10 @@ export const { routes, httpRoutes, operations } = routeTable([
   logoutAll,
   forgotPassword,
   resetPasswordWithOtp,
+  verifyMfa,
+  startTotpEnrolment,
+  confirmTotp,
+  removeTotp,
   getProfile,
   profileUpdate,
   jwks,

@@ -377,6 +377,10 @@ export class ServiceOperations extends Construct {
       graph('Signups and activations', [this.business('Signups'), this.business('Activations')]),
       graph(described('Logins'), [this.search('Logins', ['Outcome'], '')]),
       graph(described('Refreshes'), [this.search('Refreshes', ['Outcome'], '')]),
+      graph(described('MfaChallenges'), [this.search('MfaChallenges', ['Factor'], '')]),
+      graph(described('MfaVerifications'), [
+        this.search('MfaVerifications', ['Outcome', 'Factor'], ''),
+      ]),
       graph('Codes sent per channel', [this.search('OtpSent', ['Channel'], '')]),
       graph('Texts per country', [this.search('OtpSent', ['Channel', 'Country'], '')]),
       graph(described('OtpVerifications'), [this.search('OtpVerifications', ['Outcome'], '')]),

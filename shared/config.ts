@@ -277,3 +277,11 @@ export const secretNames = [
 ] as const;
 
 export type SecretName = (typeof secretNames)[number];
+
+/**
+ * TOTP_ISSUER: the name an authenticator app shows beside the account's codes (the `issuer` of
+ * the `otpauth://` URI): the product the client apps present.
+ */
+export function totpIssuer(): string {
+  return optional('TOTP_ISSUER') ?? 'Accounts';
+}

@@ -12,7 +12,7 @@ export const operation = apiOperation({
   title: 'Log in',
   summary: 'Log in with email and password',
   needs: {
-    items: ['user', 'emailGuard', 'loginThrottle', 'refreshToken'],
+    items: ['user', 'emailGuard', 'loginThrottle', 'refreshToken', 'mfaTicket'],
     secrets: ['JWT_SIGNING_KEYS'],
   },
   body: LoginRequest,
@@ -20,6 +20,6 @@ export const operation = apiOperation({
 
 /** What it answers, for the OpenAPI document (the route table reads it; the handler does not). */
 export const answer: Answer = {
-  data: r.TokenPair,
+  data: r.SignIn,
   errors: ['invalid_credentials', 'email_not_verified', 'too_many_attempts', 'conflict'],
 };

@@ -3,10 +3,10 @@ import { dynamoWindowCounter } from '../../shared/adapters/dynamo-window-counter
 import { login } from '../../shared/domain/accounts/login.js';
 import { apiHandler } from '../../shared/http/api-handler.js';
 import { signInClient } from '../../shared/http/sign-in-client.js';
-import { signedInView } from '../../shared/http/views/accounts.js';
+import { signInView } from '../../shared/http/views/accounts.js';
 import { operation } from './login.operation.js';
 
 /** POST /v1/auth/login: email + password → token pair. */
 export const handler = apiHandler(operation, { counter: dynamoWindowCounter }, async (request) =>
-  signedInView(await login(accountDependencies(), request.body, signInClient(request))),
+  signInView(await login(accountDependencies(), request.body, signInClient(request))),
 );

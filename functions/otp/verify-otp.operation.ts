@@ -14,7 +14,7 @@ export const operation = apiOperation({
   summary:
     'Verify an SMS code: purpose login (public) returns a token pair; generic (Bearer token) confirms the number for the caller',
   needs: {
-    items: ['phoneGuard', 'otp', 'otpAttempts', 'otpFailures', 'refreshToken'],
+    items: ['phoneGuard', 'otp', 'otpAttempts', 'otpFailures', 'refreshToken', 'mfaTicket'],
     secrets: ['JWT_SIGNING_KEYS', 'OTP_PEPPER'],
   },
   body: VerifyOtpInput,

@@ -3,6 +3,7 @@ import { type AccountDirectory, accountDirectory } from '../domain/accounts/dire
 import { systemClock } from '../domain/clock.js';
 import { tokenKeys, tokenVerifier } from './access-token-keys.js';
 import { dynamoLoginThrottle } from './dynamo-login-throttle.js';
+import { dynamoSecondFactors } from './dynamo-second-factors.js';
 import { dynamoSessionRepository } from './dynamo-sessions.js';
 import { dynamoUserRepository } from './dynamo-users.js';
 import { lazily } from './lazily.js';
@@ -25,6 +26,7 @@ export const accountDependencies = /* @__PURE__ */ lazily(
     users: dynamoUserRepository,
     sessions: dynamoSessionRepository,
     throttle: dynamoLoginThrottle,
+    secondFactors: dynamoSecondFactors,
     tokenKeys,
     tokenVerifier,
     clock: systemClock,

@@ -3,6 +3,7 @@ import { tableName } from '../config.js';
 import type {
   AttemptReservation,
   AttemptTerms,
+  BudgetKey,
   FailureDay,
   OtpKey,
   OtpSource,
@@ -37,9 +38,9 @@ const otpRetentionSeconds = 7 * 24 * 3600;
 const seconds = (epochMs: number) => Math.floor(epochMs / 1000);
 
 const otpKey = (key: OtpKey) => keys.otp(key.channel, key.target, key.purpose, key.subject);
-const attemptsKey = (key: OtpKey, source: OtpSource) =>
+const attemptsKey = (key: BudgetKey, source: OtpSource) =>
   keys.otpAttempts(key.channel, key.target, key.purpose, key.subject, source);
-const targetFailuresKey = (key: OtpKey, day: FailureDay) =>
+const targetFailuresKey = (key: BudgetKey, day: FailureDay) =>
   keys.otpFailures(key.channel, key.target, key.subject, day.dayStart);
 /** The attribute of the day's item that counts one source's wrong codes. */
 const sourceCount = (source: OtpSource) => `source ${source}`;
@@ -102,7 +103,7 @@ const failuresUnder = (itemKey: ItemKey, cap: number) => ({
  * In a transaction: one more wrong code of the target's day and of the source's share of it (an
  * attribute of the same item, so one write counts both), each under its cap.
  */
-const countFailure = (key: OtpKey, terms: AttemptTerms) => ({
+const countFailure = (key: BudgetKey, terms: AttemptTerms) => ({
   Update: {
     TableName: tableName(),
     Key: targetFailuresKey(key, terms.day),
@@ -120,7 +121,7 @@ const countFailure = (key: OtpKey, terms: AttemptTerms) => ({
 });
 
 /** The writes that settle a right code's attempt (`OtpStore.settle`). */
-const settling = (key: OtpKey, attempt: { source: OtpSource; day: FailureDay }) => [
+const settling = (key: BudgetKey, attempt: { source: OtpSource; day: FailureDay }) => [
   { Delete: { TableName: tableName(), Key: attemptsKey(key, attempt.source) } },
   {
     // The attempt was a right code: taken back from the day's wrong codes.
@@ -352,7 +353,7 @@ function budgetState(item: Record<string, unknown> | undefined, terms: AttemptTe
 
 /** The budget's write for its state, and what the attempt is when it goes through. */
 function budgetSpend(
-  key: OtpKey,
+  key: BudgetKey,
   terms: AttemptTerms,
   budget: Exclude<BudgetState, { kind: 'spent' }>,
 ): { write: TransactItem; last: boolean; windowEndsAt: number } {

@@ -41,6 +41,7 @@ export function userFromItem(item: Record<string, unknown>): User {
     signupContested: item.signup_contested === true,
     signupRecovery: item.signup_recovery === true,
     phoneConfirmationRequired: item.phone_confirmation_required === true,
+    totpEnabled: item.totp_enabled === true,
     signupNames: item.signup_names instanceof Set ? [...item.signup_names].map(String) : [],
     createdAt: String(item.created_at),
   };
@@ -155,6 +156,7 @@ function itemFromUser(user: User): Record<string, unknown> {
     signup_contested: user.signupContested || undefined,
     signup_recovery: user.signupRecovery || undefined,
     phone_confirmation_required: user.phoneConfirmationRequired || undefined,
+    totp_enabled: user.totpEnabled || undefined,
     signup_names: user.signupNames.length > 0 ? new Set(user.signupNames) : undefined,
     created_at: user.createdAt,
   };

@@ -105,6 +105,12 @@ export const keys = {
   userSessions: (userId: string) => ({ pk: `USER#${userId}`, skPrefix: 'SESSION#' }),
   /** A refresh token, by the SHA-256 of its value. */
   refreshToken: (tokenHash: string) => item(`REFRESH#${tokenHash}`),
+  /** The account's authenticator app (its secret, last step used, recovery-code hashes). */
+  totp: (userId: string) => item(`USER#${userId}`, 'TOTP'),
+  /** A secret waiting for its first code, in its account's partition (TTL). */
+  totpEnrolment: (userId: string) => item(`USER#${userId}`, 'TOTP_ENROLMENT'),
+  /** A sign-in waiting for its second factor, by the SHA-256 of its ticket (TTL). */
+  mfaTicket: (ticketHash: string) => item(`MFA_TICKET#${ticketHash}`),
   /**
    * The public keys that verify access tokens, as a JWKS: written by the functions that hold the
    * signing seeds when the seeds change (a rotation), read by every function that checks a token
@@ -286,6 +292,8 @@ export const itemFamilies = {
   /** Failed password checks and locks, per email and source. */
   loginThrottle: { prefix: 'LOGIN_THROTTLE#' },
   refreshToken: { prefix: 'REFRESH#' },
+  /** Sign-ins waiting for their second factor. */
+  mfaTicket: { prefix: 'MFA_TICKET#' },
   /** The published access-token verification keys: written by issuers only, read by verifiers. */
   accessTokenKeys: { exact: 'ACCESS_TOKEN_KEYS' },
   otp: { prefix: 'OTP#' },

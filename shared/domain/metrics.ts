@@ -37,7 +37,19 @@ export const metricDefinitions = {
   Logins: {
     unit: 'Count',
     dimensions: ['Outcome'],
-    description: 'password logins: ok, failed (wrong email or password), locked, unverified',
+    description:
+      'password logins: ok, failed (wrong email or password), locked, unverified, mfa_required',
+  },
+  MfaChallenges: {
+    unit: 'Count',
+    dimensions: ['Factor'],
+    description: 'sign-ins that proved their first factor and were asked for the second (totp)',
+  },
+  MfaVerifications: {
+    unit: 'Count',
+    dimensions: ['Outcome', 'Factor'],
+    description:
+      'second-factor checks of an MFA ticket: verified or refused, by factor (totp, recovery_code)',
   },
   Refreshes: {
     unit: 'Count',

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
+import { Secret, TOTP } from 'otpauth';
 import {
   type Browser,
   type BrowserContext,
@@ -671,10 +672,10 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
   it('refuses a wrong password with the API’s message, and signs out', async () => {
     await page.getByRole('link', { name: 'Account' }).click();
     await eventually(() => page.getByRole('heading', { name: 'Account' }).isVisible()).toBe(true);
-    await page.getByLabel('Current password').fill('not my password');
+    const passwordPanel = page.getByRole('region', { name: 'Change password' });
+    await passwordPanel.getByLabel('Current password').fill('not my password');
     await page.getByLabel('New password').fill('another good password');
     await page.getByRole('button', { name: 'Change password' }).click();
-    const passwordPanel = page.getByRole('region', { name: 'Change password' });
     // Said once: beside its field as a sentence, the alert pointing there.
     await eventually(() => passwordPanel.getByRole('alert').textContent()).toBe(
       'Correct the field marked below.',
@@ -871,8 +872,9 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     await eventually(() => page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
   });
 
+  const contested = `contested-${Date.now()}@example.com`;
+
   it('asks the owner of a contested signup to choose a password, which then signs in', async () => {
-    const contested = `contested-${Date.now()}@example.com`;
     await client.post('/auth/signup', {
       name: 'Mallory',
       email: contested,
@@ -899,5 +901,64 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     );
     expect((await client.login(contested, 'my own chosen password')).user.email).toBe(contested);
     expect((await client.post('/auth/login', { email: contested, password })).status).toBe(401);
+  });
+
+  it('sets up an authenticator app with its QR code, then signs in with a code of it, and removes it', async () => {
+    // Signed in as the owner of the contested signup, on the account page (the test before).
+    const ownPassword = 'my own chosen password';
+    const setup = page.getByRole('form', { name: 'Set up an authenticator app' });
+    await setup.getByLabel('Current password').fill(ownPassword);
+    await setup.getByRole('button', { name: 'Set up an app' }).click();
+    const confirm = page.getByRole('form', { name: 'Confirm the authenticator app' });
+    await eventually(() => confirm.getByRole('img', { name: /QR code/ }).isVisible()).toBe(true);
+    expect(
+      await confirm
+        .getByRole('img', { name: /QR code/ })
+        .evaluate((image) => (image as unknown as { naturalWidth: number }).naturalWidth),
+    ).toBeGreaterThan(0);
+    const secret = (await confirm.locator('code').textContent())!;
+    const codeAt = async (stepsLater: number) =>
+      new TOTP({ secret: Secret.fromBase32(secret) }).generate({
+        timestamp: (await client.advanceClock(0)) + stepsLater * 30_000,
+      });
+    await confirm.getByLabel('Code from the app').fill(await codeAt(0));
+    await confirm.getByRole('button', { name: 'Turn on' }).click();
+
+    const panel = page.getByRole('region', { name: 'Authenticator app' });
+    await eventually(() => panel.locator('.recovery-codes li').count()).toBe(10);
+    const recoveryCodes = await panel.locator('.recovery-codes li').allTextContents();
+    const download = panel.getByRole('link', { name: 'Download the recovery codes' });
+    expect(await download.getAttribute('download')).toBe('recovery-codes.txt');
+    expect(decodeURIComponent((await download.getAttribute('href'))!)).toBe(
+      `data:text/plain;charset=utf-8,${recoveryCodes.join('\n')}\n`,
+    );
+    await check('account-authenticator-app');
+    expect(await client.messagesTo(contested)).toContainEqual(
+      expect.stringContaining('An authenticator app was set up'),
+    );
+
+    await page.getByRole('button', { name: 'Sign out', exact: true }).first().click();
+    await eventually(() => page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
+    await page.getByLabel('Email', { exact: true }).fill(contested);
+    await page.getByLabel('Password', { exact: true }).fill(ownPassword);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await eventually(() =>
+      page.getByRole('heading', { name: 'Enter a code from your authenticator app' }).isVisible(),
+    ).toBe(true);
+    await check('sign-in-second-factor');
+    await page.getByLabel('Code', { exact: true }).fill(await codeAt(1));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await eventually(() =>
+      page.getByRole('heading', { name: 'Webhook endpoints' }).isVisible(),
+    ).toBe(true);
+
+    await page.getByRole('link', { name: 'Account' }).click();
+    const removal = page.getByRole('form', { name: 'Remove the authenticator app' });
+    await removal.getByLabel('Current password').fill(ownPassword);
+    await removal.getByRole('button', { name: 'Remove the app' }).click();
+    await eventually(() =>
+      removal.getByText('The authenticator app was removed.').isVisible(),
+    ).toBe(true);
+    expect((await client.login(contested, ownPassword)).user.email).toBe(contested);
   });
 });

@@ -158,6 +158,7 @@ async function account(options: {
     signupContested: false,
     signupRecovery: false,
     phoneConfirmationRequired: false,
+    totpEnabled: false,
     signupNames: ['Ada'],
     createdAt: new Date().toISOString(),
   };

@@ -527,7 +527,7 @@ describe('the service stack', () => {
         (s) => grants(s, 'secretsmanager:GetSecretValue') && isRef(s.Resource, seedsId),
       ),
     );
-    const issuers = ['login', 'refreshToken', 'verifySignupOtp', 'verifyOtp'].map(
+    const issuers = ['login', 'refreshToken', 'verifySignupOtp', 'verifyOtp', 'verifyMfa'].map(
       (name) => routes.find((route) => route.name === name)!.entry,
     );
     expect(readers.sort()).toEqual(issuers.sort());

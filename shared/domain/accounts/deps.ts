@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { AccessTokens, AccessTokenVerifier } from './access-tokens.js';
+import type { SecondFactorStore } from './mfa-challenge.js';
 import type {
   AccountCodeQueue,
   AccountCodes,
@@ -23,6 +24,7 @@ export interface AccountDeps {
   users: UserRepository;
   sessions: SessionRepository;
   throttle: LoginThrottle;
+  secondFactors: SecondFactorStore;
   /**
    * The signing keys, loaded on first use: only the operations that issue tokens (login, refresh,
    * the sign-ins by code) can read the private seeds.

@@ -1,7 +1,7 @@
 import { ServiceError } from '../errors.js';
 import type { AccountDeps } from './deps.js';
+import { type SignInOutcome, signInOrChallenge } from './mfa-challenge.js';
 import type { PendingConfirmation, SignInClient } from './ports.js';
-import { type SignedIn, startSession } from './sessions.js';
 import { activationOf } from './signup-activation.js';
 import type { User } from './user.js';
 
@@ -44,7 +44,7 @@ export interface AccountDirectory {
    * signed in. Throws conflict if the account no longer holds the phone, invalid_token
    * if it is gone. Never marks a phone verified: only verifyMobileOtp does.
    */
-  signInWithPhone(userId: string, phone: string, client: SignInClient): Promise<SignedIn>;
+  signInWithPhone(userId: string, phone: string, client: SignInClient): Promise<SignInOutcome>;
 }
 
 export function accountDirectory(deps: AccountDeps): AccountDirectory {
@@ -86,7 +86,7 @@ export function accountDirectory(deps: AccountDeps): AccountDirectory {
       if (user === undefined) {
         throw new ServiceError('invalid_token', 'The account no longer exists');
       }
-      return startSession(deps, user, client, { phone });
+      return signInOrChallenge(deps, user, client, { phone });
     },
   };
 }

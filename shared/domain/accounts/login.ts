@@ -1,6 +1,7 @@
 import { ServiceError } from '../errors.js';
 import { metrics } from '../metrics.js';
 import type { AccountDeps } from './deps.js';
+import { isChallenge, type SignInOutcome, signInOrChallenge } from './mfa-challenge.js';
 import {
   hashPassword,
   needsRehash,
@@ -8,7 +9,6 @@ import {
   verifyPassword,
 } from './password-hashing.js';
 import type { SignInClient } from './ports.js';
-import { type SignedIn, startSession } from './sessions.js';
 import type { User } from './user.js';
 
 /** Failed password checks allowed from one source before it is locked out for a while. */
@@ -101,16 +101,17 @@ const loginOutcomes: Partial<Record<string, string>> = {
  * calls and one Argon2 computation each; a lock answers the same 429 for both. Only the right
  * password on an unverified account learns 403 email_not_verified.
  * Round trips: 2 reads (email guard, account) beside 1 read (throttle) + 1 transaction (session,
- * refresh token, account, throttle cleared).
+ * refresh token, account, throttle cleared) — or, for an account with a second factor, 1 put of
+ * the MFA ticket that stands for them until the second factor is shown (mfa-challenge.ts).
  */
 export async function login(
   deps: AccountDeps,
   input: { email: string; password: string },
   client: SignInClient,
-): Promise<SignedIn> {
+): Promise<SignInOutcome> {
   try {
     const signedIn = await passwordLogin(deps, input, client);
-    metrics.count('Logins', { Outcome: 'ok' });
+    metrics.count('Logins', { Outcome: isChallenge(signedIn) ? 'mfa_required' : 'ok' });
     return signedIn;
   } catch (error) {
     const outcome = error instanceof ServiceError ? loginOutcomes[error.code] : undefined;
@@ -123,7 +124,7 @@ async function passwordLogin(
   deps: AccountDeps,
   input: { email: string; password: string },
   client: SignInClient,
-): Promise<SignedIn> {
+): Promise<SignInOutcome> {
   const user = await checkPasswordOf(
     deps,
     input.email,
@@ -137,7 +138,7 @@ async function passwordLogin(
       'Verify your email first: enter the code we sent, or ask for a new one',
     );
   }
-  return startSession(deps, user, client, {
+  return signInOrChallenge(deps, user, client, {
     clearThrottle: { email: input.email, source: client.source },
     checkedPasswordHash: user.passwordHash,
     upgradedPasswordHash: needsRehash(user.passwordHash)

@@ -39,6 +39,22 @@ function wordingOf(notice: SecurityNotice, detail: string | undefined) {
           ifNotYou,
         ],
       };
+    case 'totp_enabled':
+      return {
+        subject: 'An authenticator app was set up for your account',
+        lines: [
+          'Signing in to your account now also asks for a code from an authenticator app, or for one of the recovery codes shown when it was set up.',
+          ifNotYou,
+        ],
+      };
+    case 'totp_removed':
+      return {
+        subject: 'The authenticator app was removed from your account',
+        lines: [
+          'Signing in to your account no longer asks for a code from an authenticator app.',
+          ifNotYou,
+        ],
+      };
     case 'phone_changed':
       return {
         subject: 'A phone number was added to your account',

@@ -379,6 +379,8 @@ export const securityNotices = [
   'password_reset',
   'email_change_requested',
   'phone_changed',
+  'totp_enabled',
+  'totp_removed',
 ] as const;
 export type SecurityNotice = (typeof securityNotices)[number];
 

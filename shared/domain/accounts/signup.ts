@@ -57,6 +57,7 @@ export async function signup(
     signupContested: false,
     signupRecovery: false,
     phoneConfirmationRequired: false,
+    totpEnabled: false,
     signupNames: [input.name],
     createdAt: new Date(deps.clock.now()).toISOString(),
   };

@@ -42,6 +42,11 @@ export interface User {
    * confirms it again with a new code (`phoneSignsIn`).
    */
   phoneConfirmationRequired: boolean;
+  /**
+   * An authenticator app is set up: a sign-in answers an MFA ticket until one of its codes (or a
+   * recovery code) is shown (second-factor.ts).
+   */
+  totpEnabled: boolean;
   /** The names the signups of a pending account gave (one while it is uncontested). */
   signupNames: string[];
   /** ISO 8601. */

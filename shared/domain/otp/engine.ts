@@ -48,6 +48,21 @@ export const otpKey = (
     : { channel, target, purpose };
 
 /**
+ * An account's second factor (its authenticator app's codes and its recovery codes): not issued
+ * here, but its checks spend the same budgets as a code's, keyed on the account.
+ */
+export interface SecondFactorKey {
+  channel: 'app';
+  /** The account's id. */
+  target: string;
+  purpose: 'mfa';
+  subject?: undefined;
+}
+
+/** What an attempt budget is kept for: a code's key, or an account's second factor. */
+export type BudgetKey = OtpKey | SecondFactorKey;
+
+/**
  * Who asks for a code or checks one: the caller's counting address as the HTTP layer hands it on
  * (the request's `sourceIp`; an IPv6 caller counted by its /64). Send limits and wrong-code budgets
  * are per source, so one source cannot spend them for everybody.
@@ -203,7 +218,7 @@ export interface OtpStore {
    * With `targetHit`, the same write counts the target's per-minute hit, refused at its limit.
    */
   reserveAttempt(
-    key: OtpKey,
+    key: BudgetKey,
     terms: AttemptTerms,
     targetHit?: PendingHit,
   ): Promise<AttemptReservation>;
@@ -234,7 +249,7 @@ export interface OtpStore {
    * After a right code: forgets the source's attempt budget for the key, and takes the attempt
    * back from the day's wrong codes (it was counted as one until the code was compared).
    */
-  settle(key: OtpKey, attempt: { source: OtpSource; day: FailureDay }): Promise<void>;
+  settle(key: BudgetKey, attempt: { source: OtpSource; day: FailureDay }): Promise<void>;
   /** The subject of the key's stored code (even expired or consumed), if it named one. */
   lastSubject(key: OtpKey): Promise<string | undefined>;
   /** Of the given purposes, the one whose stored code (even expired) was issued last. */
@@ -496,7 +511,7 @@ export class OtpEngine {
     });
   }
 
-  private async reserve(key: OtpKey, now: number, terms: CheckTerms): Promise<Reserved> {
+  private async reserve(key: BudgetKey, now: number, terms: CheckTerms): Promise<Reserved> {
     const reservation = await this.store.reserveAttempt(
       key,
       {
@@ -532,6 +547,29 @@ export class OtpEngine {
     throw new ServiceError('invalid_otp', 'The code is incorrect or no longer valid');
   }
 
+  /**
+   * Checks a code the engine did not issue — an authenticator app's, a recovery code — against
+   * the budgets a code's check spends (an attempt reserved per source before `matches` runs, the
+   * day's wrong codes per account and source), so a second factor is no easier to guess than a
+   * code. `matches` compares and, on a match, uses the code up (single use is its store's). A
+   * match settles the attempt; a mismatch answers invalid_otp, or too_many_attempts on the
+   * source's last attempt. Round trips: reserve, `matches`'s, and settle on a match.
+   */
+  async guard(
+    key: SecondFactorKey,
+    terms: CheckTerms,
+    matches: () => Promise<boolean>,
+  ): Promise<void> {
+    const now = this.clock.now();
+    const reservation = await this.reserve(key, now, terms);
+    if (!(await matches())) return this.refuse({ outcome: 'none' }, reservation, now);
+    try {
+      await this.store.settle(key, { source: terms.source, day: reservation.day });
+    } catch (error) {
+      log.warn('second factor attempt not settled', { error });
+    }
+  }
+
   /** Whom the key's last code was issued for, if its issuer named someone (1 read). */
   lastSubject(key: OtpKey): Promise<string | undefined> {
     return this.store.lastSubject(key);
@@ -557,7 +595,7 @@ export class OtpEngine {
       .digest('base64url');
   }
 
-  private attemptWindowSeconds(purpose: OtpPurpose): number {
+  private attemptWindowSeconds(purpose: BudgetKey['purpose']): number {
     return purpose === 'password_reset'
       ? this.policy.recoveryAttemptWindowSeconds
       : this.policy.attemptWindowSeconds;

@@ -1,8 +1,8 @@
 import { log } from '../../log.js';
 import type { AccountDirectory } from '../accounts/directory.js';
+import type { SignInOutcome } from '../accounts/mfa-challenge.js';
 import type { AccountCodeQueue, SignInClient } from '../accounts/ports.js';
 import { sendWithoutTelling } from '../accounts/send-without-telling.js';
-import type { SignedIn } from '../accounts/sessions.js';
 import { phoneSignsIn } from '../accounts/user.js';
 import { ServiceError } from '../errors.js';
 import type { PendingHit } from '../rate-limit.js';
@@ -136,7 +136,7 @@ export async function verifyOtp(
   request: SmsCodeRequest & { code: string },
   client: SignInClient,
   targetHit?: PendingHit,
-): Promise<SignedIn | GenericVerification> {
+): Promise<SignInOutcome | GenericVerification> {
   // A generic code only confirms (its subject is the caller, in its key): checked, consumed and
   // its budget cleared in two round trips. A login code is put back if the sign-in then fails.
   if (request.purpose === 'generic') {

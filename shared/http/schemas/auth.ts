@@ -54,3 +54,34 @@ export const SessionPath = /* @__PURE__ */ v.object({
 
 /** The list every list's query takes: a session listed is `active` (live). */
 export const ListSessionsQuery = /* @__PURE__ */ listQuery(sessionStatuses, {});
+
+/** An authenticator app's setup, its removal: the current password first. */
+export const CurrentPasswordRequest = /* @__PURE__ */ v.strictObject({
+  current_password: currentPassword,
+});
+
+/** The first code of the app being set up. */
+export const ConfirmTotpRequest = /* @__PURE__ */ v.strictObject({ code: otpCode });
+
+const mfaTicket = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.string('must be a string'),
+  /* @__PURE__ */ v.nonEmpty('is required'),
+  /* @__PURE__ */ v.maxLength(128, 'must be at most 128 characters'),
+  /* @__PURE__ */ v.examples(['mfa_Q2hvb3NlIGEgbG9uZyByYW5kb20gdGlja2V0IGhlcmUgcGxlYXNl']),
+);
+
+const recoveryCode = /* @__PURE__ */ v.pipe(
+  /* @__PURE__ */ v.string('must be a string'),
+  /* @__PURE__ */ v.nonEmpty('is required'),
+  /* @__PURE__ */ v.maxLength(32, 'must be at most 32 characters'),
+  /* @__PURE__ */ v.examples(['k3j7q-x2m9p']),
+);
+
+/** The ticket of a sign-in, and either a code of the app or a recovery code. */
+export const VerifyMfaRequest = /* @__PURE__ */ v.union(
+  [
+    /* @__PURE__ */ v.strictObject({ mfa_ticket: mfaTicket, code: otpCode }),
+    /* @__PURE__ */ v.strictObject({ mfa_ticket: mfaTicket, recovery_code: recoveryCode }),
+  ],
+  'must hold mfa_ticket and either code or recovery_code',
+);

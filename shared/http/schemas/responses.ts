@@ -104,6 +104,37 @@ const tokenPairFields = {
 
 export const TokenPair = /* @__PURE__ */ v.strictObject(tokenPairFields);
 
+/** A sign-in of an account with a second factor: the ticket `POST /v1/auth/mfa/verify` takes. */
+export const MfaRequired = /* @__PURE__ */ v.strictObject({
+  mfa_required: /* @__PURE__ */ v.literal(true),
+  mfa_ticket: /* @__PURE__ */ text(128, 'mfa_Q2hvb3NlIGEgbG9uZyByYW5kb20gdGlja2V0IGhlcmUgcGxlYXNl'),
+  expires_in: seconds,
+});
+
+/** What a sign-in answers: the tokens, or the MFA ticket. */
+export const SignIn = /* @__PURE__ */ v.union([TokenPair, MfaRequired]);
+
+/** An authenticator app's secret, waiting for its first code. */
+export const TotpEnrolment = /* @__PURE__ */ v.strictObject({
+  /** Base32, for typing into the app by hand. */
+  secret: /* @__PURE__ */ text(64, 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP'),
+  otpauth_uri: /* @__PURE__ */ text(
+    1024,
+    'otpauth://totp/Accounts:ada%40example.com?issuer=Accounts&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&algorithm=SHA1&digits=6&period=30',
+  ),
+  /** The URI as a QR code, an SVG document to show as is. */
+  qr_svg: /* @__PURE__ */ text(65_536, '<svg xmlns="http://www.w3.org/2000/svg" …</svg>'),
+  expires_in: seconds,
+});
+
+/** The recovery codes of an app just set up: shown this once. */
+export const TotpEnabled = /* @__PURE__ */ v.strictObject({
+  recovery_codes: /* @__PURE__ */ v.pipe(
+    /* @__PURE__ */ v.array(/* @__PURE__ */ text(16, 'k3j7q-x2m9p')),
+    /* @__PURE__ */ v.maxLength(10),
+  ),
+});
+
 export const Activation = /* @__PURE__ */ v.strictObject(
   /* @__PURE__ */ merged(tokenPairFields, {
     /**
@@ -183,6 +214,7 @@ export const SmsCodeSent = /* @__PURE__ */ v.strictObject({
 
 export const OtpVerified = /* @__PURE__ */ v.union([
   TokenPair,
+  MfaRequired,
   /* @__PURE__ */ v.strictObject({
     verified: /* @__PURE__ */ v.literal(true),
     phone_number: phone,

@@ -1,3 +1,4 @@
+import { isChallenge, type SignInOutcome } from '../../domain/accounts/mfa-challenge.js';
 import type { ProfileUpdateResult } from '../../domain/accounts/profile.js';
 import type { SessionSummary, SignedIn } from '../../domain/accounts/sessions.js';
 import type { ActivationResponse } from '../../domain/accounts/signup-activation.js';
@@ -32,6 +33,15 @@ export const signedInView = (session: SignedIn) => ({
   refresh_token: session.refreshToken,
   user: userView(session.user),
 });
+
+/**
+ * A sign-in's answer: the tokens, or — for an account with a second factor — the ticket that
+ * `POST /v1/auth/mfa/verify` exchanges for them with a code.
+ */
+export const signInView = (outcome: SignInOutcome) =>
+  isChallenge(outcome)
+    ? { mfa_required: true as const, mfa_ticket: outcome.ticket, expires_in: outcome.expiresIn }
+    : signedInView(outcome);
 
 /** verifySignupOtp: the token answer, and whether the owner must now choose a password. */
 export const activationView = (activation: ActivationResponse) => ({

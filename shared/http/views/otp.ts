@@ -1,6 +1,6 @@
-import type { SignedIn } from '../../domain/accounts/sessions.js';
+import type { SignInOutcome } from '../../domain/accounts/mfa-challenge.js';
 import type { CodeSent, GenericVerification } from '../../domain/otp/operations.js';
-import { signedInView } from './accounts.js';
+import { signInView } from './accounts.js';
 
 /** The public (snake_case) shapes of the OTP answers (the OpenAPI document). */
 
@@ -17,11 +17,14 @@ export const sendOtpView = (sent: CodeSent & { phone: string; purpose: string })
   ...codeSentView(sent),
 });
 
-/** verifyOtp: the token answer of a login code, the confirmation of a generic one. */
-export const verifyOtpView = (result: SignedIn | GenericVerification) =>
+/**
+ * verifyOtp: the token answer of a login code (or the MFA ticket, for an account with a second
+ * factor), the confirmation of a generic one.
+ */
+export const verifyOtpView = (result: SignInOutcome | GenericVerification) =>
   'verified' in result
     ? { verified: result.verified, phone_number: result.phone, purpose: result.purpose }
-    : signedInView(result);
+    : signInView(result);
 
 /** verifyMobileOtp: the number now verified. */
 export const mobileVerifiedView = (result: { verified: true; phone: string }) => ({

@@ -10,6 +10,7 @@ import {
   type TestAccounts,
   testAccounts,
   testClient,
+  tokensOf,
   uniqueEmail,
 } from './support.js';
 
@@ -28,7 +29,7 @@ const activate = (email: string) =>
   );
 
 const loginWith = (email: string, password: string) =>
-  login(accounts.deps, { email, password }, testClient);
+  tokensOf(login(accounts.deps, { email, password }, testClient));
 
 /**
  * Activates the signup of `email`, running `meanwhile` once between the activation's first read

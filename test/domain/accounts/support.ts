@@ -1,15 +1,18 @@
 import { dynamoLoginThrottle } from '../../../shared/adapters/dynamo-login-throttle.js';
+import { dynamoSecondFactors } from '../../../shared/adapters/dynamo-second-factors.js';
 import { dynamoSessionRepository } from '../../../shared/adapters/dynamo-sessions.js';
 import { dynamoSignupNotices } from '../../../shared/adapters/dynamo-signup-notices.js';
 import { dynamoUserRepository } from '../../../shared/adapters/dynamo-users.js';
 import { AccessTokens, signingKeyFromSeed } from '../../../shared/domain/accounts/access-tokens.js';
 import type { AccountDeps } from '../../../shared/domain/accounts/deps.js';
 import { accountDirectory } from '../../../shared/domain/accounts/directory.js';
+import { isChallenge, type SignInOutcome } from '../../../shared/domain/accounts/mfa-challenge.js';
 import type {
   AccountCodeQueue,
   AccountCodes,
   SignInClient,
 } from '../../../shared/domain/accounts/ports.js';
+import type { SignedIn } from '../../../shared/domain/accounts/sessions.js';
 import { signup } from '../../../shared/domain/accounts/signup.js';
 import {
   type ActivationResponse,
@@ -136,6 +139,7 @@ export async function testAccounts(): Promise<TestAccounts> {
     users: dynamoUserRepository,
     sessions: dynamoSessionRepository,
     throttle: dynamoLoginThrottle,
+    secondFactors: dynamoSecondFactors,
     tokenKeys: async () => tokens,
     // The issuer's own keys verify as the published ones do.
     tokenVerifier: async () => tokens.accessTokens,
@@ -166,4 +170,11 @@ export async function signedUpUser(
     { email, otp: accounts.codes.lastCode(email, 'signup') },
     testClient,
   );
+}
+
+/** The tokens of a sign-in of an account without a second factor (a ticket fails the test). */
+export async function tokensOf(outcome: Promise<SignInOutcome>): Promise<SignedIn> {
+  const answered = await outcome;
+  if (isChallenge(answered)) throw new Error('expected tokens, got an MFA ticket');
+  return answered;
 }

@@ -34,6 +34,7 @@ export function Account({
       />
       {/* A new form once the email or phone moves, so its fields show the account as it is. */}
       <Profile key={`${session.user?.email}|${session.user?.phone}`} session={session} />
+      <AuthenticatorApp session={session} />
       <Sessions session={session} version={sessionsRead} />
     </main>
   );
@@ -272,6 +273,153 @@ function ChangePassword({
         {notice && <Notice>{notice}</Notice>}
         <button type="submit" class="primary" disabled={busy}>
           {withoutCurrent ? 'Set password' : 'Change password'}
+        </button>
+      </Form>
+    </section>
+  );
+}
+
+/** Where setting up an authenticator app is: not started, scanning, or done (codes shown once). */
+type AppSetup =
+  | { step: 'password' }
+  | { step: 'scan'; secret: string; qrSvg: string }
+  | { step: 'done'; recoveryCodes: string[] };
+
+/**
+ * The authenticator app: set up with the password, the QR code and a first code, which answers
+ * the recovery codes, shown once with a download; removed with the password.
+ */
+function AuthenticatorApp({ session }: { session: Session }) {
+  const [setup, setSetup] = useState<AppSetup>({ step: 'password' });
+  const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  const [notice, setNotice] = useState<string | undefined>();
+  const { busy, error, run } = useAction();
+  const removal = useAction();
+  const [removePassword, setRemovePassword] = useState('');
+  return (
+    <section class="panel" aria-labelledby="app-title">
+      <h2 id="app-title">Authenticator app</h2>
+      <p>
+        With an app set up, signing in also asks for the code it shows, so a stolen password is not
+        enough.
+      </p>
+      {setup.step === 'password' && (
+        <Form
+          label="Set up an authenticator app"
+          onSubmit={() =>
+            run(async () => {
+              const { data } = await session.call((api) =>
+                api.POST('/auth/mfa/totp/enrolment', { body: { current_password: password } }),
+              );
+              setPassword('');
+              setSetup({ step: 'scan', secret: data.secret, qrSvg: data.qr_svg });
+            })
+          }
+        >
+          <Field
+            label="Current password"
+            name="current_password"
+            type="password"
+            autocomplete="current-password"
+            value={password}
+            onInput={setPassword}
+            error={error}
+          />
+          <Alert error={error} fields={['current_password']} />
+          <button type="submit" class="primary" disabled={busy}>
+            Set up an app
+          </button>
+        </Form>
+      )}
+      {setup.step === 'scan' && (
+        <Form
+          label="Confirm the authenticator app"
+          onSubmit={() =>
+            run(async () => {
+              const { data } = await session.call((api) =>
+                api.POST('/auth/mfa/totp', { body: { code } }),
+              );
+              setCode('');
+              setSetup({ step: 'done', recoveryCodes: data.recovery_codes });
+            })
+          }
+        >
+          <img
+            class="qr"
+            src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(setup.qrSvg)}`}
+            alt="QR code of the authenticator app's secret"
+            width={200}
+            height={200}
+          />
+          <p>
+            Scan it with the app, or type this key: <code>{setup.secret}</code>
+          </p>
+          <Field
+            label="Code from the app"
+            name="code"
+            autocomplete="one-time-code"
+            inputMode="numeric"
+            value={code}
+            onInput={setCode}
+            error={error}
+          />
+          <Alert error={error} fields={['code']} />
+          <button type="submit" class="primary" disabled={busy}>
+            Turn on
+          </button>
+        </Form>
+      )}
+      {setup.step === 'done' && (
+        <div>
+          <Notice>
+            The app is on. Keep these recovery codes somewhere safe: each signs in once without the
+            app, and they are shown only now.
+          </Notice>
+          <ul class="recovery-codes">
+            {setup.recoveryCodes.map((recovery) => (
+              <li key={recovery}>
+                <code>{recovery}</code>
+              </li>
+            ))}
+          </ul>
+          <a
+            download="recovery-codes.txt"
+            href={`data:text/plain;charset=utf-8,${encodeURIComponent(`${setup.recoveryCodes.join('\n')}\n`)}`}
+          >
+            Download the recovery codes
+          </a>
+        </div>
+      )}
+      <h3>Remove the app</h3>
+      <Form
+        label="Remove the authenticator app"
+        onSubmit={() =>
+          removal.run(async () => {
+            setNotice(undefined);
+            await session.call((api) =>
+              api.DELETE('/auth/mfa/totp', { body: { current_password: removePassword } }),
+            );
+            setRemovePassword('');
+            setSetup({ step: 'password' });
+            setNotice('The authenticator app was removed.');
+          })
+        }
+      >
+        <Field
+          label="Current password"
+          name="current_password"
+          type="password"
+          autocomplete="current-password"
+          hint="To remove the app set up on this account."
+          value={removePassword}
+          onInput={setRemovePassword}
+          error={removal.error}
+        />
+        <Alert error={removal.error} fields={['current_password']} />
+        {notice && <Notice>{notice}</Notice>}
+        <button type="submit" disabled={removal.busy}>
+          Remove the app
         </button>
       </Form>
     </section>

@@ -9,7 +9,11 @@ import { Alert, Field, Form, Notice, navigate, useAction } from '../ui.js';
 export function SignIn({ session, notice }: { session: Session; notice?: string | null }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  const [ticket, setTicket] = useState<string | null>(null);
   const { busy, error, run } = useAction();
+  if (ticket !== null) {
+    return <SecondFactor session={session} ticket={ticket} onRestart={() => setTicket(null)} />;
+  }
   return (
     <main class="narrow">
       <h1>Sign in</h1>
@@ -18,7 +22,12 @@ export function SignIn({ session, notice }: { session: Session; notice?: string 
         label="Sign in"
         onSubmit={() =>
           run(async () => {
-            session.start(await dataOf(api.POST('/auth/login', { body: { email, password } })));
+            const signedIn = await dataOf(api.POST('/auth/login', { body: { email, password } }));
+            if ('mfa_required' in signedIn) {
+              setTicket(signedIn.mfa_ticket);
+              return;
+            }
+            session.start(signedIn);
             navigate('#/endpoints');
           })
         }
@@ -49,6 +58,59 @@ export function SignIn({ session, notice }: { session: Session; notice?: string 
       <p>
         <a href="#/forgot-password">Forgot your password?</a> ·{' '}
         <a href="#/sign-up">Create an account</a>
+      </p>
+    </main>
+  );
+}
+
+/** The second step of a sign-in on an account with an authenticator app. */
+function SecondFactor({
+  session,
+  ticket,
+  onRestart,
+}: {
+  session: Session;
+  ticket: string;
+  onRestart: () => void;
+}) {
+  const [code, setCode] = useState('');
+  const { busy, error, run } = useAction();
+  return (
+    <main class="narrow">
+      <h1>Enter a code from your authenticator app</h1>
+      <Form
+        label="Verify"
+        onSubmit={() =>
+          run(async () => {
+            const typed = code.trim();
+            const proof = /^\d{6}$/.test(typed) ? { code: typed } : { recovery_code: typed };
+            session.start(
+              await dataOf(
+                api.POST('/auth/mfa/verify', { body: { mfa_ticket: ticket, ...proof } }),
+              ),
+            );
+            navigate('#/endpoints');
+          })
+        }
+      >
+        <Field
+          label="Code"
+          name="code"
+          autocomplete="one-time-code"
+          hint="The 6 digits the app shows now, or one of your recovery codes."
+          value={code}
+          onInput={setCode}
+          error={error}
+        />
+        <Alert error={error} fields={['code', 'recovery_code', 'mfa_ticket']} />
+        <button type="submit" class="primary" disabled={busy}>
+          Verify
+        </button>
+      </Form>
+      <p>
+        <button type="button" class="link" onClick={onRestart}>
+          Sign in again
+        </button>
       </p>
     </main>
   );
