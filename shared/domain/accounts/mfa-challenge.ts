@@ -28,7 +28,10 @@ export interface MfaTicket {
   /** Epoch ms. */
   expiresAt: number;
   /** What the sign-in that proved the first factor would have written with its session. */
-  changes: Pick<SignInChanges, 'clearThrottle' | 'checkedPasswordHash' | 'phone'>;
+  changes: Pick<
+    SignInChanges,
+    'clearThrottle' | 'checkedPasswordHash' | 'upgradedPasswordHash' | 'phone'
+  >;
 }
 
 /**
@@ -85,16 +88,15 @@ export async function signInOrChallenge(
   deps: AccountDeps,
   user: User,
   client: SignInClient,
-  changes: MfaTicket['changes'] & Pick<SignInChanges, 'upgradedPasswordHash'>,
+  changes: MfaTicket['changes'],
 ): Promise<SignInOutcome> {
   if (!user.totpEnabled) return startSession(deps, user, client, changes);
   const ticket = `mfa_${randomBytes(32).toString('base64url')}`;
-  const { upgradedPasswordHash: _later, ...proven } = changes;
   await deps.secondFactors.putTicket(sha256(ticket), {
     userId: user.id,
     client,
     expiresAt: deps.clock.now() + mfaTicketSeconds * 1000,
-    changes: proven,
+    changes,
   });
   metrics.count('MfaChallenges', { Factor: 'totp' });
   return { mfaRequired: true, ticket, expiresIn: mfaTicketSeconds };
