@@ -61,6 +61,7 @@ export function publicUserFromItem(item: Record<string, unknown>): PublicUser {
     onlineStatus: user.onlineStatus,
     emailVerified: user.emailVerified,
     phoneConfirmationRequired: user.phoneConfirmationRequired,
+    totpEnabled: user.totpEnabled,
     createdAt: user.createdAt,
   };
 }
@@ -74,6 +75,7 @@ export function publicUserItem(user: PublicUser): Record<string, string | boolea
     online_status: user.onlineStatus,
     email_verified: user.emailVerified,
     phone_confirmation_required: user.phoneConfirmationRequired,
+    totp_enabled: user.totpEnabled,
     created_at: user.createdAt,
   };
   const optional = {
@@ -100,6 +102,7 @@ const publicAttributes = [
   'online_status',
   'email_verified',
   'phone_confirmation_required',
+  'totp_enabled',
   'created_at',
 ] as const;
 

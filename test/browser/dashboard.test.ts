@@ -957,8 +957,16 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     await removal.getByLabel('Current password').fill(ownPassword);
     await removal.getByRole('button', { name: 'Remove the app' }).click();
     await eventually(() =>
-      removal.getByText('The authenticator app was removed.').isVisible(),
+      page
+        .getByRole('region', { name: 'Authenticator app' })
+        .getByText('The authenticator app was removed.')
+        .isVisible(),
     ).toBe(true);
+    // The account shows no app now: the set-up form is back, the removal gone.
+    expect(await removal.count()).toBe(0);
+    expect(await page.getByRole('form', { name: 'Set up an authenticator app' }).isVisible()).toBe(
+      true,
+    );
     expect((await client.login(contested, ownPassword)).user.email).toBe(contested);
   });
 });

@@ -86,6 +86,7 @@ describe('signup and email verification', () => {
         online_status: true,
         email_verified: true,
         phone_verified: false,
+        mfa_enabled: false,
         created_at: expect.any(String),
       },
     });

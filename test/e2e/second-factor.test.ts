@@ -89,6 +89,7 @@ describe('an authenticator app as second factor', () => {
       token: signedIn.body.data.access_token,
     });
     expect(profile.status).toBe(200);
+    expect(profile.body.data.mfa_enabled).toBe(true);
   });
 
   it('shows the enrolment an SVG QR code of the otpauth URI, and refuses a setup without the right password', async () => {
@@ -283,7 +284,7 @@ describe('an authenticator app as second factor', () => {
 
     expect(refused.status).toBe(401);
     expect(removed.status).toBe(200);
-    expect((await client.login(account.email, account.password)).access_token).toBeTruthy();
+    expect((await client.login(account.email, account.password)).user.mfa_enabled).toBe(false);
     expect(await client.messagesTo(account.email)).toContainEqual(
       expect.stringContaining('The authenticator app was removed'),
     );

@@ -77,6 +77,7 @@ export type PublicUser = Pick<
   | 'onlineStatus'
   | 'emailVerified'
   | 'phoneConfirmationRequired'
+  | 'totpEnabled'
   | 'createdAt'
 >;
 

@@ -1483,6 +1483,7 @@ export interface components {
             online_status: boolean;
             email_verified: boolean;
             phone_verified: boolean;
+            mfa_enabled: boolean;
             /**
              * Format: date-time
              * @example 2026-01-15T09:30:00.000Z

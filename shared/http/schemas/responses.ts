@@ -88,6 +88,8 @@ export const User = /* @__PURE__ */ v.strictObject({
   email_verified: /* @__PURE__ */ v.boolean(),
   /** The phone signs in by SMS: false again after a password reset, until confirmed again. */
   phone_verified: /* @__PURE__ */ v.boolean(),
+  /** Sign-ins ask for a second factor: a code of the authenticator app set up on the account. */
+  mfa_enabled: /* @__PURE__ */ v.boolean(),
   created_at: timestamp,
 });
 

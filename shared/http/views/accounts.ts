@@ -22,6 +22,7 @@ export const userView = (user: PublicUser) => ({
   email_verified: user.emailVerified,
   // Whether the phone signs in by SMS: false again after a password reset, until confirmed.
   phone_verified: user.phone !== null && !user.phoneConfirmationRequired,
+  mfa_enabled: user.totpEnabled,
   created_at: user.createdAt,
 });
 

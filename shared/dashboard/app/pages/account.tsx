@@ -290,6 +290,8 @@ type AppSetup =
  * the recovery codes, shown once with a download; removed with the password.
  */
 function AuthenticatorApp({ session }: { session: Session }) {
+  const user = session.user!;
+  const enabled = user.mfa_enabled;
   const [setup, setSetup] = useState<AppSetup>({ step: 'password' });
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
@@ -304,7 +306,7 @@ function AuthenticatorApp({ session }: { session: Session }) {
         With an app set up, signing in also asks for the code it shows, so a stolen password is not
         enough.
       </p>
-      {setup.step === 'password' && (
+      {!enabled && setup.step === 'password' && (
         <Form
           label="Set up an authenticator app"
           onSubmit={() =>
@@ -342,6 +344,7 @@ function AuthenticatorApp({ session }: { session: Session }) {
               );
               setCode('');
               setSetup({ step: 'done', recoveryCodes: data.recovery_codes });
+              session.setUser({ ...user, mfa_enabled: true });
             })
           }
         >
@@ -391,37 +394,43 @@ function AuthenticatorApp({ session }: { session: Session }) {
           </a>
         </div>
       )}
-      <h3>Remove the app</h3>
-      <Form
-        label="Remove the authenticator app"
-        onSubmit={() =>
-          removal.run(async () => {
-            setNotice(undefined);
-            await session.call((api) =>
-              api.DELETE('/auth/mfa/totp', { body: { current_password: removePassword } }),
-            );
-            setRemovePassword('');
-            setSetup({ step: 'password' });
-            setNotice('The authenticator app was removed.');
-          })
-        }
-      >
-        <Field
-          label="Current password"
-          name="current_password"
-          type="password"
-          autocomplete="current-password"
-          hint="To remove the app set up on this account."
-          value={removePassword}
-          onInput={setRemovePassword}
-          error={removal.error}
-        />
-        <Alert error={removal.error} fields={['current_password']} />
-        {notice && <Notice>{notice}</Notice>}
-        <button type="submit" disabled={removal.busy}>
-          Remove the app
-        </button>
-      </Form>
+      {enabled && (
+        <>
+          {setup.step !== 'done' && <p>An app is set up: signing in asks for a code of it.</p>}
+          <h3>Remove the app</h3>
+          <Form
+            label="Remove the authenticator app"
+            onSubmit={() =>
+              removal.run(async () => {
+                setNotice(undefined);
+                await session.call((api) =>
+                  api.DELETE('/auth/mfa/totp', { body: { current_password: removePassword } }),
+                );
+                setRemovePassword('');
+                setSetup({ step: 'password' });
+                session.setUser({ ...user, mfa_enabled: false });
+                setNotice('The authenticator app was removed.');
+              })
+            }
+          >
+            <Field
+              label="Current password"
+              name="current_password"
+              type="password"
+              autocomplete="current-password"
+              hint="To remove the app set up on this account."
+              value={removePassword}
+              onInput={setRemovePassword}
+              error={removal.error}
+            />
+            <Alert error={removal.error} fields={['current_password']} />
+            <button type="submit" disabled={removal.busy}>
+              Remove the app
+            </button>
+          </Form>
+        </>
+      )}
+      {notice && <Notice>{notice}</Notice>}
     </section>
   );
 }
