@@ -1,14 +1,23 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { Secret, TOTP } from 'otpauth';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { dynamoOtpStore } from '../../../shared/adapters/dynamo-otp-store.js';
 import { dynamo } from '../../../shared/adapters/dynamodb.js';
 import { keys } from '../../../shared/adapters/keys.js';
 import { tableName } from '../../../shared/config.js';
 import { login } from '../../../shared/domain/accounts/login.js';
+import { isChallenge } from '../../../shared/domain/accounts/mfa-challenge.js';
 import {
   hashPassword,
   needsRehash,
   verifyPassword,
 } from '../../../shared/domain/accounts/password-hashing.js';
+import {
+  confirmTotp,
+  startTotpEnrolment,
+  verifySecondFactor,
+} from '../../../shared/domain/accounts/second-factor.js';
+import { OtpEngine } from '../../../shared/domain/otp/engine.js';
 import { useFreshTable } from '../../support/table.js';
 import {
   signedUpUser,
@@ -90,5 +99,51 @@ describe('password hashing', () => {
     );
     expect(Item?.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(await verifyPassword('old and weak', String(Item?.password_hash))).toBe(true);
+  });
+
+  it('upgrades it on an account with an authenticator app too, once the sign-in shows a code', async () => {
+    const email = uniqueEmail();
+    const { user } = await signedUpUser(accounts, email, 'old and weak');
+    const engine = new OtpEngine(dynamoOtpStore, accounts.clock, async () => 'unused');
+    const deps = {
+      ...accounts.deps,
+      codeQueue: accounts.queue,
+      guard: engine.guard.bind(engine),
+    };
+    const caller = { userId: user.id, source: testClient.source };
+    const { secret } = await startTotpEnrolment(deps, caller, 'old and weak', 'Test');
+    const codeAt = (epochMs: number) =>
+      new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: epochMs });
+    await confirmTotp(deps, caller, codeAt(accounts.clock.now()));
+    const weak = await hashPassword('old and weak', {
+      memoryKib: 4096,
+      iterations: 1,
+      parallelism: 1,
+    });
+    await dynamo().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.user(user.id),
+        UpdateExpression: 'SET password_hash = :weak',
+        ExpressionAttributeValues: { ':weak': weak },
+      }),
+    );
+    const storedHash = async () =>
+      String(
+        (await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.user(user.id) })))
+          .Item?.password_hash,
+      );
+
+    const challenge = await login(accounts.deps, { email, password: 'old and weak' }, testClient);
+    if (!isChallenge(challenge)) throw new Error('expected an MFA ticket');
+    expect(await storedHash()).toBe(weak);
+    accounts.clock.advance(30_000);
+    await verifySecondFactor(deps, {
+      ticket: challenge.ticket,
+      proof: { code: codeAt(accounts.clock.now()) },
+      source: testClient.source,
+    });
+
+    expect(await storedHash()).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
   });
 });
