@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricDefinitions } from '../../shared/domain/metrics.js';
 import { bearer, dataOf } from '../../shared/http/client/api-client.js';
@@ -159,6 +160,36 @@ async function session(): Promise<void> {
   );
   const userId = (await client.call('GET', '/profile', { token: owner.access_token })).body.data
     .id as string;
+
+  // An authenticator app: set up, then a login that stops at its ticket, a wrong code, the right.
+  const enrolment = await client.call('POST', '/auth/mfa/totp/enrolment', {
+    body: { current_password: resetPassword },
+    token: owner.access_token,
+  });
+  const appSecret = enrolment.body.data.secret as string;
+  keep(appSecret, enrolment.body.data.otpauth_uri);
+  const appCode = async () => {
+    const now = await client.advanceClock(0);
+    const code = new TOTP({ secret: Secret.fromBase32(appSecret) }).generate({ timestamp: now });
+    keep(code);
+    return code;
+  };
+  const enabled = await client.call('POST', '/auth/mfa/totp', {
+    body: { code: await appCode() },
+    token: owner.access_token,
+  });
+  expect(enabled.status).toBe(200);
+  keep(...(enabled.body.data.recovery_codes as string[]));
+  await client.advanceClock(30);
+  const challenged = await client.post('/auth/login', { email, password: resetPassword });
+  const ticket = challenged.body.data.mfa_ticket as string;
+  keep(ticket);
+  const appNow = await appCode();
+  const wrongApp = appNow === '000000' ? '000001' : '000000';
+  expect(
+    (await client.post('/auth/mfa/verify', { mfa_ticket: ticket, code: wrongApp })).status,
+  ).toBe(400);
+  await tokensOf(await client.post('/auth/mfa/verify', { mfa_ticket: ticket, code: appNow }));
 
   // Webhooks: an endpoint that takes deliveries, one that fails them, a rotation, a test event.
   const register = (path: string) =>
