@@ -1,9 +1,8 @@
-import { ServiceError } from '../errors.js';
 import type { AccountDeps } from './deps.js';
 import { type SignInOutcome, signInOrChallenge } from './mfa-challenge.js';
 import type { PendingConfirmation, SignInClient } from './ports.js';
 import { activationOf } from './signup-activation.js';
-import type { User } from './user.js';
+import { accountOf, type User } from './user.js';
 
 /**
  * What other areas (the OTP operations) may ask of accounts, without reaching into storage.
@@ -82,10 +81,7 @@ export function accountDirectory(deps: AccountDeps): AccountDirectory {
       return deps.users.confirmPendingPhone(user, phone);
     },
     async signInWithPhone(userId, phone, client) {
-      const user = await deps.users.get(userId);
-      if (user === undefined) {
-        throw new ServiceError('invalid_token', 'The account no longer exists');
-      }
+      const user = await accountOf(deps.users, userId);
       return signInOrChallenge(deps, user, client, { phone });
     },
   };

@@ -2,6 +2,7 @@ import { ServiceError } from '../errors.js';
 import type { AccountCheckDeps, AccountCodeDeps } from './deps.js';
 import { checkCurrentPassword } from './login.js';
 import { hashPassword } from './password-hashing.js';
+import { accountOf } from './user.js';
 
 /** docs/accounts.md, "Passwords": a password must not equal the account's email. */
 export function refuseEmailAsPassword(password: string, email: string, field: string): void {
@@ -25,8 +26,7 @@ export async function changePassword(
   caller: { userId: string; sessionId: string; source: string },
   input: { currentPassword?: string; newPassword: string },
 ): Promise<void> {
-  const user = await deps.users.get(caller.userId);
-  if (user === undefined) throw new ServiceError('invalid_token', 'The account no longer exists');
+  const user = await accountOf(deps.users, caller.userId);
   refuseEmailAsPassword(input.newPassword, user.email, 'new_password');
   if (!user.passwordResetRequired) {
     if (input.currentPassword === undefined) throw currentPasswordRequired();

@@ -1,7 +1,6 @@
-import { ServiceError } from '../errors.js';
 import { sessionEnded } from './access-tokens.js';
 import type { AccountDeps } from './deps.js';
-import type { User } from './user.js';
+import { accountGone, type User } from './user.js';
 
 /*
  * Apart from profile.ts, whose updates check passwords: reading a profile hashes nothing, and its
@@ -22,6 +21,6 @@ export async function getProfile(
     caller.sessionId,
   );
   if (!sessionLive) throw sessionEnded();
-  if (user === undefined) throw new ServiceError('invalid_token', 'The account no longer exists');
+  if (user === undefined) throw accountGone();
   return user;
 }

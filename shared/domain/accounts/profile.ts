@@ -3,7 +3,7 @@ import type { AccountCodeDeps } from './deps.js';
 import { checkCurrentPassword } from './login.js';
 import { currentPasswordRequired } from './passwords.js';
 import type { ProfileChanges } from './ports.js';
-import type { User } from './user.js';
+import { accountOf, type User } from './user.js';
 
 export interface ProfileUpdateResult {
   user: User;
@@ -45,10 +45,7 @@ export async function updateProfile(
     const updated = await deps.users.update(caller.userId, simple);
     return { user: updated, verificationRequired: [] };
   }
-  const current = await deps.users.get(caller.userId);
-  if (current === undefined) {
-    throw new ServiceError('invalid_token', 'The account no longer exists');
-  }
+  const current = await accountOf(deps.users, caller.userId);
   const email = update.email !== current.email ? update.email : undefined;
   const phone = update.phone !== current.phone ? update.phone : undefined;
   if (email !== undefined || phone !== undefined) {

@@ -7,7 +7,7 @@ import type { AccountCodeDeps, AccountDeps } from './deps.js';
 import { checkCurrentPassword } from './login.js';
 import { sha256 } from './mfa-challenge.js';
 import { type SignedIn, startSession } from './sessions.js';
-import type { User } from './user.js';
+import { accountOf } from './user.js';
 
 /**
  * The authenticator-app second factor (TOTP, RFC 6238: 30-second steps, 6 digits, one step of
@@ -121,13 +121,6 @@ export interface TotpEnrolment {
 const alreadyEnabled = () =>
   new ServiceError('conflict', 'An authenticator app is already set up; remove it first');
 
-/** The signed-in user's account, or invalid_token when it is gone. */
-async function accountOf(deps: AccountDeps, userId: string): Promise<User> {
-  const user = await deps.users.get(userId);
-  if (user === undefined) throw new ServiceError('invalid_token', 'The account no longer exists');
-  return user;
-}
-
 /**
  * Starts setting up an authenticator app: the current password first (a stolen access token
  * must not put an attacker's app on the account, which would lock the owner out), then a new
@@ -140,7 +133,7 @@ export async function startTotpEnrolment(
   /** The name the app shows beside the codes (TOTP_ISSUER). */
   issuer: string,
 ): Promise<TotpEnrolment> {
-  const user = await accountOf(deps, caller.userId);
+  const user = await accountOf(deps.users, caller.userId);
   await checkCurrentPassword(deps, user, currentPassword, caller.source);
   if (user.totpEnabled) throw alreadyEnabled();
   const secret = new Secret({ size: 20 }).base32;
@@ -166,7 +159,7 @@ export async function confirmTotp(
   caller: { userId: string; source: string },
   code: string,
 ): Promise<string[]> {
-  const user = await accountOf(deps, caller.userId);
+  const user = await accountOf(deps.users, caller.userId);
   if (user.totpEnabled) throw alreadyEnabled();
   const now = deps.clock.now();
   const enrolment = await deps.secondFactors.enrolment(user.id);
@@ -203,7 +196,7 @@ export async function removeTotp(
   caller: { userId: string; source: string },
   currentPassword: string,
 ): Promise<void> {
-  const user = await accountOf(deps, caller.userId);
+  const user = await accountOf(deps.users, caller.userId);
   await checkCurrentPassword(deps, user, currentPassword, caller.source);
   if (!(await deps.secondFactors.disable(user.id))) {
     throw new ServiceError('not_found', 'No authenticator app is set up');

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { ServiceError } from '../errors.js';
+import type { UserRepository } from './ports.js';
 
 /**
  * An account as the domain sees it. Emails are lower-cased, phones E.164.
@@ -84,3 +86,13 @@ export type PublicUser = Pick<
 /** `prefix_` + 128 random bits, base64url: unguessable, and safe inside keys and tokens. */
 export const newId = (prefix: 'usr' | 'ses'): string =>
   `${prefix}_${randomBytes(16).toString('base64url')}`;
+
+/** What a signed-in caller whose account was deleted meanwhile is answered. */
+export const accountGone = () => new ServiceError('invalid_token', 'The account no longer exists');
+
+/** The account of a signed-in caller, read again (1 read); invalid_token when it is gone. */
+export async function accountOf(users: UserRepository, userId: string): Promise<User> {
+  const user = await users.get(userId);
+  if (user === undefined) throw accountGone();
+  return user;
+}
