@@ -92,14 +92,15 @@ class RetryUnlessSent extends StandardRetryStrategy {
 
 /** The configuration every SDK client of the service is built with (`new SNSClient(…)`). */
 export function clientSettings(settings: ClientSettings = {}) {
+  // Keep-alive: every call after the first reuses a socket.
+  const agent = { keepAlive: true, maxSockets: settings.maxSockets ?? 64 };
   return {
     ...(settings.endpoint === undefined ? {} : { endpoint: settings.endpoint }),
     requestHandler: new NodeHttpHandler({
       connectionTimeout: settings.connectionTimeoutMs ?? defaultTimeoutMs,
       socketTimeout: settings.silenceTimeoutMs ?? defaultTimeoutMs,
-      // Keep-alive: every call after the first reuses a socket.
-      httpAgent: { keepAlive: true, maxSockets: settings.maxSockets ?? 64 },
-      httpsAgent: { keepAlive: true, maxSockets: settings.maxSockets ?? 64 },
+      httpAgent: agent,
+      httpsAgent: agent,
     }),
     ...(settings.retries === 'once-sent'
       ? { retryStrategy: new RetryUnlessSent(settings.maxAttempts ?? 3) }

@@ -65,6 +65,7 @@ export interface SecondFactorStore {
 
 /** Seconds an MFA ticket is good for: time to open the app and type a code. */
 export const mfaTicketSeconds = 300;
+
 /** A sign-in that must still show its second factor. */
 export interface MfaChallenge {
   mfaRequired: true;
