@@ -34,6 +34,27 @@ beforeAll(async () => {
   accounts = await testAccounts();
 });
 
+/** Puts a hash of `password` made with weaker parameters on the account; answers it. */
+async function storeWeakHash(userId: string, password: string): Promise<string> {
+  const weak = await hashPassword(password, { memoryKib: 4096, iterations: 1, parallelism: 1 });
+  await dynamo().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.user(userId),
+      UpdateExpression: 'SET password_hash = :weak',
+      ExpressionAttributeValues: { ':weak': weak },
+    }),
+  );
+  return weak;
+}
+
+/** The account's stored password hash. */
+const storedHash = async (userId: string): Promise<string> =>
+  String(
+    (await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.user(userId) }))).Item
+      ?.password_hash,
+  );
+
 describe('password hashing', () => {
   it('stores Argon2id with its parameters in a PHC string and salts every hash', async () => {
     const [first, second] = await Promise.all([
@@ -77,28 +98,14 @@ describe('password hashing', () => {
   it('upgrades a hash made with weaker parameters at the next login', async () => {
     const email = uniqueEmail();
     const { user } = await signedUpUser(accounts, email, 'old and weak');
-    const weak = await hashPassword('old and weak', {
-      memoryKib: 4096,
-      iterations: 1,
-      parallelism: 1,
-    });
+    const weak = await storeWeakHash(user.id, 'old and weak');
     expect(needsRehash(weak)).toBe(true);
-    await dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.user(user.id),
-        UpdateExpression: 'SET password_hash = :weak',
-        ExpressionAttributeValues: { ':weak': weak },
-      }),
-    );
 
     await login(accounts.deps, { email, password: 'old and weak' }, testClient);
 
-    const { Item } = await dynamo().send(
-      new GetCommand({ TableName: tableName(), Key: keys.user(user.id) }),
-    );
-    expect(Item?.password_hash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
-    expect(await verifyPassword('old and weak', String(Item?.password_hash))).toBe(true);
+    const upgraded = await storedHash(user.id);
+    expect(upgraded).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(await verifyPassword('old and weak', upgraded)).toBe(true);
   });
 
   it('upgrades it on an account with an authenticator app too, once the sign-in shows a code', async () => {
@@ -115,28 +122,11 @@ describe('password hashing', () => {
     const codeAt = (epochMs: number) =>
       new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: epochMs });
     await confirmTotp(deps, caller, codeAt(accounts.clock.now()));
-    const weak = await hashPassword('old and weak', {
-      memoryKib: 4096,
-      iterations: 1,
-      parallelism: 1,
-    });
-    await dynamo().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.user(user.id),
-        UpdateExpression: 'SET password_hash = :weak',
-        ExpressionAttributeValues: { ':weak': weak },
-      }),
-    );
-    const storedHash = async () =>
-      String(
-        (await dynamo().send(new GetCommand({ TableName: tableName(), Key: keys.user(user.id) })))
-          .Item?.password_hash,
-      );
+    const weak = await storeWeakHash(user.id, 'old and weak');
 
     const challenge = await login(accounts.deps, { email, password: 'old and weak' }, testClient);
     if (!isChallenge(challenge)) throw new Error('expected an MFA ticket');
-    expect(await storedHash()).toBe(weak);
+    expect(await storedHash(user.id)).toBe(weak);
     accounts.clock.advance(30_000);
     await verifySecondFactor(deps, {
       ticket: challenge.ticket,
@@ -144,6 +134,6 @@ describe('password hashing', () => {
       source: testClient.source,
     });
 
-    expect(await storedHash()).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(await storedHash(user.id)).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
   });
 });
