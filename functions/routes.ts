@@ -1,12 +1,18 @@
 import { routeTable } from '../shared/http/route-table.js';
+import * as addPasskey from './auth/add-passkey.operation.js';
 import * as changePassword from './auth/change-password.operation.js';
 import * as confirmTotp from './auth/confirm-totp.operation.js';
 import * as forgotPassword from './auth/forgot-password.operation.js';
+import * as listPasskeys from './auth/list-passkeys.operation.js';
 import * as listSessions from './auth/list-sessions.operation.js';
 import * as login from './auth/login.operation.js';
 import * as logout from './auth/logout.operation.js';
 import * as logoutAll from './auth/logout-all.operation.js';
+import * as passkeyAuthenticationOptions from './auth/passkey-authentication-options.operation.js';
+import * as passkeyLogin from './auth/passkey-login.operation.js';
+import * as passkeyRegistrationOptions from './auth/passkey-registration-options.operation.js';
 import * as refreshToken from './auth/refresh-token.operation.js';
+import * as removePasskey from './auth/remove-passkey.operation.js';
 import * as removeTotp from './auth/remove-totp.operation.js';
 import * as resetPasswordWithOtp from './auth/reset-password-otp.operation.js';
 import * as revokeSession from './auth/revoke-session.operation.js';
@@ -77,6 +83,12 @@ export const { routes, httpRoutes, operations } = routeTable([
   startTotpEnrolment,
   confirmTotp,
   removeTotp,
+  passkeyRegistrationOptions,
+  addPasskey,
+  listPasskeys,
+  removePasskey,
+  passkeyAuthenticationOptions,
+  passkeyLogin,
   getProfile,
   profileUpdate,
   jwks,

@@ -29,7 +29,13 @@ import type { DataStack } from './data-stack.js';
 import { inGroups, maxOf, sumOf } from './metric-math.js';
 import { apiP99LatencyAlarmMs, type OperatedFunction } from './operations.js';
 import { type RunbookSection, withRunbook } from './runbooks.js';
-import { addPreflights, addRouteMethod, baseUrlsOf, type ServiceRestApi } from './service-api.js';
+import {
+  addPreflights,
+  addRouteMethod,
+  baseUrlsOf,
+  type ResourceAt,
+  type ServiceRestApi,
+} from './service-api.js';
 import { ServiceFunction, type ServiceResources } from './service-function.js';
 import type { ServiceSettings, TrafficShifting } from './settings.js';
 import { stageNameOf } from './stack-outputs.js';
@@ -76,6 +82,11 @@ export interface AreaStackProps extends StackProps {
   dashboardKeyId: string;
   /** Where the dashboard is (`https://<host>/`): the links of the emails functions send. */
   dashboardUrl: string;
+  /**
+   * For an area that serves a branch of another's first segment (infra/areas.ts): that segment's
+   * resource, which the other area's stack creates.
+   */
+  trunk?: apigateway.IResource;
 }
 
 /**
@@ -97,6 +108,8 @@ export class AreaStack extends Stack {
   /** The stage-namespace metric that counts this area's API 5xx answers. */
   private readonly answered5xxMetric: string;
   private readonly routesOfEntry = new Map<string, readonly Route[]>();
+  private readonly resourceAt: ResourceAt;
+  private readonly apiRoot: apigateway.IResource;
 
   constructor(scope: Construct, id: string, props: AreaStackProps) {
     super(scope, id, props);
@@ -119,6 +132,8 @@ export class AreaStack extends Stack {
       'AwsSolutions-COG4',
       'No Cognito user pool by design: this service issues and revokes its own sessions (docs/accounts.md, "Sessions and refresh tokens"); a Cognito authorizer could not check that a session is still live.',
     );
+    this.apiRoot = restApi.root;
+    this.resourceAt = this.resourcesOn(restApi, props.trunk);
     const urls = baseUrlsOf(this, restApi.restApiId, settings);
     const resources: ServiceResources = {
       table: data.table,
@@ -163,7 +178,8 @@ export class AreaStack extends Stack {
           first.surface === 'function-url' ? settings.receiverReservedConcurrency : undefined,
         environment: {
           // The emails link to the dashboard's pages (a failure digest to the failed deliveries).
-          ...(needs.email ? { DASHBOARD_URL: props.dashboardUrl } : {}),
+          // Passkeys are bound to the dashboard's host unless the stage names its own party.
+          ...(needs.email || needs.passkeys ? { DASHBOARD_URL: props.dashboardUrl } : {}),
           ...(first.surface === 'api'
             ? {
                 RATE_LIMIT_MODE: settings.rateLimitMode,
@@ -193,11 +209,11 @@ export class AreaStack extends Stack {
       CrossStackReferences.of(fn).produce(ReferenceStrength.WEAK);
       this.routesOfEntry.set(entry, entryRoutes);
       this.functions.push({ entry, surface: first.surface, fn });
-      this.placeOnSurface(fn, functionId, entryRoutes, restApi, data);
+      this.placeOnSurface(fn, functionId, entryRoutes, data);
     }
 
     const apiRoutes = props.routes.filter((route): route is ApiRoute => route.surface === 'api');
-    addPreflights(restApi, apiRoutes, settings.corsAllowedOrigins);
+    addPreflights(this.resourceAt, apiRoutes, settings.corsAllowedOrigins);
     this.apiElements.push(
       ...restApi.node
         .findAll()
@@ -219,19 +235,53 @@ export class AreaStack extends Stack {
     }
   }
 
+  /**
+   * The API resource of one of this area's paths: below the trunk's path on the trunk (a resource
+   * of another area's stack), else on the API's root.
+   */
+  private resourcesOn(restApi: apigateway.IRestApi, trunk?: apigateway.IResource): ResourceAt {
+    if (trunk === undefined) return (path) => restApi.root.resourceForPath(path);
+    // Referenced by an export: the trunk's stack cannot remove it while this branch hangs on it.
+    // Under the API's construct, as every resource the area adds (its findings acknowledged there).
+    const imported = apigateway.Resource.fromResourceAttributes(restApi, 'Trunk', {
+      resourceId: trunk.resourceId,
+      restApi,
+      path: trunk.path,
+    });
+    return (path) =>
+      path.startsWith(`${trunk.path}/`)
+        ? imported.resourceForPath(path.slice(trunk.path.length + 1))
+        : restApi.root.resourceForPath(path);
+  }
+
+  /**
+   * The existing API resource of `path` in this area's stack (a branch's trunk, for the area that
+   * serves the branch).
+   */
+  trunkAt(path: string): apigateway.IResource {
+    const resource = path
+      .split('/')
+      .slice(1)
+      .reduce<apigateway.IResource | undefined>(
+        (parent, part) => parent?.getResource(part),
+        this.apiRoot,
+      );
+    if (resource === undefined) throw new Error(`the ${this.area} area has no resource ${path}`);
+    return resource;
+  }
+
   /** The function's surface, through its `live` alias, and the alarms that surface needs. */
   private placeOnSurface(
     fn: ServiceFunction,
     functionId: string,
     entryRoutes: readonly Route[],
-    restApi: apigateway.IRestApi,
     data: DataStack,
   ): void {
     const [first] = entryRoutes as [Route, ...Route[]];
     switch (first.surface) {
       case 'api':
         for (const route of entryRoutes) {
-          if (route.surface === 'api') addRouteMethod(restApi, route, fn.live);
+          if (route.surface === 'api') addRouteMethod(this.resourceAt, route, fn.live);
         }
         break;
       case 'function-url': {

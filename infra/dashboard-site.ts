@@ -77,14 +77,33 @@ export class DashboardApiKey extends Construct {
   }
 }
 
-/** A route's path as a pattern of the request URIs it serves: `{id}` is one id-shaped segment. */
-const uriPattern = (path: string): string =>
-  `/v1${path
-    .split('/')
-    .map((segment) =>
-      /^\{\w+\}$/.test(segment) ? '[A-Za-z0-9_-]+' : segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&'),
-    )
+const isParameter = (segment: string) => /^\{\w+\}$/.test(segment);
+const escaped = (segment: string) => segment.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+
+/**
+ * A route's path as a pattern of the request URIs it serves: `{id}` is one id-shaped segment, and
+ * not a word that a sibling of `paths` has in its place (`/auth/passkeys/{id}` is not
+ * `/auth/passkeys/login`: a credential id has no prefix that tells it apart).
+ */
+const uriPattern = (path: string, paths: readonly string[]): string => {
+  const segments = path.split('/');
+  return `/v1${segments
+    .map((segment, index) => {
+      if (!isParameter(segment)) return escaped(segment);
+      const before = segments.slice(0, index).join('/');
+      const siblings = new Set(
+        paths
+          .map((other) => other.split('/'))
+          .filter((other) => other.slice(0, index).join('/') === before)
+          .map((other) => other[index] ?? '')
+          .filter((other) => other !== '' && !isParameter(other)),
+      );
+      const notSibling =
+        siblings.size === 0 ? '' : `(?!(?:${[...siblings].map(escaped).join('|')})(?:/|$))`;
+      return `${notSibling}[A-Za-z0-9_-]+`;
+    })
     .join('/')}`;
+};
 
 /** The answer CloudFront gives a request the dashboard never makes: the API's 404, in its envelope. */
 const notRelayedBody = JSON.stringify({
@@ -100,7 +119,7 @@ const notRelayedBody = JSON.stringify({
 /**
  * The viewer-request function of `/v1/*`:
  * - relays only the calls the dashboard makes (`dashboardCalls`: method and route, ids as
- *   id-shaped segments), answering anything else with a 404 in the API's envelope, so the
+ *   id-shaped segments that name no sibling route), answering anything else with a 404 in the API's envelope, so the
  *   dashboard's key opens nothing but the dashboard's own calls;
  * - writes the address of the connection CloudFront accepted into `viewerAddressHeader`, and its
  *   network — the address for IPv4, the first address of its /64 for IPv6 — into
@@ -111,8 +130,9 @@ const notRelayedBody = JSON.stringify({
  */
 export function viewerRequestFunctionCode(calls: readonly DashboardCall[]): string {
   const relayed = new Map<string, string[]>();
+  const paths = calls.map((call) => call.path);
   for (const call of calls) {
-    relayed.set(call.method, [...(relayed.get(call.method) ?? []), uriPattern(call.path)]);
+    relayed.set(call.method, [...(relayed.get(call.method) ?? []), uriPattern(call.path, paths)]);
   }
   const patterns = [...relayed]
     .map(

@@ -378,6 +378,7 @@ export class ServiceOperations extends Construct {
       graph(described('Logins'), [this.search('Logins', ['Outcome'], '')]),
       graph(described('Refreshes'), [this.search('Refreshes', ['Outcome'], '')]),
       graph(described('MfaChallenges'), [this.search('MfaChallenges', ['Factor'], '')]),
+      graph(described('PasskeySignIns'), [this.search('PasskeySignIns', ['Outcome'], '')]),
       graph(described('MfaVerifications'), [
         this.search('MfaVerifications', ['Outcome', 'Factor'], ''),
       ]),

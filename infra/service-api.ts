@@ -150,6 +150,9 @@ export function baseUrlsOf(
   };
 }
 
+/** The API resource of a path (`/auth/login`), created on first use by the stack that asks. */
+export type ResourceAt = (path: string) => apigateway.IResource;
+
 /**
  * The route's method on its path ({param} segments included), proxied to `handler` (a function's
  * `live` alias), requiring an API key of a usage plan. Only `iam` routes are checked by the gateway
@@ -158,24 +161,20 @@ export function baseUrlsOf(
  * deployed after the method, in the edge stack.
  */
 export function addRouteMethod(
-  restApi: apigateway.IRestApi,
+  resourceAt: ResourceAt,
   route: ApiRoute,
   handler: IFunction,
 ): apigateway.Method {
-  return restApi.root
-    .resourceForPath(route.path)
-    .addMethod(
-      route.method,
-      new apigateway.LambdaIntegration(handler, { allowTestInvoke: false }),
-      {
-        operationName: route.name,
-        authorizationType:
-          route.auth === 'iam'
-            ? apigateway.AuthorizationType.IAM
-            : apigateway.AuthorizationType.NONE,
-        apiKeyRequired: true,
-      },
-    );
+  return resourceAt(route.path).addMethod(
+    route.method,
+    new apigateway.LambdaIntegration(handler, { allowTestInvoke: false }),
+    {
+      operationName: route.name,
+      authorizationType:
+        route.auth === 'iam' ? apigateway.AuthorizationType.IAM : apigateway.AuthorizationType.NONE,
+      apiKeyRequired: true,
+    },
+  );
 }
 
 /**
@@ -186,7 +185,7 @@ export function addRouteMethod(
  * keys are not asked of a preflight, which browsers send without them; no window counts one.
  */
 export function addPreflights(
-  restApi: apigateway.IRestApi,
+  resourceAt: ResourceAt,
   routes: readonly ApiRoute[],
   allowedOrigins: readonly string[],
 ): void {
@@ -210,7 +209,7 @@ export function addPreflights(
       'Access-Control-Max-Age': `'${preflightMaxAgeSeconds}'`,
       Vary: "'Origin'",
     };
-    restApi.root.resourceForPath(path).addMethod(
+    resourceAt(path).addMethod(
       'OPTIONS',
       new apigateway.MockIntegration({
         requestTemplates: { 'application/json': preflightDecision(allowedOrigins, methods) },

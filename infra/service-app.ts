@@ -5,7 +5,7 @@ import { routes as routeTable } from '../functions/routes.js';
 import type { Route } from '../shared/http/route-table.js';
 import { ApiStack } from './api-stack.js';
 import { AreaStack } from './area-stack.js';
-import { type Area, areaOf, areas, assertAreasOwnTheirPaths } from './areas.js';
+import { type Area, areaOf, areas, assertAreasOwnTheirPaths, branches } from './areas.js';
 import { DashboardStack } from './dashboard-stack.js';
 import { DataStack } from './data-stack.js';
 import { EdgeStack } from './edge-stack.js';
@@ -32,7 +32,7 @@ export interface ServiceStacks {
  */
 export function addServiceStacks(app: App, routes: readonly Route[] = routeTable): ServiceStacks {
   const settings = readSettings(app);
-  assertAreasOwnTheirPaths(routes);
+  const trunkAreas = assertAreasOwnTheirPaths(routes);
   const props = {
     settings,
     // With the CLI's credentials, or the stage's account and region, the stacks know where they
@@ -56,21 +56,26 @@ export function addServiceStacks(app: App, routes: readonly Route[] = routeTable
     description: describe('the developer dashboard'),
     restApi: api.api.restApi,
   });
-  const areaStacks = Object.fromEntries(
-    areas.map((area) => [
+  const areaStacks = {} as Record<Area, AreaStack>;
+  // In the order of `areas`: an area that serves a branch comes after the one it hangs on.
+  for (const area of areas) {
+    const trunkArea = trunkAreas.get(area);
+    const trunkPath = branches[area]?.replace(/\/[^/]+$/, '');
+    areaStacks[area] = new AreaStack(app, name(area), {
+      ...props,
+      description: describe(`the ${area} area`),
       area,
-      new AreaStack(app, name(area), {
-        ...props,
-        description: describe(`the ${area} area`),
-        area,
-        routes: routes.filter((route) => areaOf(route) === area),
-        data,
-        api: api.api,
-        dashboardKeyId: dashboard.key.apiKey.keyId,
-        dashboardUrl: dashboard.site.url,
-      }),
-    ]),
-  ) as Record<Area, AreaStack>;
+      routes: routes.filter((route) => areaOf(route) === area),
+      data,
+      api: api.api,
+      dashboardKeyId: dashboard.key.apiKey.keyId,
+      dashboardUrl: dashboard.site.url,
+      trunk:
+        trunkArea === undefined || trunkPath === undefined
+          ? undefined
+          : areaStacks[trunkArea].trunkAt(trunkPath),
+    });
+  }
   const edge = new EdgeStack(app, name('edge'), {
     ...props,
     description: describe('the API stage, usage plans, web ACL and domains'),

@@ -25,6 +25,7 @@ export const stackParts = [
   'api',
   'dashboard',
   'accounts',
+  'passkeys',
   'otp',
   'webhooks',
   'inbound',

@@ -285,3 +285,24 @@ export type SecretName = (typeof secretNames)[number];
 export function totpIssuer(): string {
   return optional('TOTP_ISSUER') ?? 'Accounts';
 }
+
+/**
+ * The relying party of passkeys: WEBAUTHN_ORIGINS (the dashboard's and each client app's
+ * origin), else the origin of DASHBOARD_URL; WEBAUTHN_RP_ID, else the first origin's host (a
+ * passkey is bound to it for good: a registrable domain both serve under, on AWS); the name is
+ * TOTP_ISSUER's.
+ */
+export function relyingParty(): { id: string; name: string; origins: string[] } {
+  const listed = list('WEBAUTHN_ORIGINS');
+  const dashboard = dashboardUrl();
+  const origins =
+    listed.length > 0 ? listed : dashboard === undefined ? [] : [new URL(dashboard).origin];
+  if (origins.length === 0) {
+    throw new Error('Missing configuration: WEBAUTHN_ORIGINS or DASHBOARD_URL must be set');
+  }
+  return {
+    id: optional('WEBAUTHN_RP_ID') ?? new URL(origins[0]!).hostname,
+    name: totpIssuer(),
+    origins,
+  };
+}

@@ -109,6 +109,15 @@ export const keys = {
   totp: (userId: string) => item(`USER#${userId}`, 'TOTP'),
   /** A secret waiting for its first code, in its account's partition (TTL). */
   totpEnrolment: (userId: string) => item(`USER#${userId}`, 'TOTP_ENROLMENT'),
+  /** A passkey, by its credential id: what a passkey sign-in looks up. */
+  passkey: (credentialId: string) => item(`PASSKEY#${credentialId}`),
+  /** The same passkey in its account's partition: what the account's list reads. */
+  userPasskey: (userId: string, credentialId: string) =>
+    item(`USER#${userId}`, `PASSKEY#${credentialId}`),
+  /** All passkeys of a user: query pk with this prefix on sk. */
+  userPasskeys: (userId: string) => ({ pk: `USER#${userId}`, skPrefix: 'PASSKEY#' }),
+  /** A passkey ceremony's challenge, until it is answered (TTL). */
+  passkeyChallenge: (challenge: string) => item(`PASSKEY_CHALLENGE#${challenge}`),
   /** A sign-in waiting for its second factor, by the SHA-256 of its ticket (TTL). */
   mfaTicket: (ticketHash: string) => item(`MFA_TICKET#${ticketHash}`),
   /**
@@ -292,6 +301,9 @@ export const itemFamilies = {
   /** Failed password checks and locks, per email and source. */
   loginThrottle: { prefix: 'LOGIN_THROTTLE#' },
   refreshToken: { prefix: 'REFRESH#' },
+  /** Passkeys by credential id (their list copies live in the account's partition). */
+  passkey: { prefix: 'PASSKEY#' },
+  passkeyChallenge: { prefix: 'PASSKEY_CHALLENGE#' },
   /** Sign-ins waiting for their second factor. */
   mfaTicket: { prefix: 'MFA_TICKET#' },
   /** The published access-token verification keys: written by issuers only, read by verifiers. */

@@ -51,6 +51,11 @@ export const metricDefinitions = {
     description:
       'second-factor checks of an MFA ticket: verified or refused, by factor (totp, recovery_code)',
   },
+  PasskeySignIns: {
+    unit: 'Count',
+    dimensions: ['Outcome'],
+    description: 'sign-ins with a passkey: ok, refused',
+  },
   Refreshes: {
     unit: 'Count',
     dimensions: ['Outcome'],

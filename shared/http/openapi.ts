@@ -530,7 +530,11 @@ function operation(route: HttpRouteEntry): JsonObject {
 }
 
 const tags = [
-  { name: 'auth', description: 'Sign-up, sign-in, sessions and passwords' },
+  { name: 'auth', description: 'Sign-up, sign-in, sessions, passwords and second factors' },
+  {
+    name: 'passkeys',
+    description: 'Passkeys (WebAuthn): added by a signed-in user, signing in without a password',
+  },
   { name: 'profile', description: "The signed-in user's own account" },
   { name: 'otp', description: 'One-time codes by email and SMS' },
   { name: 'webhooks', description: 'Endpoints that receive signed events, and their deliveries' },

@@ -63,6 +63,11 @@ export interface Needs {
   accountCodeQueue?: boolean;
   /** Reads the SMS country allow-list without sending SMS (checks a number before queueing). */
   smsAllowList?: boolean;
+  /**
+   * Checks passkeys: the relying party's id and origins (WEBAUTHN_ORIGINS, WEBAUTHN_RP_ID, else
+   * the dashboard's address).
+   */
+  passkeys?: boolean;
   /** Creates and deletes one-time schedules in the delivery schedule group. */
   scheduler?: boolean;
   /**
@@ -73,7 +78,7 @@ export interface Needs {
   secrets?: SecretName[];
 }
 
-type Tag = 'auth' | 'profile' | 'otp' | 'webhooks' | 'events' | 'receivers' | 'meta';
+type Tag = 'auth' | 'passkeys' | 'profile' | 'otp' | 'webhooks' | 'events' | 'receivers' | 'meta';
 
 /**
  * The two public hosts (docs/deployment.md, "Custom domains"): `accounts` is {base_url}'s (accounts,
@@ -84,6 +89,7 @@ export type Host = 'accounts' | 'api';
 
 const hostOfTag: Record<Tag, Host | undefined> = {
   auth: 'accounts',
+  passkeys: 'accounts',
   profile: 'accounts',
   otp: 'accounts',
   receivers: 'accounts',

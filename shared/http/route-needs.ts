@@ -34,6 +34,7 @@ export function mergedNeeds(entryRoutes: readonly Route[]): Needs {
     inboundQueue: any('inboundQueue'),
     accountCodeQueue: any('accountCodeQueue'),
     smsAllowList: any('smsAllowList'),
+    passkeys: any('passkeys'),
     scheduler: any('scheduler'),
     secrets,
     items: itemFamiliesOf(entryRoutes),

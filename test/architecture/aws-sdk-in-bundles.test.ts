@@ -13,7 +13,9 @@ import type { Needs } from '../../shared/http/route-table.js';
  * esbuild's metafile says which packages put bytes into it. A function carries a service's client
  * exactly when its routes are granted that service (`needs`, which the stack turns into its
  * role): DynamoDB through client-dynamodb and lib-dynamodb, the queues through client-sqs, email
- * through client-ses, SMS through client-sns, retries through client-scheduler.
+ * through client-ses, SMS through client-sns, retries through client-scheduler. The same bundles
+ * show the WebAuthn library (about 250 KiB with its ASN.1 and X.509 packages) only where a passkey
+ * ceremony needs it.
  */
 
 type Service = 'dynamodb' | 'sqs' | 'ses' | 'sns' | 'scheduler';
@@ -61,7 +63,10 @@ const sourcesUnder = (directory: string): string[] =>
     return /\.(ts|tsx|mjs|js)$/.test(name) ? [path] : [];
   });
 
-const bundles = new Map<string, { granted: Record<Service, boolean>; metafile: Metafile }>();
+const bundles = new Map<
+  string,
+  { granted: Record<Service, boolean>; checksPasskeys: boolean; metafile: Metafile }
+>();
 
 beforeAll(async () => {
   for (const [entry, entryRoutes] of routesByEntry(routes)) {
@@ -75,7 +80,12 @@ beforeAll(async () => {
       metafile: true,
       logLevel: 'silent',
     });
-    bundles.set(entry, { granted: grantedBy(mergedNeeds(entryRoutes)), metafile });
+    const needs = mergedNeeds(entryRoutes);
+    bundles.set(entry, {
+      granted: grantedBy(needs),
+      checksPasskeys: needs.passkeys === true,
+      metafile,
+    });
   }
 }, 180_000);
 
@@ -117,5 +127,21 @@ describe('the AWS calls of every function', () => {
     for (const [entry, { metafile }] of bundles) {
       expect(contentsOf(metafile).packages.has(sdkSigner), entry).toBe(true);
     }
+  });
+});
+
+describe('the WebAuthn library', () => {
+  it('is in the bundles of the passkey ceremonies only (listing or removing one does not load it)', () => {
+    const carrying = [...bundles]
+      .filter(([, { metafile }]) => contentsOf(metafile).packages.has('@simplewebauthn/server'))
+      .map(([entry]) => entry)
+      .sort();
+    const ceremonies = [...bundles]
+      .filter(([, { checksPasskeys }]) => checksPasskeys)
+      .map(([entry]) => entry)
+      .sort();
+
+    expect(ceremonies).toHaveLength(4);
+    expect(carrying).toEqual(ceremonies);
   });
 });

@@ -969,4 +969,84 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     );
     expect((await client.login(contested, ownPassword)).user.email).toBe(contested);
   });
+
+  it('adds a passkey from the account page, signs in with it, and keeps it to its account', async () => {
+    // Chromium's virtual authenticator: a platform authenticator with a screen lock, always
+    // verified — what a phone or a laptop with a fingerprint reader is to the page.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    });
+    const ownPassword = 'my own chosen password';
+    const sent: string[] = [];
+    const signedWith: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/v1/auth/passkeys') && request.method() === 'POST') {
+        sent.push(request.postData() ?? '');
+      }
+      if (request.url().endsWith('/v1/auth/passkeys/login')) {
+        signedWith.push(request.postData() ?? '');
+      }
+    });
+    await page.getByRole('link', { name: 'Account' }).click();
+    const adding = page.getByRole('form', { name: 'Add a passkey' });
+    await adding.getByLabel('Current password').fill(ownPassword);
+    await adding.getByRole('button', { name: 'Add a passkey' }).click();
+    const panel = page.getByRole('region', { name: 'Passkeys' });
+    await eventually(() => panel.getByText('Passkey 1').isVisible()).toBe(true);
+    await check('account-passkeys');
+    expect(await client.messagesTo(contested)).toContainEqual(
+      expect.stringContaining('A passkey was added'),
+    );
+
+    // Another account cannot take it: the browser's answer replayed into its own account is
+    // refused (its challenge was this account's, and is used), and it cannot remove it.
+    const other = await client.verifiedAccount();
+    const replayed = await client.call('POST', '/auth/passkeys', {
+      body: JSON.parse(sent[0]!),
+      token: other.tokens.access_token,
+    });
+    expect(replayed.status).toBe(400);
+    const credentialId = (JSON.parse(sent[0]!) as { credential: { id: string } }).credential.id;
+    const takenAway = await client.call('DELETE', `/auth/passkeys/${credentialId}`, {
+      token: other.tokens.access_token,
+    });
+    expect(takenAway.status).toBe(404);
+
+    await page.getByRole('button', { name: 'Sign out', exact: true }).first().click();
+    await eventually(() => page.getByRole('heading', { name: 'Sign in' }).isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
+    await eventually(() =>
+      page.getByRole('heading', { name: 'Webhook endpoints' }).isVisible(),
+    ).toBe(true);
+    // The signed answer is good once: replayed, its challenge is gone.
+    const replayedSignIn = await client.call('POST', '/auth/passkeys/login', {
+      body: JSON.parse(signedWith[0]!),
+    });
+    expect(replayedSignIn.status).toBe(401);
+    expect(replayedSignIn.body.error.code).toBe('invalid_credentials');
+    // Signed in as the passkey's account, not as anyone else.
+    await page.getByRole('link', { name: 'Account' }).click();
+    await eventually(() =>
+      page.getByRole('region', { name: 'Profile' }).getByLabel('Email').inputValue(),
+    ).toBe(contested);
+
+    await panel.getByRole('button', { name: 'Remove passkey 1' }).click();
+    await eventually(() => panel.getByText('The passkey was removed.').isVisible()).toBe(true);
+    expect(await panel.getByText('Passkey 1').count()).toBe(0);
+    await page.getByRole('button', { name: 'Sign out', exact: true }).first().click();
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
+    // The authenticator still holds it; the service no longer takes it.
+    await eventually(() => page.getByRole('alert').first().textContent()).toContain(
+      'could not be verified',
+    );
+  });
 });

@@ -190,6 +190,24 @@ async function session(): Promise<void> {
     (await client.post('/auth/mfa/verify', { mfa_ticket: ticket, code: wrongApp })).status,
   ).toBe(400);
   await tokensOf(await client.post('/auth/mfa/verify', { mfa_ticket: ticket, code: appNow }));
+  // A passkey sign-in with an answer no authenticator signed: refused (the browser test signs).
+  const passkeyChallenge = (await client.post('/auth/passkeys/authentication-options')).body.data
+    .challenge as string;
+  const clientData = Buffer.from(
+    JSON.stringify({ type: 'webauthn.get', challenge: passkeyChallenge, origin: service.origin }),
+  ).toString('base64url');
+  expect(
+    (
+      await client.post('/auth/passkeys/login', {
+        credential: {
+          id: 'Zm9yZ2VkLWNyZWRlbnRpYWw',
+          rawId: 'Zm9yZ2VkLWNyZWRlbnRpYWw',
+          type: 'public-key',
+          response: { clientDataJSON: clientData, authenticatorData: 'AAAA', signature: 'AAAA' },
+        },
+      })
+    ).status,
+  ).toBe(401);
 
   // Webhooks: an endpoint that takes deliveries, one that fails them, a rotation, a test event.
   const register = (path: string) =>

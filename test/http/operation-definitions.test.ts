@@ -37,7 +37,7 @@ describe('the operation definitions', () => {
   it('give the signing seeds only to the routes that issue tokens, which publish their public keys', () => {
     const holders = routes.filter((route) => route.needs.secrets?.includes('JWT_SIGNING_KEYS'));
     expect(holders.map((route) => route.name).sort()).toEqual(
-      ['login', 'refreshToken', 'verifyMfa', 'verifyOtp', 'verifySignupOtp'].sort(),
+      ['login', 'refreshToken', 'verifyMfa', 'verifyOtp', 'verifySignupOtp', 'passkeyLogin'].sort(),
     );
     for (const route of holders) {
       expect(itemFamiliesOf([route]), route.name).toContain('accessTokenKeys');

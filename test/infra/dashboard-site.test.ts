@@ -269,10 +269,12 @@ describe('the dashboard’s CloudFront distribution', () => {
     }
   });
 
-  it('tells every function that emails where the dashboard is, for the links of its emails', () => {
+  it('tells every function that emails or checks passkeys where the dashboard is: the links of its emails, the passkeys’ origin', () => {
     const { ofType, distributionId } = stack;
     const emailing = new Set(
-      routes.filter((route) => route.needs.email === true).map((route) => route.entry),
+      routes
+        .filter((route) => route.needs.email === true || route.needs.passkeys === true)
+        .map((route) => route.entry),
     );
     const told = ofType('AWS::Lambda::Function').filter(
       ([, fn]) =>
@@ -455,8 +457,14 @@ describe('the relay function (CloudFront Functions, JavaScript 2.0)', () => {
       ['GET', '/v1/webhooks/../verify/phone'],
       ['GET', '/v1/webhooks/%2e%2e'],
       ['POST', '/v1/auth/login/'],
+      // A credential's id has no prefix: the relay tells it from the paths beside it.
+      ['DELETE', '/v1/auth/passkeys/login'],
+      ['DELETE', '/v1/auth/passkeys/registration-options'],
     ] as const) {
       expect(await relays(method, uri), `${method} ${uri}`).toBe(false);
+    }
+    for (const credential of ['Xq3vJ2kL9mN4pQ7rS1tU5w', 'login-AbC_1']) {
+      expect(await relays('DELETE', `/v1/auth/passkeys/${credential}`), credential).toBe(true);
     }
   });
 

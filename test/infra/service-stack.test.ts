@@ -527,9 +527,14 @@ describe('the service stack', () => {
         (s) => grants(s, 'secretsmanager:GetSecretValue') && isRef(s.Resource, seedsId),
       ),
     );
-    const issuers = ['login', 'refreshToken', 'verifySignupOtp', 'verifyOtp', 'verifyMfa'].map(
-      (name) => routes.find((route) => route.name === name)!.entry,
-    );
+    const issuers = [
+      'login',
+      'refreshToken',
+      'verifySignupOtp',
+      'verifyOtp',
+      'verifyMfa',
+      'passkeyLogin',
+    ].map((name) => routes.find((route) => route.name === name)!.entry);
     expect(readers.sort()).toEqual(issuers.sort());
   });
 
@@ -1009,7 +1014,18 @@ describe('stages', () => {
   it('deploys each stage as its own stacks: names, plans and client keys', () => {
     const production = synthStage({ stage: 'production', apiClients: 'ios-app,web-app' });
     expect(Object.keys(production.templates).sort()).toEqual(
-      ['data', 'api', 'dashboard', 'accounts', 'otp', 'webhooks', 'inbound', 'edge', 'operations']
+      [
+        'data',
+        'api',
+        'dashboard',
+        'accounts',
+        'passkeys',
+        'otp',
+        'webhooks',
+        'inbound',
+        'edge',
+        'operations',
+      ]
         .map((part) => `AccountOtpWebhookService-production-${part}`)
         .sort(),
     );

@@ -107,6 +107,18 @@ describe('the stacks of a stage', () => {
     );
   });
 
+  it('refuse another area’s route in a branch, and a branch’s route outside it, at synth', () => {
+    const sessions = routes.find((route) => route.name === 'listSessions') as ApiRoute;
+    const passkeys = routes.find((route) => route.name === 'listPasskeys') as ApiRoute;
+    expect(() =>
+      assertAreasOwnTheirPaths([...routes, { ...sessions, path: '/auth/passkeys/sessions' }]),
+    ).toThrow(/\/auth\/passkeys is served by the passkeys and the accounts areas/);
+    expect(() =>
+      assertAreasOwnTheirPaths([...routes, { ...passkeys, path: '/auth/keys' }]),
+    ).toThrow(/\/auth is served by the accounts and the passkeys areas/);
+    expect(assertAreasOwnTheirPaths(routes)).toEqual(new Map([['passkeys', 'accounts']]));
+  });
+
   it('deploy in the order of their references: data and API first, the edge and operations last', () => {
     const { stacks } = stage;
     const dependencies = (part: keyof typeof stacks) =>
@@ -117,12 +129,16 @@ describe('the stacks of a stage', () => {
     expect(dependencies('api')).toEqual([]);
     expect(dependencies('dashboard')).toEqual(['api']);
     for (const area of areas) {
-      // The areas that serve API routes build on the API and the dashboard's key; the others only
-      // on the data.
+      // The areas that serve API routes build on the API and the dashboard's key, a branch also on
+      // the area of its trunk; the others only on the data.
+      const expected = {
+        inbound: ['data'],
+        passkeys: ['accounts', 'api', 'dashboard', 'data'],
+      }[area as string] ?? ['api', 'dashboard', 'data'];
       expect(
         stacks.areas[area].dependencies.map((d) => d.stackName.split('-').at(-1)).sort(),
         area,
-      ).toEqual(area === 'inbound' ? ['data'] : ['api', 'dashboard', 'data']);
+      ).toEqual(expected);
     }
     expect(dependencies('edge')).toEqual([...areas, 'api', 'dashboard'].sort());
     expect(dependencies('operations')).toEqual([...areas, 'data', 'edge'].sort());
@@ -186,11 +202,23 @@ describe('the data stack', () => {
     expect(Object.keys(Template.fromStack(data).toJSON().Outputs)).toEqual(Object.keys(Outputs!));
   });
 
-  it('and the API stack are the only ones that export; the others read what they need as outputs', () => {
+  it('and the API stack are the only ones that export, besides a branch’s trunk; the others read what they need as outputs', () => {
     for (const part of stackParts) {
       const exported = Object.values(json(stage, part).Outputs ?? {}).filter(
         (output) => output.Export !== undefined,
       );
+      if (part === 'accounts') {
+        // The /auth resource the passkeys branch hangs on: accounts cannot remove it from under it.
+        const [trunk] = exported;
+        const { Resources } = json(stage, 'accounts');
+        const id = (trunk?.Value as { Ref: string } | undefined)?.Ref ?? '';
+        expect(exported).toHaveLength(1);
+        expect(Resources[id]).toMatchObject({
+          Type: 'AWS::ApiGateway::Resource',
+          Properties: { PathPart: 'auth' },
+        });
+        continue;
+      }
       expect(exported.length > 0, part).toBe(part === 'data' || part === 'api');
     }
   });

@@ -55,6 +55,19 @@ function wordingOf(notice: SecurityNotice, detail: string | undefined) {
           ifNotYou,
         ],
       };
+    case 'passkey_added':
+      return {
+        subject: 'A passkey was added to your account',
+        lines: ['A new passkey can now sign in to your account without its password.', ifNotYou],
+      };
+    case 'passkey_removed':
+      return {
+        subject: 'A passkey was removed from your account',
+        lines: [
+          'One of the passkeys of your account was removed; it no longer signs in.',
+          ifNotYou,
+        ],
+      };
     case 'phone_changed':
       return {
         subject: 'A phone number was added to your account',

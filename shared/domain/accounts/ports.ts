@@ -381,6 +381,8 @@ export const securityNotices = [
   'phone_changed',
   'totp_enabled',
   'totp_removed',
+  'passkey_added',
+  'passkey_removed',
 ] as const;
 export type SecurityNotice = (typeof securityNotices)[number];
 

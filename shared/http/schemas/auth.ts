@@ -85,3 +85,58 @@ export const VerifyMfaRequest = /* @__PURE__ */ v.union(
   ],
   'must hold mfa_ticket and either code or recovery_code',
 );
+
+/** A base64url field of a WebAuthn answer, at most `max` characters. */
+const base64url = (max: number) =>
+  /* @__PURE__ */ v.pipe(
+    /* @__PURE__ */ v.string('must be a string'),
+    /* @__PURE__ */ v.nonEmpty('is required'),
+    /* @__PURE__ */ v.maxLength(max, `must be at most ${max} characters`),
+    /* @__PURE__ */ v.regex(/^[A-Za-z0-9_-]+$/, 'must be base64url'),
+  );
+
+/** What every WebAuthn answer holds besides its `response` (browsers may add more). */
+const credentialFields = {
+  id: /* @__PURE__ */ base64url(1024),
+  rawId: /* @__PURE__ */ base64url(1024),
+  type: /* @__PURE__ */ v.literal('public-key'),
+  authenticatorAttachment: /* @__PURE__ */ v.optional(
+    /* @__PURE__ */ v.picklist(['platform', 'cross-platform']),
+  ),
+  clientExtensionResults: /* @__PURE__ */ v.optional(/* @__PURE__ */ v.object({}), {}),
+};
+
+/** `POST /v1/auth/passkeys`: the browser's answer to the registration options, as JSON. */
+export const AddPasskeyRequest = /* @__PURE__ */ v.strictObject({
+  credential: /* @__PURE__ */ v.looseObject({
+    ...credentialFields,
+    response: /* @__PURE__ */ v.looseObject({
+      clientDataJSON: /* @__PURE__ */ base64url(8192),
+      attestationObject: /* @__PURE__ */ base64url(65_536),
+      transports: /* @__PURE__ */ v.optional(
+        /* @__PURE__ */ v.pipe(
+          /* @__PURE__ */ v.array(
+            /* @__PURE__ */ v.pipe(/* @__PURE__ */ v.string(), /* @__PURE__ */ v.maxLength(32)),
+          ),
+          /* @__PURE__ */ v.maxLength(8),
+        ),
+      ),
+    }),
+  }),
+});
+
+/** `POST /v1/auth/passkeys/login`: the browser's answer to the sign-in options, as JSON. */
+export const PasskeyLoginRequest = /* @__PURE__ */ v.strictObject({
+  credential: /* @__PURE__ */ v.looseObject({
+    ...credentialFields,
+    response: /* @__PURE__ */ v.looseObject({
+      clientDataJSON: /* @__PURE__ */ base64url(8192),
+      authenticatorData: /* @__PURE__ */ base64url(8192),
+      signature: /* @__PURE__ */ base64url(2048),
+      userHandle: /* @__PURE__ */ v.optional(/* @__PURE__ */ base64url(256)),
+    }),
+  }),
+});
+
+/** `DELETE /v1/auth/passkeys/{id}`: a passkey's credential id, as the list gives it. */
+export const PasskeyPath = /* @__PURE__ */ v.object({ id: /* @__PURE__ */ base64url(1024) });

@@ -129,6 +129,37 @@ export const TotpEnrolment = /* @__PURE__ */ v.strictObject({
   expires_in: seconds,
 });
 
+/**
+ * The options of a passkey ceremony, as `@simplewebauthn/browser` takes them (the WebAuthn
+ * JSON forms of `PublicKeyCredentialCreationOptions` and `…RequestOptions`).
+ */
+export const PasskeyOptions = /* @__PURE__ */ v.looseObject({
+  challenge: /* @__PURE__ */ text(256, 'Y2hhbGxlbmdlLWZyb20tdGhlLXNlcnZpY2U'),
+  timeout: /* @__PURE__ */ v.optional(/* @__PURE__ */ count(600_000)),
+  rpId: /* @__PURE__ */ v.optional(/* @__PURE__ */ text(253, 'accounts.example.com')),
+});
+
+/** A passkey of the account, as its list shows it. */
+export const Passkey = /* @__PURE__ */ v.strictObject({
+  id: /* @__PURE__ */ text(
+    1024,
+    'KEbWNCc7NgaYnUyrNeFGX9_3Y-8oJ3KwzjnaiD1d1LVTxR7v3CaKfCz2Vy_g_MHS',
+  ),
+  /** `multiDevice`: synced between devices (a password manager, an OS account). */
+  device_type: /* @__PURE__ */ v.picklist(['singleDevice', 'multiDevice']),
+  backed_up: /* @__PURE__ */ v.boolean(),
+  created_at: timestamp,
+  last_used_at: /* @__PURE__ */ v.nullable(timestamp),
+});
+
+export const PasskeyRemoved = /* @__PURE__ */ v.strictObject({
+  id: /* @__PURE__ */ text(
+    1024,
+    'KEbWNCc7NgaYnUyrNeFGX9_3Y-8oJ3KwzjnaiD1d1LVTxR7v3CaKfCz2Vy_g_MHS',
+  ),
+  removed: /* @__PURE__ */ v.literal(true),
+});
+
 /** The recovery codes of an app just set up: shown this once. */
 export const TotpEnabled = /* @__PURE__ */ v.strictObject({
   recovery_codes: /* @__PURE__ */ v.pipe(

@@ -1,4 +1,5 @@
 import { isChallenge, type SignInOutcome } from '../../domain/accounts/mfa-challenge.js';
+import type { StoredPasskey } from '../../domain/accounts/passkeys.js';
 import type { ProfileUpdateResult } from '../../domain/accounts/profile.js';
 import type { SessionSummary, SignedIn } from '../../domain/accounts/sessions.js';
 import type { ActivationResponse } from '../../domain/accounts/signup-activation.js';
@@ -48,6 +49,16 @@ export const signInView = (outcome: SignInOutcome) =>
 export const activationView = (activation: ActivationResponse) => ({
   ...signedInView(activation),
   password_reset_required: activation.passwordResetRequired,
+});
+
+/** A passkey in `GET /v1/auth/passkeys`. */
+export const passkeyView = (passkey: StoredPasskey) => ({
+  id: passkey.id,
+  device_type: passkey.deviceType === 'multiDevice' ? 'multiDevice' : 'singleDevice',
+  backed_up: passkey.backedUp,
+  created_at: new Date(passkey.createdAt).toISOString(),
+  last_used_at:
+    passkey.lastUsedAt === undefined ? null : new Date(passkey.lastUsedAt).toISOString(),
 });
 
 /** A session in `GET /v1/auth/sessions`. */

@@ -2,6 +2,7 @@ import Bowser from 'bowser';
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import type { SignedInSession, User } from '../api.js';
+import { createPasskey } from '../passkeys.js';
 import type { Session } from '../session.js';
 import { Alert, Field, Form, formatTime, Notice, navigate, useAction, useLoad } from '../ui.js';
 
@@ -35,6 +36,7 @@ export function Account({
       {/* A new form once the email or phone moves, so its fields show the account as it is. */}
       <Profile key={`${session.user?.email}|${session.user?.phone}`} session={session} />
       <AuthenticatorApp session={session} />
+      <Passkeys session={session} />
       <Sessions session={session} version={sessionsRead} />
     </main>
   );
@@ -431,6 +433,97 @@ function AuthenticatorApp({ session }: { session: Session }) {
         </>
       )}
       {notice && <Notice>{notice}</Notice>}
+    </section>
+  );
+}
+
+/** The account's passkeys: added with the password and the browser's prompt, each removable. */
+function Passkeys({ session }: { session: Session }) {
+  const list = useLoad(
+    async () => (await session.call((api) => api.GET('/auth/passkeys'))).data,
+    [],
+  );
+  const [password, setPassword] = useState('');
+  const [notice, setNotice] = useState<string | undefined>();
+  const { busy, error, run } = useAction();
+  return (
+    <section class="panel" aria-labelledby="passkeys-title">
+      <h2 id="passkeys-title">Passkeys</h2>
+      <p>
+        A passkey signs in without the password, with this device's screen lock or a security key.
+      </p>
+      <Alert error={list.error} />
+      {list.data && list.data.length > 0 && (
+        <ul class="passkeys">
+          {list.data.map((passkey, index) => (
+            <li key={passkey.id}>
+              <div>
+                <strong>Passkey {index + 1}</strong>
+                {passkey.backed_up && <span class="badge ok">Synced</span>}
+                <div class="hint">
+                  {[
+                    `added ${formatTime(passkey.created_at)}`,
+                    passkey.last_used_at === null
+                      ? 'not used yet'
+                      : `last used ${formatTime(passkey.last_used_at)}`,
+                  ].join(' · ')}
+                </div>
+              </div>
+              <button
+                type="button"
+                disabled={busy}
+                aria-label={`Remove passkey ${index + 1}`}
+                onClick={() =>
+                  run(async () => {
+                    setNotice(undefined);
+                    await session.call((api) =>
+                      api.DELETE('/auth/passkeys/{id}', { params: { path: { id: passkey.id } } }),
+                    );
+                    setNotice('The passkey was removed.');
+                    list.reload();
+                  })
+                }
+              >
+                Remove
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <Form
+        label="Add a passkey"
+        onSubmit={() =>
+          run(async () => {
+            setNotice(undefined);
+            const { data: options } = await session.call((api) =>
+              api.POST('/auth/passkeys/registration-options', {
+                body: { current_password: password },
+              }),
+            );
+            const credential = await createPasskey(options);
+            await session.call((api) => api.POST('/auth/passkeys', { body: { credential } }));
+            setPassword('');
+            setNotice('Passkey added: it signs in from the sign-in page.');
+            list.reload();
+          })
+        }
+      >
+        <Field
+          label="Current password"
+          name="current_password"
+          type="password"
+          autocomplete="current-password"
+          hint="To add a passkey to this account."
+          value={password}
+          onInput={setPassword}
+          error={error}
+        />
+        <Alert error={error} fields={['current_password', 'credential']} />
+        {notice && <Notice>{notice}</Notice>}
+        <button type="submit" disabled={busy}>
+          Add a passkey
+        </button>
+      </Form>
     </section>
   );
 }

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { dataOf } from '../../../http/client/api-client.js';
 import { api, localInbox } from '../api.js';
+import { signWithPasskey } from '../passkeys.js';
 import type { Session } from '../session.js';
 import { Alert, Field, Form, Notice, navigate, useAction } from '../ui.js';
 
@@ -55,6 +56,24 @@ export function SignIn({ session, notice }: { session: Session; notice?: string 
           Sign in
         </button>
       </Form>
+      <p>
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() =>
+            run(async () => {
+              const options = await dataOf(api.POST('/auth/passkeys/authentication-options'));
+              const credential = await signWithPasskey(options);
+              session.start(
+                await dataOf(api.POST('/auth/passkeys/login', { body: { credential } })),
+              );
+              navigate('#/endpoints');
+            })
+          }
+        >
+          Use a passkey
+        </button>
+      </p>
       <p>
         <a href="#/forgot-password">Forgot your password?</a> ·{' '}
         <a href="#/sign-up">Create an account</a>
