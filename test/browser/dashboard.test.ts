@@ -331,6 +331,8 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     await eventually(() => page.getByRole('button', { name: 'Send test event' }).isVisible()).toBe(
       true,
     );
+    // The page is read before its heading shows; the focus goes to the heading once it does.
+    const focusedOnArrival = await page.evaluate('document.activeElement.textContent');
     expect(await page.content()).not.toContain(secret);
 
     await page.getByRole('button', { name: 'Send test event' }).click();
@@ -347,6 +349,7 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
       webhook_signature: 'verified',
     });
     await check('endpoint-delivered');
+    expect(focusedOnArrival).toBe(`${service.inboxOrigin}/inbox/${inboxName}`);
   });
 
   it('shows a failing receiver, retries, disables, enables and rotates the secret', async () => {

@@ -8,10 +8,23 @@ import { EventTypes } from './pages/event-types.js';
 import type { Session } from './session.js';
 import { useRoute } from './ui.js';
 
-function focusHeading(container: HTMLElement | null): void {
+function focusHeading(container: HTMLElement | null): (() => void) | undefined {
   const heading = container?.querySelector<HTMLElement>('h1');
-  heading?.setAttribute('tabindex', '-1');
-  heading?.focus();
+  if (heading) {
+    heading.setAttribute('tabindex', '-1');
+    heading.focus();
+    return undefined;
+  }
+  if (!container) return undefined;
+  // A page that loads first (an endpoint's) shows its heading once its data is there: focus it
+  // then, unless the page changed before.
+  const observer = new MutationObserver(() => {
+    if (container.querySelector('h1') === null) return;
+    observer.disconnect();
+    focusHeading(container);
+  });
+  observer.observe(container, { childList: true, subtree: true });
+  return () => observer.disconnect();
 }
 
 export function App({ session }: { session: Session }) {
