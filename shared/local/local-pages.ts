@@ -96,7 +96,7 @@ export function inboxPage(
   return page(
     `Inbox ${name}`,
     stylesheet,
-    html`<h1>Inbox <span class="mono">${name}</span></h1>
+    html`<h1>Inbox <span class="mono break">${name}</span></h1>
 <p>Endpoint URL: <code class="break">${inboxOrigin}/inbox/${name}</code></p>
 <section class="panel" aria-labelledby="answer-title">
 <h2 id="answer-title">How it answers</h2>
@@ -138,8 +138,8 @@ ${entries.length === 0 ? html`<p>No messages yet.</p>` : ''}
 ${entries.map((entry) => {
   const code = /\b\d{6}\b/.exec(entry.text)?.[0];
   return html`<section class="panel message">
-<h2>${entry.channel === 'email' ? 'Email' : 'Text'} to <span class="mono">${entry.to}</span></h2>
-<p class="hint">${entry.sent_at}${entry.subject ? html` · ${entry.subject}` : ''}</p>
+<h2>${entry.channel === 'email' ? 'Email' : 'Text'} to <span class="mono break">${entry.to}</span></h2>
+<p class="hint break">${entry.sent_at}${entry.subject ? html` · ${entry.subject}` : ''}</p>
 ${code ? html`<p>Code: <strong class="mono code-value">${code}</strong></p>` : ''}
 <pre class="code" tabindex="0">${entry.text}</pre>
 </section>`;

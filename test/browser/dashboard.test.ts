@@ -645,6 +645,7 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     expect(await arrival.locator('dl.headers').textContent()).toMatch(/webhook-id: evt_/);
     expect(await arrival.locator('pre').textContent()).toContain('"payment.successful"');
     await check('local-inbox');
+    const inboxMisfits = await misfits();
     // Its controls: fail every delivery, then recover.
     await page.getByRole('button', { name: 'Fail with 503' }).click();
     await eventually(() => page.getByText('Every delivery now gets HTTP 503').isVisible()).toBe(
@@ -662,6 +663,8 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     );
     expect(await page.locator('.code-value').first().textContent()).toMatch(/^\d{6}$/);
     await check('local-outbox');
+    // At 375 px too: a long address or subject (the failure digest's) wraps inside the screen.
+    const outboxMisfits = await misfits();
     // JSON still, for scripts.
     expect(
       (await (await fetch(`${service.origin}/_local/inbox/${inboxName}`)).json()) as unknown,
@@ -670,6 +673,8 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     await eventually(() =>
       page.getByRole('heading', { name: 'Webhook endpoints' }).isVisible(),
     ).toBe(true);
+    expect(inboxMisfits).toEqual([]);
+    expect(outboxMisfits).toEqual([]);
   });
 
   it('refuses a wrong password with the API’s message, and signs out', async () => {
