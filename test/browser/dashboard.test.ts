@@ -102,22 +102,24 @@ afterAll(async () => {
 });
 
 /**
- * axe finds nothing serious or critical (in `scope`'s parts when given); then the page is
- * photographed at both widths, whole or (`fullPage: false`) its first screen.
+ * At both widths, axe finds nothing serious or critical (in `scope`'s parts when given) and the
+ * page is photographed, whole or (`fullPage: false`) its first screen.
  */
 async function check(
   name: string,
   { fullPage = true, scope = [] as string[] } = {},
 ): Promise<void> {
-  const axe = new AxeBuilder({ page });
-  for (const selector of scope) axe.include(selector);
-  const { violations } = await axe.analyze();
-  const serious = violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target).join(' ')}`);
-  expect(serious, name).toEqual([]);
   for (const [size, viewport] of Object.entries(widths)) {
     await page.setViewportSize(viewport);
+    const axe = new AxeBuilder({ page });
+    for (const selector of scope) axe.include(selector);
+    const { violations } = await axe.analyze();
+    const serious = violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map(
+        (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target).join(' ')}`,
+      );
+    expect(serious, `${name} at ${viewport.width} px`).toEqual([]);
     await page.screenshot({ path: `${screenshots}/${name}-${size}.png`, fullPage });
   }
   await page.setViewportSize(widths.desktop);
