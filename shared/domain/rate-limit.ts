@@ -52,6 +52,13 @@ function decisionOf(
   };
 }
 
+/**
+ * What a request let through uncounted says of its window, the counter being out of reach (the
+ * HTTP layer fails open): its limit and end, and no hit known, so all of it remaining.
+ */
+export const uncounted = (window: FixedWindow, nowMs: number): RateLimitDecision =>
+  decisionOf(window, windowAt(window, nowMs), 0);
+
 /** Counts one hit of `client` on the window at `nowMs`. */
 export async function consume(
   counter: WindowCounter,
@@ -142,6 +149,11 @@ export class PendingHit {
   /** The use-case's write counted the hit on the condition that the window was under its limit. */
   countedWithinLimit(): void {
     this.outcome = 'within';
+  }
+
+  /** Its window as a request let through uncounted sees it (`uncounted`). */
+  uncounted(): RateLimitDecision {
+    return decisionOf(this.window, this.at, 0);
   }
 
   /** The use-case's write found the window at its limit: the request is refused. */

@@ -15,6 +15,7 @@ import {
   type RateLimitDecision,
   rateLimited,
   routeLimited,
+  uncounted,
   type WindowCounter,
 } from '../domain/rate-limit.js';
 import { instrumented } from '../lambda/invocation.js';
@@ -238,7 +239,7 @@ function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
 
 /**
  * The per-client fixed window (docs/conventions.md, "Rate limits"), counted for `clientOf`. Every
- * response carries the X-RateLimit-* headers. With `countsOwnHit`, the hit is handed to the use-case uncounted, and
+ * response carries the X-RateLimit-* headers, a request let through uncounted too (`uncounted`). With `countsOwnHit`, the hit is handed to the use-case uncounted, and
  * counted here afterwards only if the use-case's write did not count it.
  */
 function rateLimit(
@@ -267,8 +268,9 @@ function rateLimit(
   /** Settles the hits the use-case was handed; a request over a limit is answered 429. */
   const settle = async (request: Request) => {
     const state = stateOf(request.event);
-    if (state.hit !== undefined && (await countAlone(state.hit, state.requestId))) {
-      state.rateLimit = state.hit.decision;
+    if (state.hit !== undefined) {
+      const counted = await countAlone(state.hit, state.requestId);
+      state.rateLimit = counted ? state.hit.decision : state.hit.uncounted();
       if (state.rateLimit?.allowed === false) {
         request.response = limitedResponse(
           rateLimited(state.rateLimit, state.hit.window.scope),
@@ -301,6 +303,7 @@ function rateLimit(
       } catch (error) {
         // Fail open: the usage plan on API Gateway stays as the backstop.
         log.warn('rate limiter unavailable', { error });
+        state.rateLimit = uncounted(window, systemClock.now());
         return;
       }
       if (!state.rateLimit.allowed) throw rateLimited(state.rateLimit, window.scope);

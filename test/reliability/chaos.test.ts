@@ -190,6 +190,21 @@ describe('defects the chaos suite found, each held here', { timeout: 120_000 }, 
     expect(ms).toBeLessThan(answerDeadlineMs);
   });
 
+  it('lets a request through with its X-RateLimit-* headers when the limiter cannot count it', async () => {
+    const { token } = await activated();
+    // The only write of a profile read is the limiter's counter.
+    rig.proxy.inject({ rate: 1, faults: ['internal'], operations: ['UpdateItem'] });
+    const answer = await rig.caller.send('GET', '/v1/profile', { token });
+    rig.proxy.heal();
+
+    expect(answer.status).toBe(200);
+    const limit = Number(answer.headers['x-ratelimit-limit']);
+    expect(limit).toBeGreaterThan(0);
+    expect(Number(answer.headers['x-ratelimit-remaining'])).toBe(limit);
+    // A one-minute window ends on a whole minute.
+    expect(Number(answer.headers['x-ratelimit-reset']) % 60).toBe(0);
+  });
+
   it('sends a code queued while DynamoDB was down, once it is back', async () => {
     const { email } = await signedUp();
     const first = await codeFor(email);
