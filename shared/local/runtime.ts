@@ -499,8 +499,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         else answer(successResponse(200, entries));
         return;
       }
-      if (url.pathname === '/_local/inbox' && forPerson) {
-        sendPage(response, inboxIndexPage(stylesheet, inbox.origin, inbox.names()));
+      if (url.pathname === '/_local/inbox') {
+        // The inboxes that received something: a page for a browser, the same list as JSON.
+        if (forPerson) sendPage(response, inboxIndexPage(stylesheet, inbox.origin, inbox.names()));
+        else if (request.method === 'GET') answer(successResponse(200, inboxList(inbox)));
+        else answer(errorResponse('not_found', 'GET /_local/inbox'));
         return;
       }
       const inboxName = /^\/_local\/inbox\/([^/]+)$/.exec(url.pathname)?.[1];
@@ -704,6 +707,18 @@ function installLocalQueues(
       for (const queue of [deliveryQueue, inboundQueue, accountCodeQueue]) queue.stop();
     },
   };
+}
+
+/**
+ * `GET /_local/inbox`: the inboxes that received something, by name, with the URL to register
+ * and the status each one answers with now (a browser gets the page listing them).
+ */
+function inboxList(inbox: WebhookInbox) {
+  return inbox.names().map((name) => ({
+    name,
+    url: `${inbox.origin}/inbox/${name}`,
+    answers_with: inbox.answersWith(name),
+  }));
 }
 
 /**

@@ -102,6 +102,46 @@ describe('the local webhook inbox', () => {
     });
   });
 
+  it('lists the inboxes as JSON for a script, and as a page for a browser', async () => {
+    const owner = await webhookOwner(client);
+    const { id: endpointId } = await dataOf(
+      client.api.POST('/webhooks', {
+        headers: bearer(owner.token),
+        body: { url: `${service.inboxOrigin}/inbox/listed`, events: ['order.created'] },
+      }),
+    );
+    await dataOf(
+      client.api.POST('/webhooks/{id}/test', {
+        params: { path: { id: endpointId } },
+        headers: bearer(owner.token),
+      }),
+    );
+    await arrived('listed', 1);
+
+    const listed = {
+      name: 'listed',
+      url: `${service.inboxOrigin}/inbox/listed`,
+      answers_with: 200,
+    };
+    for (const accept of [undefined, 'application/json']) {
+      const response = await fetch(`${service.origin}/_local/inbox`, {
+        headers: accept === undefined ? {} : { accept },
+      });
+      expect(response.status, `Accept: ${accept}`).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      const body = (await response.json()) as { success: boolean; data: unknown[] };
+      expect(body.success).toBe(true);
+      expect(body.data).toContainEqual(listed);
+    }
+
+    const page = await fetch(`${service.origin}/_local/inbox`, {
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain('href="/_local/inbox/listed"');
+  });
+
   it('refuses a status it cannot answer with', async () => {
     const refused = await fetch(`${service.origin}/_local/inbox/demo`, {
       method: 'PUT',
