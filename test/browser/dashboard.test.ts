@@ -305,11 +305,18 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
   });
 
   it('registers an endpoint, shows its secret once, and delivers a test event to it', async () => {
-    // An opened form takes the focus into its first field; Escape closes it.
+    // An opened form takes the focus into its first field; Escape or Cancel closes it, and the
+    // focus goes back to the button that opened it (not to the page's body).
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await eventually(() => focusedLabel()).toBe('Endpoint URL');
     await page.keyboard.press('Escape');
     await eventually(() => page.getByRole('form', { name: 'Add an endpoint' }).count()).toBe(0);
+    await eventually(() => focusedLabel()).toBe('Add endpoint');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await eventually(() => focusedLabel()).toBe('Endpoint URL');
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await eventually(() => page.getByRole('form', { name: 'Add an endpoint' }).count()).toBe(0);
+    await eventually(() => focusedLabel()).toBe('Add endpoint');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     await page.getByLabel('Endpoint URL').fill(`${service.inboxOrigin}/inbox/${inboxName}`);
     await page.getByLabel('order.created').check();
@@ -413,13 +420,25 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
       'Endpoint enabled.',
     );
 
-    // Rotation asks first, as deletion does; Cancel rotates nothing.
+    // Deletion asks first; Escape answers no, and the focus is back on Delete.
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await eventually(() => focusedLabel()).toBe('Cancel');
+    await page.keyboard.press('Escape');
+    await eventually(() => focusedLabel()).toBe('Delete');
+    // Rotation asks first, as deletion does; Cancel rotates nothing and gives the focus back to
+    // Rotate secret, as Escape does.
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     const question = page.getByRole('region', { name: 'Rotate the signing secret?' });
     await eventually(() => question.isVisible()).toBe(true);
     await check('endpoint-rotate-confirm');
     await question.getByRole('button', { name: 'Cancel' }).click();
     expect(await page.getByRole('textbox', { name: 'Signing secret' }).count()).toBe(0);
+    await eventually(() => focusedLabel()).toBe('Rotate secret');
+    await page.keyboard.press('Enter');
+    await eventually(() => focusedLabel()).toBe('Cancel');
+    await page.keyboard.press('Escape');
+    await eventually(() => question.count()).toBe(0);
+    await eventually(() => focusedLabel()).toBe('Rotate secret');
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     await page.getByRole('button', { name: 'Yes, rotate the secret' }).click();
     const rotated = page.getByRole('textbox', { name: 'Signing secret' });
@@ -608,6 +627,7 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     await eventually(() => focusedLabel()).toBe('Endpoint URL');
     expect(await misfits()).toEqual([]);
     await page.keyboard.press('Escape');
+    await eventually(() => focusedLabel()).toBe('Edit');
     // The endpoints list, and the form that adds one.
     await page.getByRole('link', { name: '← Endpoints' }).click();
     await page.getByRole('button', { name: 'Add endpoint' }).click();

@@ -171,6 +171,22 @@ export const fieldProblem = (error: ApiError | undefined, field: string, label: 
       );
 };
 
+/**
+ * A form or question that a button opens gives the focus back to that button when it closes
+ * unanswered (Escape or Cancel): the browser would leave it on the page's body, and a keyboard
+ * or screen-reader user would start again from the top. `opener` goes on the button, and
+ * `returnFocus()` is called as it closes; the focus moves once the page has rendered without the
+ * form, so a button that was hidden while the form was open (Add endpoint) gets it too.
+ */
+export function useReturnFocus() {
+  const opener = useRef<HTMLButtonElement>(null);
+  const [returns, setReturns] = useState(0);
+  useEffect(() => {
+    if (returns > 0) opener.current?.focus();
+  }, [returns]);
+  return { opener, returnFocus: () => setReturns((count) => count + 1) };
+}
+
 export function Form({
   onSubmit,
   children,

@@ -13,6 +13,7 @@ import {
   SecretReveal,
   useAction,
   useLoad,
+  useReturnFocus,
 } from '../ui.js';
 import { Deliveries } from './deliveries.js';
 import { EventPicker, StatusBadge } from './endpoints.js';
@@ -40,6 +41,10 @@ export function EndpointPage({
   const [exampleType, setExampleType] = useState<EventType['type'] | ''>('');
   const [changes, setChanges] = useState(0);
   const { busy, error, run } = useAction();
+  // Closing a question or the edit form unanswered puts the focus back on its button.
+  const rotateButton = useReturnFocus();
+  const editButton = useReturnFocus();
+  const deleteButton = useReturnFocus();
   const current = endpoint.data;
   if (current === undefined) {
     return (
@@ -123,15 +128,26 @@ export function EndpointPage({
         >
           {enabled ? 'Disable' : 'Enable'}
         </button>
-        <button type="button" disabled={busy} onClick={() => setConfirming('rotate')}>
+        <button
+          type="button"
+          ref={rotateButton.opener}
+          disabled={busy}
+          onClick={() => setConfirming('rotate')}
+        >
           Rotate secret
         </button>
-        <button type="button" disabled={busy} onClick={() => setEditing(!editing)}>
+        <button
+          type="button"
+          ref={editButton.opener}
+          disabled={busy}
+          onClick={() => setEditing(!editing)}
+        >
           Edit
         </button>
         <button
           type="button"
           class="danger"
+          ref={deleteButton.opener}
           disabled={busy}
           onClick={() => setConfirming('delete')}
         >
@@ -187,7 +203,10 @@ export function EndpointPage({
           title="Rotate the signing secret?"
           confirm="Yes, rotate the secret"
           busy={busy}
-          onCancel={() => setConfirming(undefined)}
+          onCancel={() => {
+            setConfirming(undefined);
+            rotateButton.returnFocus();
+          }}
           onConfirm={() =>
             run(async () => {
               const { data } = await session.call((api) =>
@@ -208,7 +227,10 @@ export function EndpointPage({
           title="Delete this endpoint?"
           confirm="Delete endpoint"
           busy={busy}
-          onCancel={() => setConfirming(undefined)}
+          onCancel={() => {
+            setConfirming(undefined);
+            deleteButton.returnFocus();
+          }}
           onConfirm={() =>
             run(async () => {
               await session.call((api) => api.DELETE('/webhooks/{id}', { params }));
@@ -223,7 +245,10 @@ export function EndpointPage({
         <EditEndpoint
           session={session}
           endpoint={current}
-          onCancel={() => setEditing(false)}
+          onCancel={() => {
+            setEditing(false);
+            editButton.returnFocus();
+          }}
           onDone={() => {
             setEditing(false);
             setNotice('Endpoint saved.');

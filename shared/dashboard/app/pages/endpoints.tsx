@@ -12,6 +12,7 @@ import {
   SecretReveal,
   useAction,
   useLoad,
+  useReturnFocus,
 } from '../ui.js';
 
 /** The caller's webhook endpoints, and registering a new one. */
@@ -89,12 +90,18 @@ export function Endpoints({ session }: { session: Session }) {
   );
   const [adding, setAdding] = useState(false);
   const [created, setCreated] = useState<EndpointWithSecret | undefined>();
+  const addButton = useReturnFocus();
   return (
     <main>
       <div class="title-row">
         <h1>Webhook endpoints</h1>
         {!adding && (
-          <button type="button" class="primary" onClick={() => setAdding(true)}>
+          <button
+            type="button"
+            class="primary"
+            ref={addButton.opener}
+            onClick={() => setAdding(true)}
+          >
             Add endpoint
           </button>
         )}
@@ -108,7 +115,10 @@ export function Endpoints({ session }: { session: Session }) {
       {adding && (
         <RegisterEndpoint
           session={session}
-          onCancel={() => setAdding(false)}
+          onCancel={() => {
+            setAdding(false);
+            addButton.returnFocus();
+          }}
           onCreated={(endpoint) => {
             setCreated(endpoint);
             setAdding(false);
