@@ -83,17 +83,11 @@ export class SoftAuthenticator {
         ['authData', authData],
       ]),
     );
-    return {
-      id: this.id,
-      rawId: this.id,
-      type: 'public-key',
-      clientExtensionResults: {},
-      response: {
-        clientDataJSON: this.clientData('webauthn.create', options.challenge, where.origin),
-        attestationObject: b64url(attestationObject),
-        transports: ['internal'],
-      },
-    };
+    return this.credential({
+      clientDataJSON: this.clientData('webauthn.create', options.challenge, where.origin),
+      attestationObject: b64url(attestationObject),
+      transports: ['internal'],
+    });
   }
 
   /** The answer to sign-in options (`challenge`), signed with the next counter. */
@@ -106,17 +100,22 @@ export class SoftAuthenticator {
       Buffer.concat([authenticatorData, sha256(Buffer.from(clientDataJSON, 'base64url'))]),
       this.privateKey,
     );
+    return this.credential({
+      clientDataJSON,
+      authenticatorData: b64url(authenticatorData),
+      signature: b64url(signature),
+      userHandle: this.userHandle,
+    });
+  }
+
+  /** A ceremony's `response` as the browser posts it, in the credential of this authenticator. */
+  private credential<Response extends object>(response: Response) {
     return {
       id: this.id,
       rawId: this.id,
       type: 'public-key',
       clientExtensionResults: {},
-      response: {
-        clientDataJSON,
-        authenticatorData: b64url(authenticatorData),
-        signature: b64url(signature),
-        userHandle: this.userHandle,
-      },
+      response,
     };
   }
 
