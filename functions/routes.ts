@@ -14,6 +14,7 @@ import * as passkeyRegistrationOptions from './auth/passkey-registration-options
 import * as refreshToken from './auth/refresh-token.operation.js';
 import * as removePasskey from './auth/remove-passkey.operation.js';
 import * as removeTotp from './auth/remove-totp.operation.js';
+import * as replaceRecoveryCodes from './auth/replace-recovery-codes.operation.js';
 import * as resetPasswordWithOtp from './auth/reset-password-otp.operation.js';
 import * as revokeSession from './auth/revoke-session.operation.js';
 import * as signup from './auth/signup.operation.js';
@@ -83,6 +84,7 @@ export const { routes, httpRoutes, operations } = routeTable([
   startTotpEnrolment,
   confirmTotp,
   removeTotp,
+  replaceRecoveryCodes,
   passkeyRegistrationOptions,
   addPasskey,
   listPasskeys,

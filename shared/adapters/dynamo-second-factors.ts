@@ -98,6 +98,16 @@ export const dynamoSecondFactors: SecondFactorStore = {
     return result.ok;
   },
 
+  async replaceRecoveryCodes(userId, codeHashes) {
+    const result = await updateIf({
+      Key: keys.totp(userId),
+      UpdateExpression: 'SET recovery_codes = :codes',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':codes': new Set(codeHashes) },
+    });
+    return result.ok;
+  },
+
   async useRecoveryCode(userId, codeHash) {
     const result = await updateIf({
       Key: keys.totp(userId),

@@ -930,7 +930,7 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     expect((await client.post('/auth/login', { email: contested, password })).status).toBe(401);
   });
 
-  it('sets up an authenticator app with its QR code, then signs in with a code of it, and removes it', async () => {
+  it('sets up an authenticator app with its QR code, signs in with a code of it, makes new recovery codes, and removes it', async () => {
     // Signed in as the owner of the contested signup, on the account page (the test before).
     const ownPassword = 'my own chosen password';
     const setup = page.getByRole('form', { name: 'Set up an authenticator app' });
@@ -980,6 +980,17 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     ).toBe(true);
 
     await page.getByRole('link', { name: 'Account' }).click();
+    const replacement = page.getByRole('form', { name: 'Make new recovery codes' });
+    await replacement.getByLabel('Current password').fill(ownPassword);
+    await replacement.getByRole('button', { name: 'Make new codes' }).click();
+    const appPanel = page.getByRole('region', { name: 'Authenticator app' });
+    await eventually(() =>
+      appPanel.getByText('New recovery codes: the earlier ones no longer work.').isVisible(),
+    ).toBe(true);
+    const newCodes = await appPanel.locator('.recovery-codes li').allTextContents();
+    expect(newCodes).toHaveLength(10);
+    expect(newCodes.filter((code) => recoveryCodes.includes(code))).toEqual([]);
+
     const removal = page.getByRole('form', { name: 'Remove the authenticator app' });
     await removal.getByLabel('Current password').fill(ownPassword);
     await removal.getByRole('button', { name: 'Remove the app' }).click();

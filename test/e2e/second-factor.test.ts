@@ -289,4 +289,45 @@ describe('an authenticator app as second factor', () => {
       expect.stringContaining('The authenticator app was removed'),
     );
   });
+
+  it('gives ten new recovery codes only for the password: the earlier ones stop working, and the owner is told', async () => {
+    const account = await accountWithApp();
+    const withoutApp = await client.verifiedAccount();
+
+    const refused = await client.call('POST', '/auth/mfa/recovery-codes', {
+      body: { current_password: 'a guess' },
+      token: account.token,
+    });
+    const replaced = await client.call('POST', '/auth/mfa/recovery-codes', {
+      body: { current_password: account.password },
+      token: account.token,
+    });
+    const noApp = await client.call('POST', '/auth/mfa/recovery-codes', {
+      body: { current_password: withoutApp.password },
+      token: withoutApp.tokens.access_token,
+    });
+
+    expect(refused.status).toBe(401);
+    expect(noApp.status).toBe(404);
+    expect(replaced.status).toBe(200);
+    const fresh: string[] = replaced.body.data.recovery_codes;
+    expect(new Set(fresh).size).toBe(10);
+    expect(fresh.filter((code) => account.recoveryCodes.includes(code))).toEqual([]);
+    const [oldCode] = account.recoveryCodes as [string];
+    const [newCode] = fresh as [string];
+    const withOld = await verify({
+      mfa_ticket: await ticketOf(account.email, account.password),
+      recovery_code: oldCode,
+    });
+    expect(withOld.status).toBe(400);
+    expect(withOld.body.error.code).toBe('invalid_otp');
+    const withNew = await verify({
+      mfa_ticket: await ticketOf(account.email, account.password),
+      recovery_code: newCode,
+    });
+    expect(withNew.status).toBe(200);
+    expect(await client.messagesTo(account.email)).toContainEqual(
+      expect.stringContaining('New recovery codes were made'),
+    );
+  });
 });

@@ -52,6 +52,11 @@ export interface SecondFactorStore {
   factor(userId: string): Promise<TotpFactor | undefined>;
   /** Records `step` as used, only if it is later than the last one used (false otherwise). */
   useStep(userId: string, step: number): Promise<boolean>;
+  /**
+   * Replaces the recovery codes of the app set up (by their hashes): the old ones stop working.
+   * False when no app is set up.
+   */
+  replaceRecoveryCodes(userId: string, codeHashes: string[]): Promise<boolean>;
   /** Removes one recovery code's hash, only if it is still there (false otherwise). */
   useRecoveryCode(userId: string, codeHash: string): Promise<boolean>;
   /** Removes the factor and unmarks the account; false when none was enabled. */

@@ -55,6 +55,14 @@ function wordingOf(notice: SecurityNotice, detail: string | undefined) {
           ifNotYou,
         ],
       };
+    case 'recovery_codes_replaced':
+      return {
+        subject: 'New recovery codes were made for your account',
+        lines: [
+          'The recovery codes of your authenticator app were replaced: the earlier ones no longer work.',
+          ifNotYou,
+        ],
+      };
     case 'passkey_added':
       return {
         subject: 'A passkey was added to your account',

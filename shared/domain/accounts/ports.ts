@@ -381,6 +381,7 @@ export const securityNotices = [
   'phone_changed',
   'totp_enabled',
   'totp_removed',
+  'recovery_codes_replaced',
   'passkey_added',
   'passkey_removed',
 ] as const;

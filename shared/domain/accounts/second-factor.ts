@@ -188,6 +188,32 @@ export async function confirmTotp(
 }
 
 /**
+ * Ten new recovery codes for the app set up, shown this once; the ones before stop working (a
+ * user who has spent some, or fears they were seen). The current password first: a stolen access
+ * token must not read fresh codes, each of which passes the second factor. The owner is told.
+ */
+export async function replaceRecoveryCodes(
+  deps: AccountCodeDeps,
+  caller: { userId: string; source: string },
+  currentPassword: string,
+): Promise<string[]> {
+  const user = await accountOf(deps.users, caller.userId);
+  await checkCurrentPassword(deps, user, currentPassword, caller.source);
+  const recoveryCodes = Array.from({ length: recoveryCodeCount }, newRecoveryCode);
+  if (
+    !(await deps.secondFactors.replaceRecoveryCodes(user.id, recoveryCodes.map(recoveryCodeHash)))
+  ) {
+    throw new ServiceError('not_found', 'No authenticator app is set up');
+  }
+  await deps.codeQueue.request({
+    kind: 'notice',
+    notice: 'recovery_codes_replaced',
+    target: user.email,
+  });
+  return recoveryCodes;
+}
+
+/**
  * Removes the authenticator app (and its recovery codes): the current password first, as for
  * setting one up. The owner is told by email. A password reset never does this by itself.
  */

@@ -285,7 +285,7 @@ function ChangePassword({
 type AppSetup =
   | { step: 'password' }
   | { step: 'scan'; secret: string; qrSvg: string }
-  | { step: 'done'; recoveryCodes: string[] };
+  | { step: 'done'; recoveryCodes: string[]; replaced?: boolean };
 
 /**
  * The authenticator app: set up with the password, the QR code and a first code, which answers
@@ -301,6 +301,8 @@ function AuthenticatorApp({ session }: { session: Session }) {
   const { busy, error, run } = useAction();
   const removal = useAction();
   const [removePassword, setRemovePassword] = useState('');
+  const replacement = useAction();
+  const [replacePassword, setReplacePassword] = useState('');
   return (
     <section class="panel" aria-labelledby="app-title">
       <h2 id="app-title">Authenticator app</h2>
@@ -378,8 +380,11 @@ function AuthenticatorApp({ session }: { session: Session }) {
       {setup.step === 'done' && (
         <div>
           <Notice>
-            The app is on. Keep these recovery codes somewhere safe: each signs in once without the
-            app, and they are shown only now.
+            {setup.replaced
+              ? 'New recovery codes: the earlier ones no longer work.'
+              : 'The app is on.'}{' '}
+            Keep these recovery codes somewhere safe: each signs in once without the app, and they
+            are shown only now.
           </Notice>
           <ul class="recovery-codes">
             {setup.recoveryCodes.map((recovery) => (
@@ -399,6 +404,37 @@ function AuthenticatorApp({ session }: { session: Session }) {
       {enabled && (
         <>
           {setup.step !== 'done' && <p>An app is set up: signing in asks for a code of it.</p>}
+          <h3>New recovery codes</h3>
+          <Form
+            label="Make new recovery codes"
+            onSubmit={() =>
+              replacement.run(async () => {
+                setNotice(undefined);
+                const { data } = await session.call((api) =>
+                  api.POST('/auth/mfa/recovery-codes', {
+                    body: { current_password: replacePassword },
+                  }),
+                );
+                setReplacePassword('');
+                setSetup({ step: 'done', recoveryCodes: data.recovery_codes, replaced: true });
+              })
+            }
+          >
+            <Field
+              label="Current password"
+              name="current_password"
+              type="password"
+              autocomplete="current-password"
+              hint="Ten new codes replace the earlier ones, used or not."
+              value={replacePassword}
+              onInput={setReplacePassword}
+              error={replacement.error}
+            />
+            <Alert error={replacement.error} fields={['current_password']} />
+            <button type="submit" disabled={replacement.busy}>
+              Make new codes
+            </button>
+          </Form>
           <h3>Remove the app</h3>
           <Form
             label="Remove the authenticator app"
