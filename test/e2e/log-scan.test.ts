@@ -190,6 +190,12 @@ async function session(): Promise<void> {
     (await client.post('/auth/mfa/verify', { mfa_ticket: ticket, code: wrongApp })).status,
   ).toBe(400);
   await tokensOf(await client.post('/auth/mfa/verify', { mfa_ticket: ticket, code: appNow }));
+  const replaced = await client.call('POST', '/auth/mfa/recovery-codes', {
+    body: { current_password: resetPassword },
+    token: owner.access_token,
+  });
+  expect(replaced.status).toBe(200);
+  keep(...(replaced.body.data.recovery_codes as string[]));
   // A passkey sign-in with an answer no authenticator signed: refused (the browser test signs).
   const passkeyChallenge = (await client.post('/auth/passkeys/authentication-options')).body.data
     .challenge as string;
