@@ -57,9 +57,11 @@ const ownedPathOf = (route: ApiRoute): string =>
  * Each area creates the API resources of its own paths: two areas that created the same one would
  * each create it, which CloudFormation refuses only at deploy. Refused here, at synth: a first
  * segment (or a branch) served by two areas, and a branch whose first segment no other area
- * serves. Answers the area that creates each branch's first segment.
+ * serves. Answers each branch's trunk: its first segment, and the area that creates it.
  */
-export function assertAreasOwnTheirPaths(routes: readonly Route[]): Map<Area, Area> {
+export function assertAreasOwnTheirPaths(
+  routes: readonly Route[],
+): Map<Area, { area: Area; path: string }> {
   const owners = new Map<string, Area>();
   for (const route of routes) {
     if (route.surface !== 'api') continue;
@@ -73,7 +75,7 @@ export function assertAreasOwnTheirPaths(routes: readonly Route[]): Map<Area, Ar
     }
     owners.set(owned, area);
   }
-  const parents = new Map<Area, Area>();
+  const trunks = new Map<Area, { area: Area; path: string }>();
   for (const [area, branch] of Object.entries(branches) as [Area, string][]) {
     if (owners.get(branch) !== area) continue;
     const first = `/${branch.split('/')[1]}`;
@@ -83,7 +85,7 @@ export function assertAreasOwnTheirPaths(routes: readonly Route[]): Map<Area, Ar
         `${branch} is a branch of ${first}, which no area serves: the ${area} area would have nothing to hang it on (infra/areas.ts)`,
       );
     }
-    parents.set(area, parent);
+    trunks.set(area, { area: parent, path: first });
   }
-  return parents;
+  return trunks;
 }

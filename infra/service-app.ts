@@ -5,7 +5,7 @@ import { routes as routeTable } from '../functions/routes.js';
 import type { Route } from '../shared/http/route-table.js';
 import { ApiStack } from './api-stack.js';
 import { AreaStack } from './area-stack.js';
-import { type Area, areaOf, areas, assertAreasOwnTheirPaths, branches } from './areas.js';
+import { type Area, areaOf, areas, assertAreasOwnTheirPaths } from './areas.js';
 import { DashboardStack } from './dashboard-stack.js';
 import { DataStack } from './data-stack.js';
 import { EdgeStack } from './edge-stack.js';
@@ -32,7 +32,7 @@ export interface ServiceStacks {
  */
 export function addServiceStacks(app: App, routes: readonly Route[] = routeTable): ServiceStacks {
   const settings = readSettings(app);
-  const trunkAreas = assertAreasOwnTheirPaths(routes);
+  const trunks = assertAreasOwnTheirPaths(routes);
   const props = {
     settings,
     // With the CLI's credentials, or the stage's account and region, the stacks know where they
@@ -59,8 +59,7 @@ export function addServiceStacks(app: App, routes: readonly Route[] = routeTable
   const areaStacks = {} as Record<Area, AreaStack>;
   // In the order of `areas`: an area that serves a branch comes after the one it hangs on.
   for (const area of areas) {
-    const trunkArea = trunkAreas.get(area);
-    const trunkPath = branches[area]?.replace(/\/[^/]+$/, '');
+    const trunk = trunks.get(area);
     areaStacks[area] = new AreaStack(app, name(area), {
       ...props,
       description: describe(`the ${area} area`),
@@ -70,10 +69,7 @@ export function addServiceStacks(app: App, routes: readonly Route[] = routeTable
       api: api.api,
       dashboardKeyId: dashboard.key.apiKey.keyId,
       dashboardUrl: dashboard.site.url,
-      trunk:
-        trunkArea === undefined || trunkPath === undefined
-          ? undefined
-          : areaStacks[trunkArea].trunkAt(trunkPath),
+      trunk: trunk === undefined ? undefined : areaStacks[trunk.area].trunkAt(trunk.path),
     });
   }
   const edge = new EdgeStack(app, name('edge'), {

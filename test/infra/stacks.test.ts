@@ -116,7 +116,9 @@ describe('the stacks of a stage', () => {
     expect(() =>
       assertAreasOwnTheirPaths([...routes, { ...passkeys, path: '/auth/keys' }]),
     ).toThrow(/\/auth is served by the accounts and the passkeys areas/);
-    expect(assertAreasOwnTheirPaths(routes)).toEqual(new Map([['passkeys', 'accounts']]));
+    expect(assertAreasOwnTheirPaths(routes)).toEqual(
+      new Map([['passkeys', { area: 'accounts', path: '/auth' }]]),
+    );
   });
 
   it('deploy in the order of their references: data and API first, the edge and operations last', () => {
