@@ -282,6 +282,46 @@ function ChangePassword({
 }
 
 /** Where setting up an authenticator app is: not started, scanning, or done (codes shown once). */
+/**
+ * A form that asks for the current password before `act`, which is handed it; the field empties
+ * once `act` succeeds, and a refusal is read beside it.
+ */
+function WithPassword(props: {
+  label: string;
+  hint: string;
+  button: string;
+  act: (password: string) => Promise<void>;
+}) {
+  const [password, setPassword] = useState('');
+  const { busy, error, run } = useAction();
+  return (
+    <Form
+      label={props.label}
+      onSubmit={() =>
+        run(async () => {
+          await props.act(password);
+          setPassword('');
+        })
+      }
+    >
+      <Field
+        label="Current password"
+        name="current_password"
+        type="password"
+        autocomplete="current-password"
+        hint={props.hint}
+        value={password}
+        onInput={setPassword}
+        error={error}
+      />
+      <Alert error={error} fields={['current_password']} />
+      <button type="submit" disabled={busy}>
+        {props.button}
+      </button>
+    </Form>
+  );
+}
+
 type AppSetup =
   | { step: 'password' }
   | { step: 'scan'; secret: string; qrSvg: string }
@@ -299,10 +339,6 @@ function AuthenticatorApp({ session }: { session: Session }) {
   const [code, setCode] = useState('');
   const [notice, setNotice] = useState<string | undefined>();
   const { busy, error, run } = useAction();
-  const removal = useAction();
-  const [removePassword, setRemovePassword] = useState('');
-  const replacement = useAction();
-  const [replacePassword, setReplacePassword] = useState('');
   return (
     <section class="panel" aria-labelledby="app-title">
       <h2 id="app-title">Authenticator app</h2>
@@ -405,67 +441,33 @@ function AuthenticatorApp({ session }: { session: Session }) {
         <>
           {setup.step !== 'done' && <p>An app is set up: signing in asks for a code of it.</p>}
           <h3>New recovery codes</h3>
-          <Form
+          <WithPassword
             label="Make new recovery codes"
-            onSubmit={() =>
-              replacement.run(async () => {
-                setNotice(undefined);
-                const { data } = await session.call((api) =>
-                  api.POST('/auth/mfa/recovery-codes', {
-                    body: { current_password: replacePassword },
-                  }),
-                );
-                setReplacePassword('');
-                setSetup({ step: 'done', recoveryCodes: data.recovery_codes, replaced: true });
-              })
-            }
-          >
-            <Field
-              label="Current password"
-              name="current_password"
-              type="password"
-              autocomplete="current-password"
-              hint="Ten new codes replace the earlier ones, used or not."
-              value={replacePassword}
-              onInput={setReplacePassword}
-              error={replacement.error}
-            />
-            <Alert error={replacement.error} fields={['current_password']} />
-            <button type="submit" disabled={replacement.busy}>
-              Make new codes
-            </button>
-          </Form>
+            hint="Ten new codes replace the earlier ones, used or not."
+            button="Make new codes"
+            act={async (password) => {
+              setNotice(undefined);
+              const { data } = await session.call((api) =>
+                api.POST('/auth/mfa/recovery-codes', { body: { current_password: password } }),
+              );
+              setSetup({ step: 'done', recoveryCodes: data.recovery_codes, replaced: true });
+            }}
+          />
           <h3>Remove the app</h3>
-          <Form
+          <WithPassword
             label="Remove the authenticator app"
-            onSubmit={() =>
-              removal.run(async () => {
-                setNotice(undefined);
-                await session.call((api) =>
-                  api.DELETE('/auth/mfa/totp', { body: { current_password: removePassword } }),
-                );
-                setRemovePassword('');
-                setSetup({ step: 'password' });
-                session.setUser({ ...user, mfa_enabled: false });
-                setNotice('The authenticator app was removed.');
-              })
-            }
-          >
-            <Field
-              label="Current password"
-              name="current_password"
-              type="password"
-              autocomplete="current-password"
-              hint="To remove the app set up on this account."
-              value={removePassword}
-              onInput={setRemovePassword}
-              error={removal.error}
-            />
-            <Alert error={removal.error} fields={['current_password']} />
-            <button type="submit" disabled={removal.busy}>
-              Remove the app
-            </button>
-          </Form>
+            hint="To remove the app set up on this account."
+            button="Remove the app"
+            act={async (password) => {
+              setNotice(undefined);
+              await session.call((api) =>
+                api.DELETE('/auth/mfa/totp', { body: { current_password: password } }),
+              );
+              setSetup({ step: 'password' });
+              session.setUser({ ...user, mfa_enabled: false });
+              setNotice('The authenticator app was removed.');
+            }}
+          />
         </>
       )}
       {notice && <Notice>{notice}</Notice>}
