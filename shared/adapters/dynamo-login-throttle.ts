@@ -1,9 +1,8 @@
 import { tableName } from '../config.js';
 import type { LoginThrottle } from '../domain/accounts/ports.js';
-import { epochSeconds } from '../domain/clock.js';
 import { deleteItems, getItem, putIf, queryAll, updateIf } from './dynamodb.js';
 import { keys } from './keys.js';
-import { ttlAttribute } from './table-definition.js';
+import { ttlAttribute, ttlPast } from './table-definition.js';
 
 /**
  * `LOGIN_THROTTLE#<email>` / `<source ip>`: `failures` counted until `window_ends` (epoch ms, a
@@ -14,7 +13,7 @@ const failureWindowMs = 24 * 60 * 60 * 1000;
 
 const windowFields = (now: number) => ({
   ':end': now + failureWindowMs,
-  ':ttl': epochSeconds(now + failureWindowMs) + 60,
+  ':ttl': ttlPast(now + failureWindowMs),
 });
 
 /** A state whose window has ended reads as none. */

@@ -1,9 +1,8 @@
 import { tableName } from '../config.js';
 import type { PasskeyStore, StoredPasskey } from '../domain/accounts/passkeys.js';
-import { epochSeconds } from '../domain/clock.js';
 import { deleteIf, getItem, putIf, queryAll, transactWrite, updateIf } from './dynamodb.js';
 import { keys } from './keys.js';
-import { ttlAttribute } from './table-definition.js';
+import { ttlAttribute, ttlPast } from './table-definition.js';
 
 /**
  * Passkeys in the single table, each as two items written and removed together: `PASSKEY#<id>`
@@ -46,7 +45,7 @@ export const dynamoPasskeys: PasskeyStore = {
         kind: state.kind,
         ...(state.userId === undefined ? {} : { user_id: state.userId }),
         expires_at_ms: state.expiresAt,
-        [ttlAttribute]: epochSeconds(state.expiresAt) + 60,
+        [ttlAttribute]: ttlPast(state.expiresAt),
       },
       ConditionExpression: 'attribute_not_exists(pk)',
     });

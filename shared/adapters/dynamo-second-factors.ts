@@ -2,10 +2,9 @@ import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.js';
 import type { MfaTicket, SecondFactorStore } from '../domain/accounts/mfa-challenge.js';
 import type { SignInClient } from '../domain/accounts/ports.js';
-import { epochSeconds } from '../domain/clock.js';
 import { deleteIf, getItem, putIf, transactWrite, updateIf } from './dynamodb.js';
 import { keys } from './keys.js';
-import { ttlAttribute } from './table-definition.js';
+import { ttlAttribute, ttlPast } from './table-definition.js';
 
 /**
  * Second factors in the single table:
@@ -16,8 +15,6 @@ import { ttlAttribute } from './table-definition.js';
  *   TTL deletes lazily, and DynamoDB Local never does.
  */
 
-const ttlOf = (epochMs: number) => epochSeconds(epochMs) + 60;
-
 const hashesOf = (value: unknown): string[] => (value instanceof Set ? [...value].map(String) : []);
 
 export const dynamoSecondFactors: SecondFactorStore = {
@@ -27,7 +24,7 @@ export const dynamoSecondFactors: SecondFactorStore = {
         ...keys.totpEnrolment(userId),
         secret,
         expires_at_ms: expiresAt,
-        [ttlAttribute]: ttlOf(expiresAt),
+        [ttlAttribute]: ttlPast(expiresAt),
       },
     });
   },
@@ -149,7 +146,7 @@ export const dynamoSecondFactors: SecondFactorStore = {
         client: ticket.client,
         changes: ticket.changes,
         expires_at_ms: ticket.expiresAt,
-        [ttlAttribute]: ttlOf(ticket.expiresAt),
+        [ttlAttribute]: ttlPast(ticket.expiresAt),
       },
     });
   },

@@ -1,3 +1,5 @@
+import { epochSeconds } from '../domain/clock.js';
+
 /**
  * The single table, declared once: the CDK stack and the local runtime (DynamoDB Local) both
  * build it from this definition, so they cannot drift apart.
@@ -9,6 +11,12 @@ export const tableKeys = { partitionKey: 'pk', sortKey: 'sk' } as const;
 
 /** DynamoDB deletes an item some time after this epoch-seconds attribute passes (lazily). */
 export const ttlAttribute = 'expires_at';
+
+/**
+ * The TTL of an item whose expiry (epoch ms) its readers check in code: a minute past it, so
+ * DynamoDB never deletes one that a reader would still take as live.
+ */
+export const ttlPast = (expiresAtMs: number): number => epochSeconds(expiresAtMs) + 60;
 
 /**
  * What an index copies of each item besides the keys: `KEYS_ONLY`, or `INCLUDE` of the attributes
