@@ -716,7 +716,7 @@ function installLocalQueues(
 function inboxList(inbox: WebhookInbox) {
   return inbox.names().map((name) => ({
     name,
-    url: `${inbox.origin}/inbox/${name}`,
+    url: inbox.urlOf(name),
     answers_with: inbox.answersWith(name),
   }));
 }

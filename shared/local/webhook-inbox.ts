@@ -56,6 +56,8 @@ export interface ArrivalView {
 export interface WebhookInbox {
   /** `https://localhost:<port>`: register `${origin}/inbox/<name>`. */
   origin: string;
+  /** The endpoint URL of the inbox `name`: `${origin}/inbox/<name>`. */
+  urlOf(name: string): string;
   /** The PEM certificate the inbox serves (self-signed; the sender is told to trust it). */
   certificate: string;
   /** What arrived at one inbox, newest first, with its signatures checked. */
@@ -242,14 +244,16 @@ export async function startWebhookInbox(port: number): Promise<WebhookInbox> {
   const bound = await listen('127.0.0.1', port);
   await listen('::1', bound).catch(() => undefined);
   const origin = `https://localhost:${bound}`;
+  const urlOf = (name: string) => `${origin}/inbox/${name}`;
 
   return {
     origin,
+    urlOf,
     certificate: pems.cert,
     async list(name) {
       const kept = arrivals.get(name) ?? [];
       if (kept.length === 0) return [];
-      const endpoints = await endpointsAt(`${origin}/inbox/${name}`);
+      const endpoints = await endpointsAt(urlOf(name));
       return kept.map((arrival) => view(arrival, endpoints));
     },
     answerWith(name, status) {
