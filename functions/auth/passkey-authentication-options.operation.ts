@@ -1,5 +1,4 @@
 import { type Answer, apiOperation } from '../../shared/http/operation.js';
-
 import * as r from '../../shared/http/schemas/responses.js';
 
 export const operation = apiOperation({

@@ -239,8 +239,9 @@ function requestState(): MiddlewareObj<ApiEvent, HttpResponse> {
 
 /**
  * The per-client fixed window (docs/conventions.md, "Rate limits"), counted for `clientOf`. Every
- * response carries the X-RateLimit-* headers, a request let through uncounted too (`uncounted`). With `countsOwnHit`, the hit is handed to the use-case uncounted, and
- * counted here afterwards only if the use-case's write did not count it.
+ * response carries the X-RateLimit-* headers, a request let through uncounted too (`uncounted`).
+ * With `countsOwnHit`, the hit is handed to the use-case uncounted, and counted here afterwards
+ * only if the use-case's write did not count it.
  */
 function rateLimit(
   counter: WindowCounter,

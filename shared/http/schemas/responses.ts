@@ -139,12 +139,15 @@ export const PasskeyOptions = /* @__PURE__ */ v.looseObject({
   rpId: /* @__PURE__ */ v.optional(/* @__PURE__ */ text(253, 'accounts.example.com')),
 });
 
+/** A passkey's credential id (base64url), as the browser and the list give it. */
+const credentialId = /* @__PURE__ */ text(
+  1024,
+  'KEbWNCc7NgaYnUyrNeFGX9_3Y-8oJ3KwzjnaiD1d1LVTxR7v3CaKfCz2Vy_g_MHS',
+);
+
 /** A passkey of the account, as its list shows it. */
 export const Passkey = /* @__PURE__ */ v.strictObject({
-  id: /* @__PURE__ */ text(
-    1024,
-    'KEbWNCc7NgaYnUyrNeFGX9_3Y-8oJ3KwzjnaiD1d1LVTxR7v3CaKfCz2Vy_g_MHS',
-  ),
+  id: credentialId,
   /** `multiDevice`: synced between devices (a password manager, an OS account). */
   device_type: /* @__PURE__ */ v.picklist(['singleDevice', 'multiDevice']),
   backed_up: /* @__PURE__ */ v.boolean(),
@@ -153,10 +156,7 @@ export const Passkey = /* @__PURE__ */ v.strictObject({
 });
 
 export const PasskeyRemoved = /* @__PURE__ */ v.strictObject({
-  id: /* @__PURE__ */ text(
-    1024,
-    'KEbWNCc7NgaYnUyrNeFGX9_3Y-8oJ3KwzjnaiD1d1LVTxR7v3CaKfCz2Vy_g_MHS',
-  ),
+  id: credentialId,
   removed: /* @__PURE__ */ v.literal(true),
 });
 
