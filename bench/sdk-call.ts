@@ -13,8 +13,9 @@ import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { clientSettings } from '../shared/adapters/aws-client-settings.js';
+import { clientSettings, signingWithOneSigner } from '../shared/adapters/aws-client-settings.js';
 import { callDynamo, dynamoClients } from '../shared/adapters/dynamodb-calls.js';
+import { sqsClient } from '../shared/adapters/sqs.js';
 
 const calls = Number(process.env.SDK_CALLS ?? 6000);
 const runs = Number(process.env.SDK_RUNS ?? 3);
@@ -65,14 +66,19 @@ const variants: { name: string; call: () => Promise<unknown> }[] = [
     call: getThroughLowLevel(lowLevel(true)),
   },
   {
+    name: 'GetItem, DynamoDBClient + util-dynamodb, cacheMiddleware, one signer',
+    call: getThroughLowLevel(signingWithOneSigner(lowLevel(true))),
+  },
+  {
     name: 'GetItem, the kit (as the service builds it)',
     call: () =>
       callDynamo(kitClients, 'GetItem', { TableName: 'service', Key: key, ConsistentRead: true }),
   },
   { name: 'SQS SendMessage', call: sendThrough(sqs(false)) },
+  { name: 'SQS SendMessage, cacheMiddleware', call: sendThrough(sqs(true)) },
   {
-    name: 'SQS SendMessage, cacheMiddleware (as the service builds it)',
-    call: sendThrough(sqs(true)),
+    name: 'SQS SendMessage, cacheMiddleware, one signer (as the service builds it)',
+    call: sendThrough(sqsClient({ endpoint })),
   },
 ];
 

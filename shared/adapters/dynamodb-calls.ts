@@ -25,7 +25,11 @@ import type {
 } from '@aws-sdk/lib-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { type ClientSettings, clientSettings } from './aws-client-settings.js';
+import {
+  type ClientSettings,
+  clientSettings,
+  signingWithOneSigner,
+} from './aws-client-settings.js';
 
 /**
  * How the kit (dynamodb.ts) reaches DynamoDB: the SDK's low-level client with cached middleware
@@ -73,11 +77,11 @@ export function dynamoClients(settings: ClientSettings = {}): DynamoClients {
   const middlewares: DynamoMiddleware[] = [];
   let document: DynamoDBDocumentClient | undefined;
   return {
-    client: new DynamoDBClient(config),
+    client: signingWithOneSigner(new DynamoDBClient(config)),
     middlewares,
     document() {
       document ??= documentClient(
-        new DynamoDBClient({ ...config, cacheMiddleware: false }),
+        signingWithOneSigner(new DynamoDBClient({ ...config, cacheMiddleware: false })),
         middlewares,
       );
       return document;

@@ -2,7 +2,11 @@ import { CreateScheduleCommand, SchedulerClient } from '@aws-sdk/client-schedule
 import { required } from '../config.js';
 import type { RetryScheduler } from '../domain/webhooks/ports.js';
 import { deliveryQueueCodec } from './attempt-message.js';
-import { type ClientSettings, clientSettings } from './aws-client-settings.js';
+import {
+  type ClientSettings,
+  clientSettings,
+  signingWithOneSigner,
+} from './aws-client-settings.js';
 
 export interface SchedulerSettings {
   groupName: string;
@@ -18,7 +22,7 @@ export interface SchedulerSettings {
  * acted meets ConflictException, which is "already scheduled".
  */
 export const schedulerClient = (settings?: ClientSettings): SchedulerClient =>
-  new SchedulerClient(clientSettings(settings));
+  signingWithOneSigner(new SchedulerClient(clientSettings(settings)));
 
 /** `at()` takes a UTC date-time without zone or fraction: yyyy-mm-ddThh:mm:ss. */
 const atExpression = (at: Date) => `at(${at.toISOString().slice(0, 19)})`;

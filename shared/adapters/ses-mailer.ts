@@ -1,14 +1,18 @@
 import { SESClient, SendEmailCommand } from '@aws-sdk/client-ses';
 import { required, sesConfigurationSet } from '../config.js';
 import type { EmailMessage, Mailer } from '../domain/messages.js';
-import { type ClientSettings, clientSettings } from './aws-client-settings.js';
+import {
+  type ClientSettings,
+  clientSettings,
+  signingWithOneSigner,
+} from './aws-client-settings.js';
 
 /**
  * An SES client as the service builds it (aws-client-settings.ts). A SendEmail that timed out
  * after it was sent is not repeated (`once-sent`): it may have mailed already.
  */
 export const sesClient = (settings?: ClientSettings): SESClient =>
-  new SESClient(clientSettings({ retries: 'once-sent', ...settings }));
+  signingWithOneSigner(new SESClient(clientSettings({ retries: 'once-sent', ...settings })));
 
 /**
  * Email through SES (SendEmail with a text and an HTML part), through the stage's configuration

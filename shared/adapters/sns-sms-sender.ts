@@ -2,14 +2,18 @@ import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { optionalSetting } from '../config.js';
 import { Refusal } from '../domain/errors.js';
 import type { SmsMessage, SmsSender } from '../domain/messages.js';
-import { type ClientSettings, clientSettings } from './aws-client-settings.js';
+import {
+  type ClientSettings,
+  clientSettings,
+  signingWithOneSigner,
+} from './aws-client-settings.js';
 
 /**
  * An SNS client as the service builds it (aws-client-settings.ts). A Publish that timed out after
  * it was sent is not repeated (`once-sent`): it may have texted already.
  */
 export const snsClient = (settings?: ClientSettings): SNSClient =>
-  new SNSClient(clientSettings({ retries: 'once-sent', ...settings }));
+  signingWithOneSigner(new SNSClient(clientSettings({ retries: 'once-sent', ...settings })));
 
 /**
  * What SNS answers for a number it will not text (opted out, unsupported destination, malformed):

@@ -1,5 +1,9 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { type ClientSettings, clientSettings } from './aws-client-settings.js';
+import {
+  type ClientSettings,
+  clientSettings,
+  signingWithOneSigner,
+} from './aws-client-settings.js';
 import { lazily } from './lazily.js';
 
 /**
@@ -8,7 +12,7 @@ import { lazily } from './lazily.js';
  * and the MD5 SQS answers for each message body is checked by the SDK.
  */
 export const sqsClient = (settings?: ClientSettings): SQSClient =>
-  new SQSClient(clientSettings(settings));
+  signingWithOneSigner(new SQSClient(clientSettings(settings)));
 
 /** The SQS client of this process, which its queues share: built on first use. */
 export const sqs = /* @__PURE__ */ lazily(() => sqsClient());
