@@ -142,7 +142,9 @@ const focusedLabel = () =>
   page.evaluate<string>(
     `(() => {
       const focused = document.activeElement;
-      return focused?.labels?.[0]?.textContent ?? focused?.textContent ?? '';
+      return (
+        focused?.labels?.[0]?.textContent ?? focused?.getAttribute('aria-label') ?? focused?.textContent ?? ''
+      );
     })()`,
   );
 
@@ -325,6 +327,8 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Add endpoint' }).click();
     const secretBox = page.getByRole('textbox', { name: 'Signing secret' });
     await eventually(() => secretBox.isVisible()).toBe(true);
+    // The form has closed: the focus is on the secret to copy, not on the page's body.
+    await eventually(() => focusedLabel()).toBe('Signing secret');
     const secret = await secretBox.inputValue();
     expect(secret).toMatch(/^whsec_/);
     await page.getByRole('button', { name: 'Copy the signing secret' }).click();
@@ -444,10 +448,23 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
     const rotated = page.getByRole('textbox', { name: 'Signing secret' });
     await eventually(() => rotated.isVisible()).toBe(true);
     expect(await rotated.inputValue()).toMatch(/^whsec_/);
+    await eventually(() => focusedLabel()).toBe('Signing secret');
     await eventually(() => page.locator('.secret .warning').textContent()).toMatch(
       /previous one keeps signing deliveries until/,
     );
     await check('endpoint-rotated');
+
+    // Saved, the edit form closes, says so, and gives the focus back to Edit.
+    await page.getByRole('button', { name: 'Edit' }).click();
+    await eventually(() => focusedLabel()).toBe('Endpoint URL');
+    await page.getByLabel('Description').fill('Orders for the warehouse');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await eventually(() => page.getByRole('form', { name: 'Edit endpoint' }).count()).toBe(0);
+    await eventually(() => page.getByRole('status').first().textContent()).toBe('Endpoint saved.');
+    await eventually(() => focusedLabel()).toBe('Edit');
+    await eventually(() => page.locator('dl.facts').first().textContent()).toContain(
+      'Orders for the warehouse',
+    );
   });
 
   it('shows what a delivery sent and what came back: body, headers, each attempt’s answer and error, ids to copy', async () => {
@@ -824,6 +841,8 @@ describe('the developer dashboard', { timeout: 180_000 }, () => {
       'Safari 17 on iOS',
       'Chrome 131 on macOS',
       'curl/8.5.0',
+      // Not "Mozilla 5": every browser's agent starts with that token.
+      'VeryLongToken 1 on Linux',
     ]) {
       expect(named).toContain(expected);
     }

@@ -307,12 +307,25 @@ export function SecretReveal({
   children: ComponentChildren;
 }) {
   const id = useId();
+  const box = useRef<HTMLInputElement>(null);
+  // The form or question that made it has closed: the focus goes to the secret to copy, not to
+  // the page's body, and a screen reader reads it with its warning.
+  useEffect(() => box.current?.focus(), [secret]);
   return (
     <section class="secret" aria-labelledby={id}>
       <h3 id={id}>Signing secret</h3>
-      <p class="warning">{children}</p>
+      <p class="warning" id={`${id}-warning`}>
+        {children}
+      </p>
       <div class="secret-row">
-        <input readOnly value={secret} aria-label="Signing secret" class="mono" />
+        <input
+          ref={box}
+          readOnly
+          value={secret}
+          aria-label="Signing secret"
+          aria-describedby={`${id}-warning`}
+          class="mono"
+        />
         <CopyButton text={secret} label="Copy the signing secret" />
       </div>
     </section>

@@ -572,10 +572,28 @@ function deviceName(userAgent: string | null): string {
   const { browser, os } = Bowser.parse(userAgent);
   const major = browser.version?.split('.')[0];
   // An agent bowser does not know (a script, a CLI) is named by its first product token.
-  const name = browser.name
-    ? `${browser.name}${major ? ` ${major}` : ''}`
-    : userAgent.trim().split(/\s/)[0]!.slice(0, 40);
+  const name =
+    browser.name === 'Mozilla'
+      ? browserBehindMozilla(userAgent)
+      : browser.name
+        ? `${browser.name}${major ? ` ${major}` : ''}`
+        : userAgent.trim().split(/\s/)[0]!.slice(0, 40);
   return os.name ? `${name} on ${os.name}` : name;
+}
+
+/**
+ * Every browser's agent starts with `Mozilla/5.0`, a token kept for compatibility, which bowser
+ * gives as the name of a browser it does not know. Such a browser is named by its last product
+ * token outside the comments (`Foo/1.2` is `Foo 1`), or as an unknown browser.
+ */
+function browserBehindMozilla(userAgent: string): string {
+  const products = userAgent
+    .replace(/\([^)]*\)/g, ' ')
+    .split(/\s+/)
+    .map((token) => /^([A-Za-z][\w.-]{0,39})\/(\d+)/.exec(token))
+    .filter((product) => product !== null && product[1] !== 'Mozilla');
+  const last = products.at(-1);
+  return last ? `${last[1]} ${last[2]}` : 'Unknown browser';
 }
 
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });

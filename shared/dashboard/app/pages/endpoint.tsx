@@ -41,7 +41,8 @@ export function EndpointPage({
   const [exampleType, setExampleType] = useState<EventType['type'] | ''>('');
   const [changes, setChanges] = useState(0);
   const { busy, error, run } = useAction();
-  // Closing a question or the edit form unanswered puts the focus back on its button.
+  // Closing a question or the edit form unanswered, or the form once saved, puts the focus back
+  // on its button (the notice says what was saved).
   const rotateButton = useReturnFocus();
   const editButton = useReturnFocus();
   const deleteButton = useReturnFocus();
@@ -252,6 +253,7 @@ export function EndpointPage({
           onDone={() => {
             setEditing(false);
             setNotice('Endpoint saved.');
+            editButton.returnFocus();
             endpoint.reload();
           }}
         />
