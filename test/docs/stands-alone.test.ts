@@ -66,7 +66,8 @@ const outsideNames: [RegExp, string][] = [
   ],
   [/\bshared\/(?:spec|notes)\b/g, 'the planning folder'],
   [/\bdesign[- ]card\b/gi, 'the design card'],
-  [/(?<![\w.-])\/work\//g, 'a path of one machine'],
+  [/(?<![\w.-])\/(?:work|home\/\w[\w.-]*|Users\/\w[\w.-]*)\//g, 'a path of one machine'],
+  [/\bfile:\/\/\/?\w/gi, 'a file of one machine'],
   [/\bissues? #?\d+\b/gi, "the tracker's issue numbers"],
   [/\b(?:first|second|third|fourth|fifth|next) round\b/gi, "the tracker's rounds"],
 ];
@@ -123,5 +124,15 @@ describe('the repository stands alone', () => {
       namesOutside('a.ts', '(contract.md, "Rate limits"), issue 16, the third round'),
     ).toHaveLength(3);
     expect(namesOutside('a.md', 'docs/api-contract.md')).toEqual([]);
+    expect(
+      namesOutside(
+        'a.md',
+        'see /home/ada/service/README.md, /Users/ada/x.ts and file:///tmp/report.html',
+      ),
+    ).toHaveLength(3);
+    // A placeholder of any machine's path, and the repository's own folders, are not one machine's.
+    expect(namesOutside('a.md', "import('file:///…/index.mjs'), shared/local/runtime.ts")).toEqual(
+      [],
+    );
   });
 });
