@@ -1,4 +1,5 @@
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { HttpRequest } from '@smithy/core/transport';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { SourceData } from '@smithy/types';
@@ -153,7 +154,6 @@ describe('SQS requests signed by one signer', () => {
 
   it('signs each message it sends', async () => {
     const client = sqsClient({ endpoint: aws.url, ...quickTimeouts });
-    const { SendMessageCommand } = await import('@aws-sdk/client-sqs');
     for (const body of ['first', 'second']) {
       await client.send(
         new SendMessageCommand({ QueueUrl: `${aws.url}/000000000000/signing`, MessageBody: body }),
