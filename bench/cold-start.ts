@@ -106,10 +106,10 @@ async function bundle(entry: string, name: string, outDirectory: string): Promis
   }
 }
 
-/** Wall time of one fresh node process, in ms; a failure carries its first stderr line. */
-function timeProcess(args: string[]): { ms: number; failure?: string } {
+/** Wall time of one fresh process of `node`, in ms; a failure carries its first stderr line. */
+function timeProcess(node: string, args: string[]): { ms: number; failure?: string } {
   const started = performance.now();
-  const result = spawnSync(process.execPath, args, {
+  const result = spawnSync(node, args, {
     env: lambdaEnvironment,
     encoding: 'utf8',
     timeout: 30_000,
@@ -125,6 +125,15 @@ function timeProcess(args: string[]): { ms: number; failure?: string } {
     };
   }
   return { ms };
+}
+
+/** The version a node binary reports; a binary that does not run stops the section. */
+function nodeVersion(node: string): string {
+  const result = spawnSync(node, ['--version'], { encoding: 'utf8', timeout: 30_000 });
+  if (result.status !== 0) {
+    throw new Error(`BENCH_COLD_NODE: ${node} does not run (${result.error ?? result.stderr})`);
+  }
+  return result.stdout.trim();
 }
 
 const importArgs = (file: string) => [
@@ -164,12 +173,18 @@ function cdkAssetSizes(): { sizes: Map<string, number>; synthAt?: string } {
 
 /**
  * Bundles every distinct route entry with the stack's esbuild options, then imports each bundle in
- * fresh node processes, interleaved round by round with a bare `node -e ''` and the floor bundle
- * so that load from other work on the machine hits all of them alike.
+ * fresh processes of `node` (this one, or BENCH_COLD_NODE: the Lambda runtime's major, say),
+ * interleaved round by round with a bare `node -e ''` and the floor bundle so that load from other
+ * work on the machine hits all of them alike.
  */
-export async function coldStartSection(runs: number, filter?: string): Promise<Section> {
+export async function coldStartSection(
+  runs: number,
+  node: string,
+  filter?: string,
+): Promise<Section> {
   const outDirectory = mkdtempSync(join(tmpdir(), 'bench-bundles-'));
   try {
+    const version = nodeVersion(node);
     const entries = [...new Set(routes.map((route) => route.entry))].filter(
       (entry) => filter === undefined || bundleName(entry).includes(filter),
     );
@@ -182,10 +197,10 @@ export async function coldStartSection(runs: number, filter?: string): Promise<S
     const failures = new Map<string, string>();
     const bare: number[] = [];
     for (let pass = 0; pass < runs; pass += 1) {
-      bare.push(timeProcess(['-e', '']).ms);
+      bare.push(timeProcess(node, ['-e', '']).ms);
       for (const item of timed) {
         if (failures.has(item.name)) continue;
-        const result = timeProcess(importArgs(item.file!));
+        const result = timeProcess(node, importArgs(item.file!));
         if (result.failure) failures.set(item.name, result.failure);
         else samples.get(item.name)!.push(result.ms);
       }
@@ -225,7 +240,7 @@ export async function coldStartSection(runs: number, filter?: string): Promise<S
       ],
       rows,
       notes: [
-        `import ms = median wall time of \`node --input-type=module -e "await import(bundle)"\` minus a bare \`node -e ''\` (${round(bareMs, 1)} ms), NODE_OPTIONS=--enable-source-maps as on the stack; node ${process.version} here, nodejs24.x on Lambda.`,
+        `import ms = median wall time of \`node --input-type=module -e "await import(bundle)"\` minus a bare \`node -e ''\` (${round(bareMs, 1)} ms), NODE_OPTIONS=--enable-source-maps as on the stack; imported by node ${version}${node === process.execPath ? ' (this one)' : ` (${node})`}, nodejs24.x on Lambda.`,
         `Bundles built with infra/bundling.ts (esbuild ${esbuildOptions.format}, ${esbuildOptions.target}, minified, SDK bundled); floor source map ${round(mapBytes / 1024, 1)} KiB.`,
         over.length === 0
           ? `Every handler within ${importBudgetRatio}× the floor's import time.`

